@@ -1,0 +1,5 @@
+module github.com/gpumap/gpumap
+
+go 1.26
+
+require github.com/klauspost/compress v1.20.3 // indirect

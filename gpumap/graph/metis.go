@@ -1,0 +1,369 @@
+package graph
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// ReadFile reads a METIS graph file. Input compressed with gzip or zstd is
+// recognised by its magic bytes, whatever the file is called.
+func ReadFile(path string) (*Graph, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	g, err := ReadMETIS(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return g, nil
+}
+
+var (
+	gzipMagic = []byte{0x1f, 0x8b}
+	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+)
+
+// ReadMETIS parses a METIS graph: a header "n m [fmt [ncon]]" followed by one
+// line per vertex ([size] [weight] neighbour [edge-weight] ...), neighbours
+// numbered from 1, lines starting with '%' ignored. fmt is up to three
+// binary digits: vertex sizes (read and ignored), vertex weights, edge
+// weights. Errors name the line and the problem.
+func ReadMETIS(r io.Reader) (*Graph, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	head, _ := br.Peek(4)
+	var src io.Reader = br
+	switch {
+	case bytes.HasPrefix(head, gzipMagic):
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("gzip: %w", err)
+		}
+		defer zr.Close()
+		src = zr
+	case bytes.HasPrefix(head, zstdMagic):
+		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return nil, fmt.Errorf("zstd: %w", err)
+		}
+		defer zr.Close()
+		src = zr
+	}
+	data, err := io.ReadAll(src)
+	if err != nil {
+		return nil, fmt.Errorf("reading graph: %w", err)
+	}
+	return ParseMETIS(data)
+}
+
+type metisParser struct {
+	data []byte
+	pos  int
+	line int
+}
+
+// nextLine returns the next line that is not a comment, and false at EOF.
+func (p *metisParser) nextLine() ([]byte, bool) {
+	for p.pos < len(p.data) {
+		end := bytes.IndexByte(p.data[p.pos:], '\n')
+		var ln []byte
+		if end < 0 {
+			ln = p.data[p.pos:]
+			p.pos = len(p.data)
+		} else {
+			ln = p.data[p.pos : p.pos+end]
+			p.pos += end + 1
+		}
+		p.line++
+		if len(ln) > 0 && ln[len(ln)-1] == '\r' {
+			ln = ln[:len(ln)-1]
+		}
+		if isComment(ln) {
+			continue
+		}
+		return ln, true
+	}
+	return nil, false
+}
+
+func isComment(ln []byte) bool {
+	for _, c := range ln {
+		switch c {
+		case ' ', '\t':
+			continue
+		case '%':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// nextInt scans the next integer of ln from *i. ok is false at the end of
+// the line; err reports a token that is not an integer.
+func nextInt(ln []byte, i *int) (v int64, ok bool, err error) {
+	j := *i
+	for j < len(ln) && (ln[j] == ' ' || ln[j] == '\t') {
+		j++
+	}
+	if j == len(ln) {
+		*i = j
+		return 0, false, nil
+	}
+	start := j
+	neg := false
+	if ln[j] == '-' || ln[j] == '+' {
+		neg = ln[j] == '-'
+		j++
+	}
+	digits := 0
+	for j < len(ln) && ln[j] >= '0' && ln[j] <= '9' {
+		d := int64(ln[j] - '0')
+		if v > (math.MaxInt64-d)/10 {
+			return 0, false, fmt.Errorf("number %q is too large", tokenAt(ln, start))
+		}
+		v = v*10 + d
+		j++
+		digits++
+	}
+	if digits == 0 || (j < len(ln) && ln[j] != ' ' && ln[j] != '\t') {
+		return 0, false, fmt.Errorf("%q is not an integer", tokenAt(ln, start))
+	}
+	*i = j
+	if neg {
+		v = -v
+	}
+	return v, true, nil
+}
+
+func tokenAt(ln []byte, start int) string {
+	end := start
+	for end < len(ln) && ln[end] != ' ' && ln[end] != '\t' {
+		end++
+	}
+	if end-start > 40 {
+		end = start + 40
+	}
+	return string(ln[start:end])
+}
+
+// ParseMETIS parses METIS text held in memory (see ReadMETIS).
+func ParseMETIS(data []byte) (*Graph, error) {
+	p := &metisParser{data: data}
+	hdr, ok := p.nextLine()
+	if !ok {
+		return nil, fmt.Errorf("bad header: the file has no header line")
+	}
+	hline := p.line
+	var fields []int64
+	var fmtTok string
+	for i := 0; ; {
+		for i < len(hdr) && (hdr[i] == ' ' || hdr[i] == '\t') {
+			i++
+		}
+		if i == len(hdr) {
+			break
+		}
+		if len(fields) == 2 {
+			fmtTok = tokenAt(hdr, i)
+		}
+		v, ok, err := nextInt(hdr, &i)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: bad header: %v", hline, err)
+		}
+		if !ok {
+			break
+		}
+		fields = append(fields, v)
+	}
+	if len(fields) < 2 || len(fields) > 4 {
+		return nil, fmt.Errorf("line %d: bad header: want \"n m [fmt [ncon]]\", found %d fields", hline, len(fields))
+	}
+	n, m := fields[0], fields[1]
+	if n < 0 || m < 0 {
+		return nil, fmt.Errorf("line %d: bad header: negative vertex or edge count (n=%d, m=%d)", hline, n, m)
+	}
+	if n > MaxVertices {
+		return nil, fmt.Errorf("line %d: bad header: n=%d exceeds the 32-bit vertex limit", hline, n)
+	}
+	var hasSize, hasVW, hasEW bool
+	if len(fields) >= 3 {
+		if len(fmtTok) > 3 || fmtTok != "" && fmtTok[0] == '-' {
+			return nil, fmt.Errorf("line %d: bad header: fmt %q must be up to three binary digits", hline, fmtTok)
+		}
+		f := strings.Repeat("0", 3-len(fmtTok)) + fmtTok
+		for _, c := range f {
+			if c != '0' && c != '1' {
+				return nil, fmt.Errorf("line %d: bad header: fmt %q must be up to three binary digits", hline, fmtTok)
+			}
+		}
+		hasSize, hasVW, hasEW = f[0] == '1', f[1] == '1', f[2] == '1'
+	}
+	ncon := int64(1)
+	if len(fields) == 4 {
+		ncon = fields[3]
+		if ncon < 1 {
+			return nil, fmt.Errorf("line %d: bad header: ncon=%d must be positive", hline, ncon)
+		}
+		if ncon > 1 {
+			return nil, fmt.Errorf("line %d: bad header: ncon=%d: multi-constraint vertex weights are not supported", hline, ncon)
+		}
+	}
+	// Every vertex needs a line: reject absurd counts before allocating.
+	if lines := int64(bytes.Count(data[p.pos:], []byte{'\n'})) + 1; n > lines {
+		return nil, fmt.Errorf("line %d: bad header: n=%d vertices but only %d lines follow", hline, n, lines)
+	}
+	if m > int64(len(data)) {
+		return nil, fmt.Errorf("line %d: bad header: m=%d edges cannot fit in a %d-byte file", hline, m, len(data))
+	}
+	g := &Graph{XAdj: make([]int64, n+1), VW: make([]int64, n)}
+	g.Adj = make([]int32, 0, 2*m)
+	g.EW = make([]int64, 0, 2*m)
+	lineOf := make([]int32, n)
+	for v := int64(0); v < n; v++ {
+		ln, ok := p.nextLine()
+		if !ok {
+			return nil, fmt.Errorf("line %d: file ends after %d of %d vertex lines", p.line, v, n)
+		}
+		lineOf[v] = int32(min(p.line, math.MaxInt32))
+		i := 0
+		get := func(what string) (int64, bool, error) {
+			x, ok, err := nextInt(ln, &i)
+			if err != nil {
+				return 0, false, fmt.Errorf("line %d (vertex %d): %s: %v", p.line, v+1, what, err)
+			}
+			return x, ok, nil
+		}
+		if hasSize {
+			s, ok, err := get("vertex size")
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, fmt.Errorf("line %d (vertex %d): missing vertex size", p.line, v+1)
+			}
+			if s < 0 {
+				return nil, fmt.Errorf("line %d (vertex %d): negative vertex size %d", p.line, v+1, s)
+			}
+		}
+		g.VW[v] = 1
+		if hasVW {
+			w, ok, err := get("vertex weight")
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, fmt.Errorf("line %d (vertex %d): missing vertex weight", p.line, v+1)
+			}
+			if w < 0 {
+				return nil, fmt.Errorf("line %d (vertex %d): negative vertex weight %d", p.line, v+1, w)
+			}
+			g.VW[v] = w
+		}
+		for {
+			u, ok, err := get("neighbour")
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				break
+			}
+			if u < 1 || u > n {
+				return nil, fmt.Errorf("line %d (vertex %d): neighbour %d is out of range [1,%d]", p.line, v+1, u, n)
+			}
+			if u == v+1 {
+				return nil, fmt.Errorf("line %d (vertex %d): self loop", p.line, v+1)
+			}
+			w := int64(1)
+			if hasEW {
+				w, ok, err = get("edge weight")
+				if err != nil {
+					return nil, err
+				}
+				if !ok {
+					return nil, fmt.Errorf("line %d (vertex %d): neighbour %d has no edge weight", p.line, v+1, u)
+				}
+				if w < 0 {
+					return nil, fmt.Errorf("line %d (vertex %d): edge to %d has negative weight %d", p.line, v+1, u, w)
+				}
+			}
+			if int64(len(g.Adj)) >= 2*m {
+				return nil, fmt.Errorf("line %d (vertex %d): more edges than the header's m=%d", p.line, v+1, m)
+			}
+			g.Adj = append(g.Adj, int32(u-1))
+			g.EW = append(g.EW, w)
+		}
+		g.XAdj[v+1] = int64(len(g.Adj))
+	}
+	for {
+		ln, ok := p.nextLine()
+		if !ok {
+			break
+		}
+		if len(bytes.TrimSpace(ln)) != 0 {
+			return nil, fmt.Errorf("line %d: more than the header's n=%d vertex lines", p.line, n)
+		}
+	}
+	if got := int64(len(g.Adj)); got != 2*m {
+		return nil, fmt.Errorf("line %d: bad header: m=%d edges, but the vertex lines list %d neighbour entries (want 2m=%d)",
+			hline, m, got, 2*m)
+	}
+	where := func(v int32) string { return fmt.Sprintf("line %d (vertex %d)", lineOf[v], v+1) }
+	if err := checkAdjacency(g, where); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// WriteMETIS writes g in METIS format, with the fmt field set to carry the
+// vertex and edge weights only when some weight differs from 1.
+func WriteMETIS(w io.Writer, g *Graph) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	unitV, unitE := g.UnitWeights()
+	fmt.Fprintf(bw, "%d %d", g.N(), g.M())
+	switch {
+	case !unitV && !unitE:
+		bw.WriteString(" 11")
+	case !unitV:
+		bw.WriteString(" 10")
+	case !unitE:
+		bw.WriteString(" 1")
+	}
+	bw.WriteByte('\n')
+	var buf []byte
+	for v := 0; v < g.N(); v++ {
+		buf = buf[:0]
+		sep := false
+		if !unitV {
+			buf = strconv.AppendInt(buf, g.VW[v], 10)
+			sep = true
+		}
+		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+			if sep {
+				buf = append(buf, ' ')
+			}
+			sep = true
+			buf = strconv.AppendInt(buf, int64(g.Adj[e])+1, 10)
+			if !unitE {
+				buf = append(buf, ' ')
+				buf = strconv.AppendInt(buf, g.EW[e], 10)
+			}
+		}
+		buf = append(buf, '\n')
+		if _, err := bw.Write(buf); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
