@@ -1,0 +1,358 @@
+// Command bench runs gpumap and Scotch (scotch_gmap) side by side on METIS
+// benchmark graphs and prints, per instance, the cost J and the CPU time
+// (user+sys of the whole process) of both, their ratios and geometric means.
+// Every mapping is checked twice: by "gpumap eval" and by an independent
+// recomputation of J here.
+//
+//	go run ./bench -graphs ../shared/graphs -presets fast,default,strong
+//
+// Scotch gets the tleaf target of the hierarchy ('tleaf L aL (dL-dL-1) ...
+// a1 d1', levels of size 1 left out) with -b<eps> -cb -Cd. peers.csv, when
+// present beside the graphs, adds the best published peer (KaHIP and
+// SharedMap eco) to the strong preset's comparison.
+package main
+
+import (
+	"bufio"
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/topology"
+)
+
+func main() {
+	graphsDir := flag.String("graphs", "../shared/graphs", "folder with *.graph files")
+	only := flag.String("only", "", "comma-separated graph names (default: those in peers.csv, else all)")
+	hiers := flag.String("H", "4:8:1,4:8:2,4:8:4,4:8:6", "comma-separated hierarchies")
+	dist := flag.String("D", "1:10:100", "distances")
+	eps := flag.Float64("e", 0.03, "imbalance")
+	presets := flag.String("presets", "default", "comma-separated gpumap presets")
+	bin := flag.String("gpumap", "", "gpumap binary (default: build ./cmd/gpumap)")
+	threads := flag.Int("t", 0, "gpumap threads (0: all cores)")
+	noScotch := flag.Bool("noscotch", false, "skip Scotch")
+	work := flag.String("work", "", "scratch folder (default: a temporary one)")
+	flag.Parse()
+	if err := run(*graphsDir, *only, *hiers, *dist, *eps, *presets, *bin, *threads, *noScotch, *work); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+type result struct {
+	J    int64
+	CPU  float64
+	Wall float64
+	OK   bool
+}
+
+func run(graphsDir, only, hiers, dist string, eps float64, presetList, bin string, threads int, noScotch bool, work string) error {
+	if work == "" {
+		d, err := os.MkdirTemp("", "gpumap-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		work = d
+	}
+	if bin == "" {
+		bin = filepath.Join(work, "gpumap")
+		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/gpumap").CombinedOutput(); err != nil {
+			return fmt.Errorf("building gpumap: %v\n%s", err, out)
+		}
+	}
+	peers, _ := readPeers(filepath.Join(graphsDir, "peers.csv"))
+	names := selectGraphs(graphsDir, only, peers)
+	if len(names) == 0 {
+		return fmt.Errorf("no graphs in %s", graphsDir)
+	}
+	if !noScotch {
+		if _, err := exec.LookPath("scotch_gmap"); err != nil {
+			return fmt.Errorf("scotch_gmap not found (apt-get install scotch), or pass -noscotch")
+		}
+	}
+	presetNames := strings.Split(presetList, ",")
+	fmt.Printf("# bench: %d graphs, H=%s, D=%s, eps=%g, presets=%s, gpumap threads=%d, %s\n",
+		len(names), hiers, dist, eps, presetList, threads, time.Now().Format(time.RFC3339))
+	fmt.Printf("%-16s %-6s %10s %7s", "graph", "H", "J_scotch", "t_sc")
+	for _, p := range presetNames {
+		fmt.Printf(" | %10s %7s %6s %6s", "J_"+p, "t", "J/sc", "t/sc")
+	}
+	fmt.Printf(" | %10s %s\n", "J_peer", "peer")
+	logJ := map[string][]float64{}
+	logT := map[string][]float64{}
+	var logPeer []float64
+	var logPeerStrong []float64
+	worstT := map[string]float64{}
+	for _, name := range names {
+		path := filepath.Join(graphsDir, name+".graph")
+		g, err := graph.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		grf := filepath.Join(work, name+".grf")
+		if !noScotch {
+			if out, err := exec.Command("gcv", "-ic", path, grf).CombinedOutput(); err != nil {
+				return fmt.Errorf("gcv %s: %v\n%s", name, err, out)
+			}
+		}
+		for _, h := range strings.Split(hiers, ",") {
+			top, err := topology.Parse(h, dist)
+			if err != nil {
+				return err
+			}
+			var sc result
+			if !noScotch {
+				sc, err = runScotch(g, top, grf, work, eps)
+				if err != nil {
+					return fmt.Errorf("%s %s: scotch: %w", name, h, err)
+				}
+			}
+			fmt.Printf("%-16s %-6s %10d %7.3f", name, h, sc.J, sc.CPU)
+			for _, p := range presetNames {
+				r, err := runGpumap(bin, g, top, path, h, dist, eps, p, threads, work)
+				if err != nil {
+					return fmt.Errorf("%s %s %s: %w", name, h, p, err)
+				}
+				mark := " "
+				if !r.OK {
+					mark = "!"
+				}
+				jr, tr := ratio(r.J, sc.J), r.CPU/sc.CPU
+				fmt.Printf(" | %10d%s%6.3f %6.3f %6.3f", r.J, mark, r.CPU, jr, tr)
+				if !noScotch {
+					logJ[p] = append(logJ[p], math.Log(jr))
+					logT[p] = append(logT[p], math.Log(tr))
+				}
+				worstT[p] = math.Max(worstT[p], r.CPU)
+				if pb, ok := peers[name+"/"+h]; ok && p == "strong" {
+					logPeerStrong = append(logPeerStrong, math.Log(float64(r.J)/float64(pb.J)))
+				}
+			}
+			if pb, ok := peers[name+"/"+h]; ok {
+				fmt.Printf(" | %10d %s", pb.J, pb.Tool)
+				if !noScotch {
+					logPeer = append(logPeer, math.Log(ratio(pb.J, sc.J)))
+				}
+			}
+			fmt.Println()
+		}
+	}
+	fmt.Println("# geometric means over all instances (ratios < 1: gpumap better / faster than Scotch)")
+	for _, p := range presetNames {
+		fmt.Printf("# %-8s J/scotch %.4f   cpu/scotch %.3f   slowest instance %.2f s\n",
+			p, gmean(logJ[p]), gmean(logT[p]), worstT[p])
+	}
+	if len(logPeer) > 0 {
+		fmt.Printf("# best eco peer (peers.csv) J/scotch %.4f\n", gmean(logPeer))
+	}
+	if len(logPeerStrong) > 0 {
+		fmt.Printf("# strong J / best eco peer %.4f over %d instances\n", gmean(logPeerStrong), len(logPeerStrong))
+	}
+	return nil
+}
+
+func ratio(a, b int64) float64 {
+	if b == 0 {
+		if a == 0 {
+			return 1
+		}
+		return math.Inf(1)
+	}
+	return float64(a) / float64(b)
+}
+
+func gmean(logs []float64) float64 {
+	if len(logs) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for _, l := range logs {
+		s += l
+	}
+	return math.Exp(s / float64(len(logs)))
+}
+
+// timed runs cmd and returns its CPU (user+sys) and wall seconds.
+func timed(cmd *exec.Cmd) (cpu, wall float64, out []byte, err error) {
+	start := time.Now()
+	out, err = cmd.CombinedOutput()
+	wall = time.Since(start).Seconds()
+	if cmd.ProcessState != nil {
+		cpu = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+	}
+	return
+}
+
+func tleaf(top *topology.Topology) string {
+	a, _ := top.Arity()
+	d := top.Distances()
+	var parts []string
+	levels := 0
+	for i := len(a) - 1; i >= 0; i-- {
+		if a[i] == 1 {
+			continue
+		}
+		prev := int64(0)
+		if i > 0 {
+			prev = d[i-1]
+		}
+		parts = append(parts, strconv.Itoa(a[i]), strconv.FormatInt(d[i]-prev, 10))
+		levels++
+	}
+	return fmt.Sprintf("tleaf %d %s", levels, strings.Join(parts, " "))
+}
+
+func runScotch(g *graph.Graph, top *topology.Topology, grf, work string, eps float64) (result, error) {
+	tgt := filepath.Join(work, "target.tgt")
+	if err := os.WriteFile(tgt, []byte(tleaf(top)+"\n"), 0o644); err != nil {
+		return result{}, err
+	}
+	out := filepath.Join(work, "scotch.map")
+	cpu, wall, msg, err := timed(exec.Command("scotch_gmap", fmt.Sprintf("-b%g", eps), "-cb", "-Cd", grf, tgt, out))
+	if err != nil {
+		return result{}, fmt.Errorf("%v\n%s", err, msg)
+	}
+	pe, err := readScotchMap(out, g.N())
+	if err != nil {
+		return result{}, err
+	}
+	m, err := graph.Evaluate(g, top, pe, eps)
+	if err != nil {
+		return result{}, err
+	}
+	return result{J: m.J, CPU: cpu, Wall: wall, OK: m.Feasible}, nil
+}
+
+// readScotchMap reads scotch_gmap output: a count, then "label part" lines.
+func readScotchMap(path string, n int) ([]int32, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	if !sc.Scan() {
+		return nil, fmt.Errorf("empty scotch mapping")
+	}
+	labels := make([]int64, 0, n)
+	parts := make([]int32, 0, n)
+	minL := int64(math.MaxInt64)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) != 2 {
+			continue
+		}
+		l, _ := strconv.ParseInt(f[0], 10, 64)
+		p, _ := strconv.ParseInt(f[1], 10, 32)
+		labels = append(labels, l)
+		parts = append(parts, int32(p))
+		minL = min(minL, l)
+	}
+	if len(labels) != n {
+		return nil, fmt.Errorf("scotch mapping has %d entries for %d vertices", len(labels), n)
+	}
+	pe := make([]int32, n)
+	for i, l := range labels {
+		pe[l-minL] = parts[i]
+	}
+	return pe, nil
+}
+
+func runGpumap(bin string, g *graph.Graph, top *topology.Topology, path, h, dist string, eps float64, preset string, threads int, work string) (result, error) {
+	out := filepath.Join(work, "gpumap.map")
+	cpu, wall, msg, err := timed(exec.Command(bin, "map", "-q", "-g", path, "-h", h, "-d", dist,
+		"-e", fmt.Sprint(eps), "-c", preset, "-t", strconv.Itoa(threads), "-m", out))
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
+			return result{}, fmt.Errorf("%v\n%s", err, msg)
+		}
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		return result{}, err
+	}
+	pe, err := graph.ReadMapping(f, g.N(), top.K())
+	f.Close()
+	if err != nil {
+		return result{}, err
+	}
+	m, err := graph.Evaluate(g, top, pe, eps)
+	if err != nil {
+		return result{}, err
+	}
+	// The tool's own evaluation must agree with the recomputation here.
+	ev, _ := exec.Command(bin, "eval", "-g", path, "-h", h, "-d", dist, "-e", fmt.Sprint(eps), "-m", out).Output()
+	if !strings.Contains(string(ev), fmt.Sprintf("J=%d\n", m.J)) {
+		return result{}, fmt.Errorf("gpumap eval disagrees with the recomputed J=%d:\n%s", m.J, ev)
+	}
+	return result{J: m.J, CPU: cpu, Wall: wall, OK: m.Feasible}, nil
+}
+
+type peer struct {
+	J    int64
+	Tool string
+}
+
+// readPeers returns, per "graph/H", the best feasible eco result of KaHIP
+// (kaffpa, global multisection) and SharedMap.
+func readPeers(path string) (map[string]peer, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	best := map[string]peer{}
+	for _, r := range rows[1:] {
+		if len(r) < 10 {
+			continue
+		}
+		tool := r[5]
+		if tool != "kaffpa_eco" && tool != "gms_eco" && tool != "sharedmap_eco" {
+			continue
+		}
+		j, _ := strconv.ParseInt(r[7], 10, 64)
+		key := r[0] + "/" + r[4]
+		if b, ok := best[key]; !ok || j < b.J {
+			best[key] = peer{j, tool}
+		}
+	}
+	return best, nil
+}
+
+func selectGraphs(dir, only string, peers map[string]peer) []string {
+	if only != "" {
+		return strings.Split(only, ",")
+	}
+	seen := map[string]bool{}
+	for k := range peers {
+		seen[strings.Split(k, "/")[0]] = true
+	}
+	var names []string
+	if len(seen) > 0 {
+		for n := range seen {
+			names = append(names, n)
+		}
+	} else {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.graph"))
+		for _, f := range files {
+			names = append(names, strings.TrimSuffix(filepath.Base(f), ".graph"))
+		}
+	}
+	sort.Slice(names, func(i, j int) bool { return names[i] < names[j] })
+	return names
+}

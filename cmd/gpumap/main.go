@@ -1,0 +1,233 @@
+// Command gpumap maps METIS task graphs onto hierarchical machines and
+// evaluates mappings.
+//
+//	gpumap map  -g G.graph -h 4:8:6 -d 1:10:100 -e 0.03 [-c fast|default|strong] [-s seed] [-t threads] -m out.map
+//	gpumap eval -g G.graph -h 4:8:6 -d 1:10:100 -e 0.03 -m out.map
+//
+// The mapping file has one PE id per line, in vertex order. Progress and
+// per-phase times go to stderr (-q silences them); results go to stdout as
+// key=value lines.
+//
+// Exit status: 0 success, 1 failure (unreadable or malformed input), 2 bad
+// usage, 3 the mapping violates the balance constraint (it is still
+// written or evaluated).
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/gpumap/gpumap/gpumap"
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/topology"
+)
+
+const (
+	exitOK         = 0
+	exitFailure    = 1
+	exitUsage      = 2
+	exitInfeasible = 3
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+type usageError struct{ error }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	var err error
+	code := exitOK
+	switch args[0] {
+	case "map":
+		code, err = cmdMap(args[1:], stdout, stderr)
+	case "eval":
+		code, err = cmdEval(args[1:], stdout, stderr)
+	case "version":
+		fmt.Fprintln(stdout, "gpumap", gpumap.Version)
+		return exitOK
+	case "help", "-h", "-help", "--help":
+		usage(stdout)
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "gpumap: unknown command %q\n", args[0])
+		usage(stderr)
+		return exitUsage
+	}
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		fmt.Fprintln(stderr, "gpumap:", err)
+		var ue usageError
+		if errors.As(err, &ue) {
+			return exitUsage
+		}
+		return exitFailure
+	}
+	return code
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `usage:
+  gpumap map  -g G.graph -h 4:8:6 -d 1:10:100 [-e 0.03] [-c fast|default|strong] [-s seed] [-t threads] -m out.map
+  gpumap eval -g G.graph -h 4:8:6 -d 1:10:100 [-e 0.03] -m out.map
+  gpumap version
+Run "gpumap map -help" for every option.
+`)
+}
+
+// common holds the flags both commands share.
+type common struct {
+	graph, hier, dist, mapFile string
+	eps                        float64
+}
+
+func (c *common) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.graph, "g", "", "task graph in METIS format (gzip or zstd compressed input is fine)")
+	fs.StringVar(&c.hier, "h", "", "hierarchy a1:a2:...:aL, innermost first (e.g. 4:8:6)")
+	fs.StringVar(&c.dist, "d", "", "distances d1:d2:...:dL (e.g. 1:10:100)")
+	fs.Float64Var(&c.eps, "e", 0.03, "allowed imbalance eps: Lmax = ceil((1+eps) c(V)/k)")
+	fs.StringVar(&c.mapFile, "m", "", "mapping file (one PE per line)")
+}
+
+func (c *common) load(stderr io.Writer, quiet bool) (*graph.Graph, *topology.Topology, error) {
+	switch {
+	case c.graph == "":
+		return nil, nil, usageError{errors.New("missing -g graph file")}
+	case c.hier == "":
+		return nil, nil, usageError{errors.New("missing -h hierarchy")}
+	case c.dist == "":
+		return nil, nil, usageError{errors.New("missing -d distances")}
+	case c.mapFile == "":
+		return nil, nil, usageError{errors.New("missing -m mapping file")}
+	}
+	top, err := topology.Parse(c.hier, c.dist)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	start := time.Now()
+	g, err := graph.ReadFile(c.graph)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !quiet {
+		fmt.Fprintf(stderr, "gpumap: read %s: n=%d m=%d in %.1f ms\n", c.graph, g.N(), g.M(),
+			float64(time.Since(start).Microseconds())/1000)
+	}
+	return g, top, nil
+}
+
+func cmdMap(args []string, stdout, stderr io.Writer) (int, error) {
+	fs := flag.NewFlagSet("gpumap map", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c common
+	c.register(fs)
+	preset := fs.String("c", "default", "preset: fast, default or strong")
+	alg := fs.String("a", "auto", "algorithm: auto (by preset), im (integrated) or hm (multisection)")
+	seed := fs.Uint64("s", 0, "random seed")
+	threads := fs.Int("t", 0, fmt.Sprintf("threads (0: all %d cores)", runtime.NumCPU()))
+	backend := fs.String("backend", "auto", "where data-parallel phases run: auto, cpu or gpu")
+	quiet := fs.Bool("q", false, "no progress on stderr")
+	if err := fs.Parse(args); err != nil {
+		return 0, usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return 0, usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	}
+	opt := gpumap.DefaultOptions()
+	var err error
+	if opt.Preset, err = gpumap.ParsePreset(*preset); err != nil {
+		return 0, usageError{err}
+	}
+	if opt.Algorithm, err = gpumap.ParseAlgorithm(*alg); err != nil {
+		return 0, usageError{err}
+	}
+	if opt.Backend, err = gpumap.ParseBackend(*backend); err != nil {
+		return 0, usageError{err}
+	}
+	if *threads < 0 {
+		return 0, usageError{fmt.Errorf("-t %d: thread count must be >= 0", *threads)}
+	}
+	opt.Eps, opt.Seed, opt.Threads = c.eps, *seed, *threads
+	if !*quiet {
+		opt.Progress = stderr
+	}
+	g, top, err := c.load(stderr, *quiet)
+	if err != nil {
+		return 0, err
+	}
+	res, err := gpumap.Map(g, top, opt)
+	if err != nil {
+		return 0, err
+	}
+	f, err := os.Create(c.mapFile)
+	if err != nil {
+		return 0, err
+	}
+	if err := graph.WriteMapping(f, res.PE); err != nil {
+		f.Close()
+		return 0, fmt.Errorf("writing %s: %w", c.mapFile, err)
+	}
+	if err := f.Close(); err != nil {
+		return 0, fmt.Errorf("writing %s: %w", c.mapFile, err)
+	}
+	var total time.Duration
+	for _, ph := range res.Phases {
+		total += ph.Duration
+	}
+	printMetrics(stdout, res.Metrics)
+	fmt.Fprintf(stdout, "time_ms=%.2f\nbackend=%s\n", float64(total.Microseconds())/1000, res.Backend)
+	if !res.Metrics.Feasible {
+		fmt.Fprintf(stderr, "gpumap: warning: the mapping is infeasible: heaviest PE %d > Lmax %d\n",
+			res.Metrics.MaxBlock, res.Metrics.Lmax)
+		return exitInfeasible, nil
+	}
+	return exitOK, nil
+}
+
+func cmdEval(args []string, stdout, stderr io.Writer) (int, error) {
+	fs := flag.NewFlagSet("gpumap eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c common
+	c.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return 0, usageError{err}
+	}
+	g, top, err := c.load(stderr, true)
+	if err != nil {
+		return 0, err
+	}
+	f, err := os.Open(c.mapFile)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	pe, err := graph.ReadMapping(f, g.N(), top.K())
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", c.mapFile, err)
+	}
+	m, err := graph.Evaluate(g, top, pe, c.eps)
+	if err != nil {
+		return 0, err
+	}
+	printMetrics(stdout, m)
+	if !m.Feasible {
+		return exitInfeasible, nil
+	}
+	return exitOK, nil
+}
+
+func printMetrics(w io.Writer, m graph.Metrics) {
+	fmt.Fprintf(w, "J=%d\ncut=%d\ncut_per_level=%s\nmax_block=%d\nlmax=%d\nimbalance=%.4f\nfeasible=%v\n",
+		m.J, m.Cut, topology.FormatInts(m.CutPerLevel), m.MaxBlock, m.Lmax, m.Imbalance, m.Feasible)
+}

@@ -1,0 +1,157 @@
+package coarsening
+
+import (
+	"testing"
+
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/internal/par"
+)
+
+func checkMatching(t *testing.T, g *graph.Graph, match []int32, maxW int64) int {
+	t.Helper()
+	pairs := 0
+	for v, u := range match {
+		if match[u] != int32(v) {
+			t.Fatalf("match not symmetric at %d", v)
+		}
+		if int(u) != v {
+			pairs++
+			if g.VW[u]+g.VW[v] > maxW {
+				t.Fatalf("pair (%d,%d) exceeds weight cap", v, u)
+			}
+		}
+	}
+	return pairs / 2
+}
+
+func checkContraction(t *testing.T, fine, coarse *graph.Graph, cmap []int32) {
+	t.Helper()
+	if err := coarse.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if fine.TotalVertexWeight() != coarse.TotalVertexWeight() {
+		t.Fatal("vertex weight changed")
+	}
+	// Edge weight between coarse vertices equals the fine weight crossing.
+	var crossing int64
+	for v := 0; v < fine.N(); v++ {
+		for e := fine.XAdj[v]; e < fine.XAdj[v+1]; e++ {
+			if cmap[v] != cmap[fine.Adj[e]] {
+				crossing += fine.EW[e]
+			}
+		}
+	}
+	if crossing/2 != coarse.TotalEdgeWeight() {
+		t.Fatalf("crossing weight %d, coarse edge weight %d", crossing/2, coarse.TotalEdgeWeight())
+	}
+}
+
+func TestMatchersAndContraction(t *testing.T) {
+	graphs := map[string]*graph.Graph{
+		"grid":   graph.Grid(30, 20),
+		"random": graph.Random(500, 3000, 9, 3, 1),
+		"rgg":    graph.RandomGeometric(2000, 2),
+		"star":   star(50),
+	}
+	for name, g := range graphs {
+		for _, threads := range []int{1, 3} {
+			x := par.New(threads)
+			for _, m := range []Matcher{MatchGreedy, MatchTwoHop} {
+				var match []int32
+				if m == MatchGreedy {
+					match = Greedy(g, 4, 7)
+				} else {
+					match = TwoHop(x, g, TwoHopConfig{MaxWeight: 4, Seed: 7})
+				}
+				pairs := checkMatching(t, g, match, 4)
+				if name == "grid" && pairs < g.N()/3 {
+					t.Errorf("%s/%d: only %d pairs on %d vertices", name, m, pairs, g.N())
+				}
+				cmap, leaders := CoarseMap(x, match)
+				if len(leaders) != g.N()-pairs {
+					t.Fatalf("%d coarse vertices, want %d", len(leaders), g.N()-pairs)
+				}
+				c := Contract(x, g, match, cmap, leaders)
+				checkContraction(t, g, c, cmap)
+			}
+		}
+	}
+}
+
+// star: two-hop leaf matching must pair the leaves of a star.
+func star(n int) *graph.Graph {
+	b := graph.NewBuilder(n)
+	for i := 1; i < n; i++ {
+		b.AddEdge(0, i, 1)
+	}
+	g, _ := b.Build()
+	return g
+}
+
+func TestTwoHopMatchesLeaves(t *testing.T) {
+	g := star(41)
+	match := TwoHop(par.New(2), g, TwoHopConfig{MaxWeight: 2, Seed: 1})
+	if pairs := checkMatching(t, g, match, 2); pairs != 20 {
+		t.Fatalf("%d pairs on a 40-leaf star, want 20", pairs)
+	}
+}
+
+func TestDeterministicAcrossThreads(t *testing.T) {
+	g := graph.RandomGeometric(30000, 5)
+	var ref []int32
+	for _, threads := range []int{1, 2, 4} {
+		m := TwoHop(par.New(threads), g, TwoHopConfig{MaxWeight: 8, Seed: 3})
+		if ref == nil {
+			ref = m
+			continue
+		}
+		for i := range m {
+			if m[i] != ref[i] {
+				t.Fatalf("threads=%d differs at %d", threads, i)
+			}
+		}
+	}
+}
+
+func TestCoarsenHierarchy(t *testing.T) {
+	g := graph.Grid(64, 64)
+	x := par.New(2)
+	levels := Coarsen(x, g, Config{StopSize: 100, MaxWeight: 64, Seed: 1})
+	if len(levels) == 0 {
+		t.Fatal("no levels")
+	}
+	fine := g
+	for _, l := range levels {
+		checkContraction(t, fine, l.Graph, l.CMap)
+		fine = l.Graph
+	}
+	if fine.N() > 200 {
+		t.Fatalf("coarsest has %d vertices", fine.N())
+	}
+}
+
+func BenchmarkGreedy(b *testing.B) {
+	g := graph.RandomGeometric(1<<17, 1)
+	for i := 0; i < b.N; i++ {
+		Greedy(g, 1<<30, uint64(i))
+	}
+}
+
+func BenchmarkTwoHop(b *testing.B) {
+	g := graph.RandomGeometric(1<<17, 1)
+	x := par.New(0)
+	for i := 0; i < b.N; i++ {
+		TwoHop(x, g, TwoHopConfig{MaxWeight: 1 << 30, Seed: uint64(i)})
+	}
+}
+
+func BenchmarkContract(b *testing.B) {
+	g := graph.RandomGeometric(1<<17, 1)
+	x := par.New(0)
+	match := Greedy(g, 1<<30, 1)
+	cmap, leaders := CoarseMap(x, match)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		Contract(x, g, match, cmap, leaders)
+	}
+}

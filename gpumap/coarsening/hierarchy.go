@@ -1,0 +1,59 @@
+package coarsening
+
+import (
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/internal/par"
+)
+
+// Matcher selects the matching algorithm.
+type Matcher int
+
+const (
+	MatchGreedy Matcher = iota // sequential greedy heavy-edge (exp*2)
+	MatchTwoHop                // data-parallel mutual preference + two-hop
+)
+
+// Config controls Coarsen.
+type Config struct {
+	StopSize  int     // stop once the graph has at most this many vertices
+	MaxWeight int64   // cap on a coarse vertex's weight
+	MinShrink float64 // stop when a level removes less than this fraction (0: 0.05)
+	MaxLevels int     // 0: unlimited
+	Matcher   Matcher
+	Seed      uint64
+}
+
+// Level is one step of the hierarchy: Graph is the coarse graph and CMap
+// maps the vertices of the next finer graph onto it.
+type Level struct {
+	Graph *graph.Graph
+	CMap  []int32
+}
+
+// Coarsen contracts g level by level. Levels[0] is the first coarse graph;
+// the coarsest is last. It returns no levels when g is already small.
+func Coarsen(x *par.Exec, g *graph.Graph, cfg Config) []Level {
+	minShrink := cfg.MinShrink
+	if minShrink <= 0 {
+		minShrink = 0.05
+	}
+	var levels []Level
+	cur := g
+	for lvl := 0; cur.N() > cfg.StopSize && (cfg.MaxLevels == 0 || lvl < cfg.MaxLevels); lvl++ {
+		seed := cfg.Seed*0x100000001b3 + uint64(lvl)
+		var match []int32
+		if cfg.Matcher == MatchTwoHop {
+			match = TwoHop(x, cur, TwoHopConfig{MaxWeight: cfg.MaxWeight, Seed: seed})
+		} else {
+			match = Greedy(cur, cfg.MaxWeight, seed)
+		}
+		cmap, leaders := CoarseMap(x, match)
+		if float64(len(leaders)) > (1-minShrink)*float64(cur.N()) {
+			break
+		}
+		coarse := Contract(x, cur, match, cmap, leaders)
+		levels = append(levels, Level{Graph: coarse, CMap: cmap})
+		cur = coarse
+	}
+	return levels
+}

@@ -1,0 +1,109 @@
+package graph
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+)
+
+// Grid builds the d-dimensional grid (2D 5-point, 3D 7-point stencil, ...)
+// with the given extents, unit weights and row-major numbering (the first
+// extent varies slowest).
+func Grid(dims ...int) *Graph {
+	n := 1
+	for _, d := range dims {
+		n *= d
+	}
+	b := NewBuilder(n)
+	stride := make([]int, len(dims))
+	s := 1
+	for i := len(dims) - 1; i >= 0; i-- {
+		stride[i] = s
+		s *= dims[i]
+	}
+	for v := 0; v < n; v++ {
+		for i, d := range dims {
+			if (v/stride[i])%d+1 < d {
+				b.AddEdge(v, v+stride[i], 1)
+			}
+		}
+	}
+	g, _ := b.Build()
+	return g
+}
+
+// RandomGeometric builds a 2D random geometric graph on n points in the unit
+// square with radius r = 0.55 sqrt(ln n / n) (the DIMACS10 rule), unit
+// weights.
+func RandomGeometric(n int, seed uint64) *Graph {
+	rng := rand.New(rand.NewPCG(seed, 0x726767))
+	r := 0.55 * math.Sqrt(math.Log(float64(n))/float64(n))
+	cells := int(1 / r)
+	if cells < 1 {
+		cells = 1
+	}
+	xs, ys := make([]float64, n), make([]float64, n)
+	cell := make([]int, n)
+	for i := range xs {
+		xs[i], ys[i] = rng.Float64(), rng.Float64()
+		cx, cy := min(int(xs[i]*float64(cells)), cells-1), min(int(ys[i]*float64(cells)), cells-1)
+		cell[i] = cx*cells + cy
+	}
+	// Number points by cell so that neighbours have nearby ids.
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return cell[order[a]] < cell[order[b]] })
+	start := make([]int, cells*cells+1)
+	for _, i := range order {
+		start[cell[i]+1]++
+	}
+	for c := 0; c < cells*cells; c++ {
+		start[c+1] += start[c]
+	}
+	b := NewBuilder(n)
+	r2 := r * r
+	for a, i := range order {
+		cx, cy := cell[i]/cells, cell[i]%cells
+		for dx := -1; dx <= 1; dx++ {
+			for dy := -1; dy <= 1; dy++ {
+				x, y := cx+dx, cy+dy
+				if x < 0 || y < 0 || x >= cells || y >= cells {
+					continue
+				}
+				c := x*cells + y
+				for bIdx := start[c]; bIdx < start[c+1]; bIdx++ {
+					j := order[bIdx]
+					if bIdx <= a {
+						continue
+					}
+					ddx, ddy := xs[i]-xs[j], ys[i]-ys[j]
+					if ddx*ddx+ddy*ddy <= r2 {
+						b.AddEdge(a, bIdx, 1)
+					}
+				}
+			}
+		}
+	}
+	g, _ := b.Build()
+	return g
+}
+
+// Random builds a graph with n vertices and about m random edges with
+// weights in [1,maxW] and vertex weights in [1,maxVW].
+func Random(n, m int, maxW, maxVW int64, seed uint64) *Graph {
+	rng := rand.New(rand.NewPCG(seed, 0x72616e64))
+	b := NewBuilder(n)
+	for v := 0; v < n; v++ {
+		b.SetVertexWeight(v, 1+rng.Int64N(maxVW))
+	}
+	for i := 0; i < m && n > 1; i++ {
+		u, v := rng.IntN(n), rng.IntN(n)
+		if u != v {
+			b.AddEdge(u, v, 1+rng.Int64N(maxW))
+		}
+	}
+	g, _ := b.Build()
+	return g
+}

@@ -1,0 +1,53 @@
+package par
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+func TestScanAndSum(t *testing.T) {
+	for _, threads := range []int{1, 2, 3, 8} {
+		x := New(threads)
+		for _, n := range []int{0, 1, 5, MinGrain - 1, MinGrain*3 + 7, 100000} {
+			a := make([]int64, n)
+			want := make([]int64, n)
+			var s int64
+			for i := range a {
+				a[i] = rand.Int64N(100)
+				want[i] = s
+				s += a[i]
+			}
+			sum := x.SumInt64(n, func(lo, hi int) int64 {
+				var t int64
+				for _, v := range a[lo:hi] {
+					t += v
+				}
+				return t
+			})
+			if got := ExclusiveScan(x, a); got != s || sum != s {
+				t.Fatalf("threads=%d n=%d: total %d, sum %d, want %d", threads, n, got, sum, s)
+			}
+			for i := range a {
+				if a[i] != want[i] {
+					t.Fatalf("threads=%d n=%d: a[%d]=%d want %d", threads, n, i, a[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+func TestForCoversRange(t *testing.T) {
+	x := New(4)
+	n := 50000
+	seen := make([]int32, n)
+	x.For(n, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			seen[i]++
+		}
+	})
+	for i, s := range seen {
+		if s != 1 {
+			t.Fatalf("index %d visited %d times", i, s)
+		}
+	}
+}

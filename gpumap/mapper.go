@@ -1,0 +1,100 @@
+package gpumap
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/internal/par"
+	"github.com/gpumap/gpumap/topology"
+)
+
+// Result is a mapping and what it costs.
+type Result struct {
+	PE       []int32       // PE of every vertex
+	Metrics  graph.Metrics // J, cut, balance, feasibility
+	Phases   []PhaseTime   // wall time per phase
+	Backend  string        // where the data-parallel phases ran
+	OneToOne bool          // the input was a one-to-one (permutation) instance
+}
+
+// Map maps g onto top. The result may be infeasible only when no feasible
+// mapping exists (a vertex heavier than Lmax) or, on pathological inputs,
+// when rebalancing fails; Metrics.Feasible says which.
+func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
+	if err := validate(g, top, opt); err != nil {
+		return nil, err
+	}
+	t := &tracker{w: opt.Progress}
+	x := par.New(opt.Threads)
+	k := top.K()
+	total := g.TotalVertexWeight()
+	res := &Result{Backend: "cpu"}
+	res.OneToOne = isOneToOne(g, k, total, opt.Eps)
+	alg := opt.Algorithm
+	if alg == AutoAlgorithm {
+		alg = presetAlgorithm(opt.Preset, res.OneToOne)
+	}
+	t.logf("n=%d m=%d k=%d (%s) eps=%g preset=%s algorithm=%s threads=%d one-to-one=%v",
+		g.N(), g.M(), k, top, opt.Eps, opt.Preset, alg, x.Threads(), res.OneToOne)
+	p := newPipeline(x, g, top, opt, t)
+	switch {
+	case res.OneToOne:
+		res.PE = p.oneToOne()
+	case alg == Multisection:
+		res.PE = p.multisection()
+	default:
+		res.PE = p.integrated()
+	}
+	var err error
+	t.phase("evaluate", func() { res.Metrics, err = graph.Evaluate(g, top, res.PE, opt.Eps) })
+	if err != nil {
+		return nil, fmt.Errorf("gpumap: internal error: %w", err)
+	}
+	res.Phases = t.phases
+	t.logf("J=%d cut=%d maxblock=%d lmax=%d feasible=%v", res.Metrics.J, res.Metrics.Cut,
+		res.Metrics.MaxBlock, res.Metrics.Lmax, res.Metrics.Feasible)
+	return res, nil
+}
+
+func validate(g *graph.Graph, top *topology.Topology, opt Options) error {
+	switch {
+	case g == nil || g.N() == 0:
+		return fmt.Errorf("gpumap: the graph has no vertices")
+	case top == nil:
+		return fmt.Errorf("gpumap: no topology")
+	case math.IsNaN(opt.Eps) || math.IsInf(opt.Eps, 0) || opt.Eps < 0:
+		return fmt.Errorf("gpumap: imbalance eps=%v must be a finite number >= 0", opt.Eps)
+	case opt.Eps > 1e6:
+		return fmt.Errorf("gpumap: imbalance eps=%v is absurdly large", opt.Eps)
+	case opt.Preset < Fast || opt.Preset > Strong:
+		return fmt.Errorf("gpumap: unknown preset %d", int(opt.Preset))
+	case opt.Algorithm < AutoAlgorithm || opt.Algorithm > Multisection:
+		return fmt.Errorf("gpumap: unknown algorithm %d", int(opt.Algorithm))
+	case opt.Backend < AutoBackend || opt.Backend > GPU:
+		return fmt.Errorf("gpumap: unknown backend %d", int(opt.Backend))
+	case opt.Threads < 0:
+		return fmt.Errorf("gpumap: thread count %d is negative", opt.Threads)
+	}
+	if total := g.TotalVertexWeight(); total > math.MaxInt64/4 {
+		return fmt.Errorf("gpumap: total vertex weight %d is too large", total)
+	}
+	return nil
+}
+
+// isOneToOne: one unit task per PE, or exact balance with c(V) = k. Every
+// block then holds weight exactly 1.
+func isOneToOne(g *graph.Graph, k int, total int64, eps float64) bool {
+	unitV, _ := g.UnitWeights()
+	if g.N() == k && unitV {
+		return true
+	}
+	return total == int64(k) && graph.Lmax(total, k, eps) == 1
+}
+
+func presetAlgorithm(p Preset, oneToOne bool) Algorithm {
+	if p == Fast {
+		return Integrated
+	}
+	return Multisection
+}

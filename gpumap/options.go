@@ -1,0 +1,112 @@
+package gpumap
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Preset is a named configuration trading speed for quality.
+type Preset int
+
+const (
+	Fast    Preset = iota // integrated mapping, label propagation refinement
+	Default               // the balance of speed and quality for everyday use
+	Strong                // hierarchical multisection with more tries and FM effort
+)
+
+var presetNames = []string{"fast", "default", "strong"}
+
+func (p Preset) String() string {
+	if p < 0 || int(p) >= len(presetNames) {
+		return fmt.Sprintf("Preset(%d)", int(p))
+	}
+	return presetNames[p]
+}
+
+// ParsePreset parses "fast", "default" or "strong".
+func ParsePreset(s string) (Preset, error) {
+	for i, n := range presetNames {
+		if strings.EqualFold(s, n) {
+			return Preset(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown preset %q (want fast, default or strong)", s)
+}
+
+// Algorithm selects the mapping algorithm.
+type Algorithm int
+
+const (
+	AutoAlgorithm Algorithm = iota // chosen by the preset
+	Integrated                     // integrated multilevel mapping (IM)
+	Multisection                   // hierarchical multisection (HM)
+)
+
+var algorithmNames = []string{"auto", "im", "hm"}
+
+func (a Algorithm) String() string {
+	if a < 0 || int(a) >= len(algorithmNames) {
+		return fmt.Sprintf("Algorithm(%d)", int(a))
+	}
+	return algorithmNames[a]
+}
+
+// ParseAlgorithm parses "auto", "im" or "hm".
+func ParseAlgorithm(s string) (Algorithm, error) {
+	for i, n := range algorithmNames {
+		if strings.EqualFold(s, n) {
+			return Algorithm(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown algorithm %q (want auto, im or hm)", s)
+}
+
+// Backend selects where the data-parallel phases run.
+type Backend int
+
+const (
+	AutoBackend Backend = iota // the GPU when a usable one exists, else the CPU
+	CPU
+	GPU // fail when no GPU is usable
+)
+
+var backendNames = []string{"auto", "cpu", "gpu"}
+
+func (b Backend) String() string {
+	if b < 0 || int(b) >= len(backendNames) {
+		return fmt.Sprintf("Backend(%d)", int(b))
+	}
+	return backendNames[b]
+}
+
+// ParseBackend parses "auto", "cpu" or "gpu".
+func ParseBackend(s string) (Backend, error) {
+	for i, n := range backendNames {
+		if strings.EqualFold(s, n) {
+			return Backend(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown backend %q (want auto, cpu or gpu)", s)
+}
+
+// Options configures Map. Start from DefaultOptions: the zero value means
+// eps = 0 (exact balance).
+type Options struct {
+	Preset    Preset
+	Algorithm Algorithm
+	Eps       float64 // allowed imbalance: Lmax = ceil((1+Eps) c(V)/k)
+	Seed      uint64
+	Threads   int // 0: all cores
+	Backend   Backend
+	Progress  io.Writer // phase times and progress; nil for silence
+}
+
+// DefaultOptions returns the default preset with eps = 0.03, seed 0, all
+// cores and automatic backend selection.
+func DefaultOptions() Options {
+	return Options{Preset: Default, Eps: 0.03}
+}
+
+// Version is gpumap's version.
+const Version = "0.1.0"

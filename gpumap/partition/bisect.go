@@ -1,0 +1,109 @@
+package partition
+
+import (
+	"math/rand/v2"
+
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/refinement"
+)
+
+// flatBisect splits a small graph into two blocks with limits maxW[0] and
+// maxW[1] by greedy graph growing from several random seeds, each polished
+// by 2-way FM; it keeps the best feasible result (or the least overloaded).
+func flatBisect(g *graph.Graph, maxW [2]int64, tries int, fm refinement.FMConfig, seed uint64) []int32 {
+	n := g.N()
+	total := g.TotalVertexWeight()
+	// Block 0's share of the weight, in proportion to the limits.
+	target0 := int64(float64(total) * float64(maxW[0]) / float64(maxW[0]+maxW[1]))
+	rng := rand.New(rand.NewPCG(seed, 0x67676770))
+	var best []int32
+	bestCost, bestExcess := int64(-1), int64(-1)
+	part := make([]int32, n)
+	grow := newGrower(g)
+	for t := 0; t < max(tries, 1); t++ {
+		grow.run(part, target0, maxW[0], rng)
+		s := refinement.NewState(g, 2, part, maxW[:], refinement.Cut())
+		if s.Overloaded() > 0 {
+			refinement.Rebalance(s)
+		}
+		// Classic FM: every boundary vertex starts in the queue and a pass
+		// may run deep, which small graphs afford.
+		cfg := fm
+		cfg.Seed = rng.Uint64()
+		cfg.Seeds = n
+		cfg.Alpha = max(cfg.Alpha, n/4, 60)
+		cfg.Rounds = max(cfg.Rounds, 10)
+		refinement.NewFM(s, cfg).Run(s.Cost())
+		cost, excess := s.Cost(), s.Excess()
+		if best == nil || excess < bestExcess || excess == bestExcess && cost < bestCost {
+			best = append(best[:0], part...)
+			bestCost, bestExcess = cost, excess
+		}
+	}
+	return best
+}
+
+// grower grows block 0 breadth-first by gain from a random seed vertex.
+type grower struct {
+	g    *graph.Graph
+	gain []int64 // conn to block 0 minus conn to block 1, for block-1 vertices
+	skip []bool  // too heavy to join block 0
+	heap *maxHeap
+}
+
+func newGrower(g *graph.Graph) *grower {
+	return &grower{g: g, gain: make([]int64, g.N()), skip: make([]bool, g.N()), heap: newMaxHeap(g.N())}
+}
+
+func (gr *grower) run(part []int32, target0, max0 int64, rng *rand.Rand) {
+	g := gr.g
+	n := g.N()
+	for v := range part {
+		part[v] = 1
+		gr.gain[v] = -weightedDegree(g, int32(v))
+		gr.skip[v] = false
+	}
+	gr.heap.clear()
+	var w0 int64
+	for w0 < target0 {
+		if gr.heap.len() == 0 {
+			// Start (or restart, in a disconnected graph) from a random
+			// vertex still in block 1 that has not proved too heavy.
+			v := int32(rng.IntN(n))
+			i := 0
+			for ; i < n && (part[v] == 0 || gr.skip[v]); i++ {
+				v = (v + 1) % int32(n)
+			}
+			if i == n {
+				return
+			}
+			gr.heap.push(v, gr.gain[v])
+		}
+		v, _ := gr.heap.pop()
+		w := g.VW[v]
+		if w0+w > max0 {
+			gr.skip[v] = true
+			continue
+		}
+		if w0+w-target0 > target0-w0 {
+			return // taking v would land farther from the target
+		}
+		part[v] = 0
+		w0 += w
+		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+			u := g.Adj[e]
+			if part[u] == 1 && !gr.skip[u] {
+				gr.gain[u] += 2 * g.EW[e]
+				gr.heap.push(u, gr.gain[u])
+			}
+		}
+	}
+}
+
+func weightedDegree(g *graph.Graph, v int32) int64 {
+	var s int64
+	for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+		s += g.EW[e]
+	}
+	return s
+}

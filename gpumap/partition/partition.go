@@ -1,0 +1,215 @@
+package partition
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gpumap/gpumap/gpumap/coarsening"
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/internal/par"
+	"github.com/gpumap/gpumap/gpumap/refinement"
+)
+
+// Config sets the partitioner's effort.
+type Config struct {
+	Seed      uint64
+	Tries     int                 // greedy-growing starts per flat bisection (0: 4)
+	FlatSize  int                 // graphs up to this size are bisected without coarsening (0: 160)
+	CoarsenC  int                 // multilevel k-way coarsens to about CoarsenC*k vertices (0: 30)
+	Recursive bool                // recursive multilevel bisection instead of multilevel k-way
+	LPRounds  int                 // label propagation rounds before FM on each level (0: none)
+	FM        refinement.FMConfig // k-way FM on every level
+	FMRounds  int                 // 0: FM's default; -1: no FM
+	Matcher   coarsening.Matcher  // matching algorithm
+}
+
+func (c Config) withDefaults() Config {
+	if c.Tries == 0 {
+		c.Tries = 4
+	}
+	if c.FlatSize == 0 {
+		c.FlatSize = 160
+	}
+	if c.CoarsenC == 0 {
+		c.CoarsenC = 30
+	}
+	return c
+}
+
+// Partition splits g into len(maxW) blocks, block b weighing at most
+// maxW[b] when that is achievable, minimising the edge cut. Block weights
+// are aimed in proportion to the limits.
+func Partition(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
+	cfg = cfg.withDefaults()
+	k := len(maxW)
+	part := make([]int32, g.N())
+	if k <= 1 || g.N() == 0 {
+		return part
+	}
+	switch {
+	case g.N() <= cfg.FlatSize && k == 2:
+		return flatBisect(g, [2]int64{maxW[0], maxW[1]}, cfg.Tries, cfg.FM, cfg.Seed)
+	case g.N() <= cfg.FlatSize || cfg.Recursive && k > 2:
+		part = recursiveBisection(x, g, maxW, cfg)
+		refine(g, part, maxW, cfg, cfg.Seed^0x5eed, false)
+		return part
+	default:
+		return multilevel(x, g, maxW, cfg)
+	}
+}
+
+// multilevel coarsens g to about CoarsenC*k vertices, partitions the
+// coarsest graph by recursive bisection and refines on the way back.
+func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
+	k := len(maxW)
+	total := g.TotalVertexWeight()
+	stop := max(cfg.CoarsenC*k, cfg.FlatSize)
+	minLimit := slicesMin(maxW)
+	// Coarse vertices stay well below a block so the coarsest graph can
+	// still be balanced.
+	capW := max(g.MaxVertexWeight(), min(3*total/int64(2*stop), minLimit/3))
+	levels := coarsening.Coarsen(x, g, coarsening.Config{
+		StopSize: stop, MaxWeight: max(capW, 1), Seed: cfg.Seed, Matcher: cfg.Matcher})
+	coarsest := g
+	if len(levels) > 0 {
+		coarsest = levels[len(levels)-1].Graph
+	}
+	var part []int32
+	if k == 2 {
+		// Bisect the coarsest graph directly: it is small, or coarsening
+		// stalled and recursing would not shrink it.
+		lim := [2]int64{maxW[0], maxW[1]}
+		if len(levels) > 0 {
+			mv := coarsest.MaxVertexWeight()
+			lim[0], lim[1] = lim[0]+mv, lim[1]+mv
+		}
+		part = flatBisect(coarsest, lim, cfg.Tries, cfg.FM, cfg.Seed)
+	} else {
+		part = recursiveBisection(x, coarsest, maxW, cfg)
+		refine(coarsest, part, maxW, cfg, cfg.Seed^uint64(len(levels)), len(levels) > 0)
+	}
+	for i := len(levels) - 1; i >= 0; i-- {
+		fine := g
+		if i > 0 {
+			fine = levels[i-1].Graph
+		}
+		finePart := make([]int32, fine.N())
+		coarsening.Project(x, levels[i].CMap, part, finePart)
+		part = finePart
+		if debugLevels {
+			o := refinement.Cut()
+			fmt.Print(" [", fine.N(), ":", o.Cost(fine, part))
+		}
+		refine(fine, part, maxW, cfg, cfg.Seed^uint64(i), i > 0)
+		if debugLevels {
+			o := refinement.Cut()
+			fmt.Print("->", o.Cost(fine, part), "]")
+		}
+	}
+	return part
+}
+
+// refine polishes part on one level: rebalance if needed, label
+// propagation, then FM. On coarse levels (relax) every limit is raised by
+// the heaviest vertex: exact limits cannot be met with coarse vertices, and
+// the finest level restores them.
+func refine(g *graph.Graph, part []int32, maxW []int64, cfg Config, seed uint64, relax bool) {
+	if relax {
+		mv := g.MaxVertexWeight()
+		r := make([]int64, len(maxW))
+		for i, w := range maxW {
+			r[i] = w + mv
+		}
+		maxW = r
+	}
+	s := refinement.NewState(g, len(maxW), part, maxW, refinement.Cut())
+	if s.Overloaded() > 0 {
+		refinement.Rebalance(s)
+	}
+	if cfg.LPRounds > 0 {
+		refinement.LabelPropagation(s, cfg.LPRounds, seed)
+	}
+	if cfg.FMRounds >= 0 {
+		fm := cfg.FM
+		fm.Seed = seed
+		if cfg.FMRounds > 0 {
+			fm.Rounds = cfg.FMRounds
+		}
+		if len(maxW) == 2 && bisectGlobalFM {
+			// Bisections: classic FM passes over the whole boundary.
+			fm.Seeds = g.N()
+			fm.Alpha = max(fm.Alpha, bisectAlpha)
+		}
+		refinement.NewFM(s, fm).Run(s.Cost())
+	}
+}
+
+// recursiveBisection splits the blocks [0,k) into halves, bisects g with
+// limits that leave the deeper levels their share of the slack (adaptive
+// imbalance), and recurses into both sides.
+func recursiveBisection(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
+	k := len(maxW)
+	part := make([]int32, g.N())
+	if k == 1 || g.N() == 0 {
+		return part
+	}
+	k0 := k / 2
+	cap0, cap1 := sum(maxW[:k0]), sum(maxW[k0:])
+	w := g.TotalVertexWeight()
+	// Remaining depth of the recursion below and including this split.
+	depth := math.Ceil(math.Log2(float64(k)))
+	f := 1.0
+	if w > 0 && cap0+cap1 > w {
+		f = math.Pow(float64(cap0+cap1)/float64(w), 1/depth)
+	}
+	share0 := float64(cap0) / float64(cap0+cap1)
+	lim := [2]int64{
+		min(cap0, int64(math.Floor(f*float64(w)*share0))),
+		min(cap1, int64(math.Floor(f*float64(w)*(1-share0)))),
+	}
+	// Never ask for less than a perfect split rounded up.
+	lim[0] = max(lim[0], int64(math.Ceil(float64(w)*share0)))
+	lim[1] = max(lim[1], int64(math.Ceil(float64(w)*(1-share0))))
+	sub := cfg
+	sub.Seed = cfg.Seed*0x9e3779b97f4a7c15 + uint64(k)
+	bis := Partition(x, g, lim[:], sub)
+	if k == 2 {
+		return bis
+	}
+	subs := Split(g, bis, 2)
+	ranges := [2][]int64{maxW[:k0], maxW[k0:]}
+	for side := 0; side < 2; side++ {
+		if subs[side].G.N() == 0 {
+			continue
+		}
+		sc := sub
+		sc.Seed += uint64(side + 1)
+		sp := Partition(x, subs[side].G, ranges[side], sc)
+		off := int32(side * k0)
+		for i, v := range subs[side].Global {
+			part[v] = sp[i] + off
+		}
+	}
+	return part
+}
+
+func sum(a []int64) int64 {
+	var s int64
+	for _, x := range a {
+		s += x
+	}
+	return s
+}
+
+func slicesMin(a []int64) int64 {
+	m := a[0]
+	for _, x := range a[1:] {
+		m = min(m, x)
+	}
+	return m
+}
+
+var debugLevels bool
+
+var bisectGlobalFM = true
+var bisectAlpha = 100

@@ -1,0 +1,99 @@
+package partition
+
+import (
+	"testing"
+
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/internal/par"
+	"github.com/gpumap/gpumap/gpumap/refinement"
+)
+
+func limits(total int64, k int, eps float64) []int64 {
+	l := graph.Lmax(total, k, eps)
+	m := make([]int64, k)
+	for i := range m {
+		m[i] = l
+	}
+	return m
+}
+
+func check(t *testing.T, g *graph.Graph, part []int32, maxW []int64) int64 {
+	t.Helper()
+	bw := make([]int64, len(maxW))
+	for v, b := range part {
+		if b < 0 || int(b) >= len(maxW) {
+			t.Fatalf("vertex %d in block %d", v, b)
+		}
+		bw[b] += g.VW[v]
+	}
+	for b := range bw {
+		if bw[b] > maxW[b] {
+			t.Fatalf("block %d weighs %d > %d", b, bw[b], maxW[b])
+		}
+	}
+	o := refinement.Cut()
+	return o.Cost(g, part)
+}
+
+func TestGridBisectionIsStraight(t *testing.T) {
+	// The best balanced bisection of a 16x16 grid cuts 16 edges.
+	g := graph.Grid(16, 16)
+	part := Partition(par.New(1), g, limits(256, 2, 0), Config{Seed: 1})
+	if cut := check(t, g, part, limits(256, 2, 0)); cut != 16 {
+		t.Fatalf("cut %d, want 16", cut)
+	}
+}
+
+func TestExactBalanceKWay(t *testing.T) {
+	// 32x32 grid into 16 exact blocks of 64: the 8x8 tiling cuts 384 edges.
+	g := graph.Grid(32, 32)
+	for _, rec := range []bool{false, true} {
+		maxW := limits(1024, 16, 0)
+		part := Partition(par.New(2), g, maxW, Config{Seed: 3, Recursive: rec})
+		cut := check(t, g, part, maxW)
+		if cut > 384*115/100 {
+			t.Errorf("recursive=%v: cut %d, more than 15%% above the tiling's 384", rec, cut)
+		}
+	}
+}
+
+func TestUnequalLimits(t *testing.T) {
+	g := graph.Grid(20, 30)
+	maxW := []int64{100, 200, 300}
+	part := Partition(par.New(1), g, maxW, Config{Seed: 5})
+	check(t, g, part, maxW)
+}
+
+func TestRandomGraphsFeasible(t *testing.T) {
+	for seed := uint64(0); seed < 10; seed++ {
+		g := graph.Random(300+int(seed)*50, 2000, 10, 4, seed)
+		for _, k := range []int{2, 3, 7, 16} {
+			maxW := limits(g.TotalVertexWeight(), k, 0.05)
+			part := Partition(par.New(2), g, maxW, Config{Seed: seed})
+			check(t, g, part, maxW)
+		}
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	g := graph.RandomGeometric(5000, 9)
+	maxW := limits(5000, 8, 0.03)
+	a := Partition(par.New(2), g, maxW, Config{Seed: 11})
+	b := Partition(par.New(2), g, maxW, Config{Seed: 11})
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatal("same seed, different partitions")
+		}
+	}
+}
+
+func BenchmarkPartitionRGG(b *testing.B) {
+	g := graph.RandomGeometric(1<<15, 1)
+	maxW := limits(1<<15, 8, 0.03)
+	x := par.New(1)
+	for i := 0; i < b.N; i++ {
+		part := Partition(x, g, maxW, Config{Seed: uint64(i)})
+		o := refinement.Cut()
+		b.ReportMetric(float64(o.Cost(g, part)), "cut")
+	}
+}

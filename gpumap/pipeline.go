@@ -1,0 +1,105 @@
+package gpumap
+
+import (
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/internal/par"
+	"github.com/gpumap/gpumap/gpumap/multisection"
+	"github.com/gpumap/gpumap/gpumap/partition"
+	"github.com/gpumap/gpumap/gpumap/refinement"
+	"github.com/gpumap/gpumap/topology"
+)
+
+// pipeline runs one mapping: the graph, machine, options and the phase
+// tracker shared by the algorithms.
+type pipeline struct {
+	x    *par.Exec
+	g    *graph.Graph
+	top  *topology.Topology
+	opt  Options
+	t    *tracker
+	cfg  presetConfig
+	lmax int64
+}
+
+func newPipeline(x *par.Exec, g *graph.Graph, top *topology.Topology, opt Options, t *tracker) *pipeline {
+	return &pipeline{x: x, g: g, top: top, opt: opt, t: t, cfg: presets[opt.Preset],
+		lmax: graph.Lmax(g.TotalVertexWeight(), top.K(), opt.Eps)}
+}
+
+func (p *pipeline) limits() []int64 {
+	maxW := make([]int64, p.top.K())
+	for i := range maxW {
+		maxW[i] = p.lmax
+	}
+	return maxW
+}
+
+// multisection: hierarchical multisection, then J refinement.
+func (p *pipeline) multisection() []int32 {
+	var pe []int32
+	p.t.phase("multisection", func() {
+		pe = multisection.Map(p.x, p.g, p.top, multisection.Config{
+			Eps: p.opt.Eps, Seed: p.opt.Seed, Partition: p.cfg.partition})
+	})
+	p.refineJ(pe)
+	return pe
+}
+
+// integrated is the integrated multilevel mapping (IM).
+func (p *pipeline) integrated() []int32 {
+	// Until the integrated pipeline lands, fall back to multisection.
+	return p.multisection()
+}
+
+// refineJ polishes a mapping on the finest graph with J-gain FM.
+func (p *pipeline) refineJ(pe []int32) {
+	p.t.phase("refine-J", func() {
+		s := refinement.NewState(p.g, p.top.K(), pe, p.limits(), refinement.Mapping(p.top))
+		if s.Overloaded() > 0 {
+			refinement.Rebalance(s)
+		}
+		fm := p.cfg.finalFM
+		fm.Seed = p.opt.Seed ^ 0xf1a1
+		refinement.NewFM(s, fm).Run(s.Cost())
+	})
+}
+
+// oneToOne maps one task per PE: exact-balance multisection by recursive
+// bisection, then pair swaps on J.
+func (p *pipeline) oneToOne() []int32 {
+	var pe []int32
+	p.t.phase("multisection", func() {
+		pc := p.cfg.partition
+		pc.Recursive = true
+		pe = multisection.Map(p.x, p.g, p.top, multisection.Config{Eps: 0, Seed: p.opt.Seed, Partition: pc})
+	})
+	p.t.phase("swaps", func() {
+		s := refinement.NewState(p.g, p.top.K(), pe, p.limits(), refinement.Mapping(p.top))
+		if s.Overloaded() > 0 {
+			refinement.Rebalance(s)
+		}
+		refinement.Swaps(s, 8, 4, 1e-4, p.opt.Seed)
+	})
+	return pe
+}
+
+// presetConfig holds the knobs a preset sets.
+type presetConfig struct {
+	partition partition.Config
+	finalFM   refinement.FMConfig
+}
+
+var presets = [...]presetConfig{
+	Fast: {
+		partition: partition.Config{Tries: 2, FMRounds: 2, FM: refinement.FMConfig{Alpha: 30}},
+		finalFM:   refinement.FMConfig{Rounds: 2, Alpha: 30},
+	},
+	Default: {
+		partition: partition.Config{Tries: 4, FM: refinement.FMConfig{Alpha: 60}},
+		finalFM:   refinement.FMConfig{Rounds: 4, Alpha: 60},
+	},
+	Strong: {
+		partition: partition.Config{Tries: 8, FM: refinement.FMConfig{Alpha: 120, Seeds: 4}},
+		finalFM:   refinement.FMConfig{Rounds: 8, Alpha: 120},
+	},
+}
