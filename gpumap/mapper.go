@@ -38,6 +38,7 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 	t.logf("n=%d m=%d k=%d (%s) eps=%g preset=%s algorithm=%s threads=%d one-to-one=%v",
 		g.N(), g.M(), k, top, opt.Eps, opt.Preset, alg, x.Threads(), res.OneToOne)
 	p := newPipeline(x, g, top, opt, t)
+	devTune(&p.cfg, &alg)
 	switch {
 	case res.OneToOne:
 		res.PE = p.oneToOne()

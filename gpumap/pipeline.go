@@ -2,6 +2,7 @@ package gpumap
 
 import (
 	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/integrated"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
 	"github.com/gpumap/gpumap/gpumap/multisection"
 	"github.com/gpumap/gpumap/gpumap/partition"
@@ -39,16 +40,39 @@ func (p *pipeline) multisection() []int32 {
 	var pe []int32
 	p.t.phase("multisection", func() {
 		pe = multisection.Map(p.x, p.g, p.top, multisection.Config{
-			Eps: p.opt.Eps, Seed: p.opt.Seed, Partition: p.cfg.partition})
+			Eps: p.opt.Eps, Seed: p.opt.Seed, Partition: p.cfg.partition, TopSlack: p.cfg.topSlack,
+			TopTries: p.cfg.topTries, Lower: p.cfg.lower})
 	})
-	p.refineJ(pe)
+	for i := 0; i < p.cfg.vcycles; i++ {
+		p.t.phase("v-cycle", func() {
+			c := p.cfg.integrated
+			c.Seed = p.opt.Seed + uint64(i)*0x7f4a
+			integrated.Refine(p.x, p.g, p.top, pe, p.lmax, c)
+		})
+	}
+	if p.cfg.vcycles == 0 {
+		p.refineJ(pe)
+	}
 	return pe
 }
 
 // integrated is the integrated multilevel mapping (IM).
 func (p *pipeline) integrated() []int32 {
-	// Until the integrated pipeline lands, fall back to multisection.
-	return p.multisection()
+	var pe []int32
+	p.t.phase("integrated", func() {
+		c := p.cfg.integrated
+		c.Seed = p.opt.Seed
+		c.Initial.Partition = p.cfg.partition
+		pe = integrated.Map(p.x, p.g, p.top, p.opt.Eps, c)
+	})
+	for i := 0; i < p.cfg.vcycles; i++ {
+		p.t.phase("v-cycle", func() {
+			c := p.cfg.integrated
+			c.Seed = p.opt.Seed + uint64(i+1)*0x7f4a
+			integrated.Refine(p.x, p.g, p.top, pe, p.lmax, c)
+		})
+	}
+	return pe
 }
 
 // refineJ polishes a mapping on the finest graph with J-gain FM.
@@ -85,8 +109,13 @@ func (p *pipeline) oneToOne() []int32 {
 
 // presetConfig holds the knobs a preset sets.
 type presetConfig struct {
-	partition partition.Config
-	finalFM   refinement.FMConfig
+	partition  partition.Config
+	finalFM    refinement.FMConfig
+	integrated integrated.Config
+	vcycles    int
+	topSlack   float64
+	topTries   int
+	lower      partition.Config
 }
 
 var presets = [...]presetConfig{

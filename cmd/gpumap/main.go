@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"time"
 
 	"github.com/gpumap/gpumap/gpumap"
@@ -138,8 +139,19 @@ func cmdMap(args []string, stdout, stderr io.Writer) (int, error) {
 	threads := fs.Int("t", 0, fmt.Sprintf("threads (0: all %d cores)", runtime.NumCPU()))
 	backend := fs.String("backend", "auto", "where data-parallel phases run: auto, cpu or gpu")
 	quiet := fs.Bool("q", false, "no progress on stderr")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile (for developers)")
 	if err := fs.Parse(args); err != nil {
 		return 0, usageError{err}
+	}
+	if *cpuprofile != "" {
+		pf, err := os.Create(*cpuprofile)
+		if err != nil {
+			return 0, err
+		}
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return 0, err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	if fs.NArg() > 0 {
 		return 0, usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}

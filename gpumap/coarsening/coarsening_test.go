@@ -59,7 +59,7 @@ func TestMatchersAndContraction(t *testing.T) {
 			for _, m := range []Matcher{MatchGreedy, MatchTwoHop} {
 				var match []int32
 				if m == MatchGreedy {
-					match = Greedy(g, 4, 7)
+					match = Greedy(g, 4, 7, nil)
 				} else {
 					match = TwoHop(x, g, TwoHopConfig{MaxWeight: 4, Seed: 7})
 				}
@@ -133,7 +133,7 @@ func TestCoarsenHierarchy(t *testing.T) {
 func BenchmarkGreedy(b *testing.B) {
 	g := graph.RandomGeometric(1<<17, 1)
 	for i := 0; i < b.N; i++ {
-		Greedy(g, 1<<30, uint64(i))
+		Greedy(g, 1<<30, uint64(i), nil)
 	}
 }
 
@@ -148,10 +148,31 @@ func BenchmarkTwoHop(b *testing.B) {
 func BenchmarkContract(b *testing.B) {
 	g := graph.RandomGeometric(1<<17, 1)
 	x := par.New(0)
-	match := Greedy(g, 1<<30, 1)
+	match := Greedy(g, 1<<30, 1, nil)
 	cmap, leaders := CoarseMap(x, match)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		Contract(x, g, match, cmap, leaders)
+	}
+}
+
+func TestConstrainedCoarsening(t *testing.T) {
+	g := graph.Grid(40, 40)
+	block := make([]int32, g.N())
+	for v := range block {
+		block[v] = int32((v % 40) / 10) // four vertical stripes
+	}
+	levels := Coarsen(par.New(2), g, Config{StopSize: 8, MaxWeight: 1 << 20, Seed: 3, Block: block})
+	fine, fb := g, block
+	for _, l := range levels {
+		for v := 0; v < fine.N(); v++ {
+			if l.Block[l.CMap[v]] != fb[v] {
+				t.Fatalf("coarse vertex mixes blocks")
+			}
+		}
+		fine, fb = l.Graph, l.Block
+	}
+	if fine.N() > 40 {
+		t.Fatalf("constrained coarsening stalled at %d vertices", fine.N())
 	}
 }

@@ -21,6 +21,7 @@ type Config struct {
 	MaxLevels int     // 0: unlimited
 	Matcher   Matcher
 	Seed      uint64
+	Block     []int32 // when set, only vertices of the same block are merged (greedy matcher)
 }
 
 // Level is one step of the hierarchy: Graph is the coarse graph and CMap
@@ -28,10 +29,14 @@ type Config struct {
 type Level struct {
 	Graph *graph.Graph
 	CMap  []int32
+	Block []int32 // blocks of the coarse vertices (constrained coarsening only)
 }
 
 // Coarsen contracts g level by level. Levels[0] is the first coarse graph;
 // the coarsest is last. It returns no levels when g is already small.
+//
+// With cfg.Block set, coarse vertices never straddle blocks, and every level
+// carries the projected blocks in Level.Block.
 func Coarsen(x *par.Exec, g *graph.Graph, cfg Config) []Level {
 	minShrink := cfg.MinShrink
 	if minShrink <= 0 {
@@ -39,20 +44,29 @@ func Coarsen(x *par.Exec, g *graph.Graph, cfg Config) []Level {
 	}
 	var levels []Level
 	cur := g
+	block := cfg.Block
 	for lvl := 0; cur.N() > cfg.StopSize && (cfg.MaxLevels == 0 || lvl < cfg.MaxLevels); lvl++ {
 		seed := cfg.Seed*0x100000001b3 + uint64(lvl)
 		var match []int32
-		if cfg.Matcher == MatchTwoHop {
+		if cfg.Matcher == MatchTwoHop && block == nil {
 			match = TwoHop(x, cur, TwoHopConfig{MaxWeight: cfg.MaxWeight, Seed: seed})
 		} else {
-			match = Greedy(cur, cfg.MaxWeight, seed)
+			match = Greedy(cur, cfg.MaxWeight, seed, block)
 		}
 		cmap, leaders := CoarseMap(x, match)
 		if float64(len(leaders)) > (1-minShrink)*float64(cur.N()) {
 			break
 		}
 		coarse := Contract(x, cur, match, cmap, leaders)
-		levels = append(levels, Level{Graph: coarse, CMap: cmap})
+		lvl := Level{Graph: coarse, CMap: cmap}
+		if block != nil {
+			lvl.Block = make([]int32, len(leaders))
+			for c, v := range leaders {
+				lvl.Block[c] = block[v]
+			}
+			block = lvl.Block
+		}
+		levels = append(levels, lvl)
 		cur = coarse
 	}
 	return levels

@@ -16,21 +16,24 @@ const Unmatched = -1
 // keeps the memory locality of the input numbering) and pairing each unmatched vertex with its unmatched
 // neighbour of highest rating, subject to c(u)+c(v) <= maxWeight. The
 // result maps every vertex to its partner or to itself.
-func Greedy(g *graph.Graph, maxWeight int64, seed uint64) []int32 {
+//
+// When block is not nil only vertices of the same block are matched (a
+// V-cycle coarsens a graph without destroying its mapping).
+func Greedy(g *graph.Graph, maxWeight int64, seed uint64, block []int32) []int32 {
 	n := g.N()
 	match := make([]int32, n)
 	for i := range match {
 		match[i] = Unmatched
 	}
-	const block = 64
-	blocks := make([]int32, (n+block-1)/block)
+	const chunk = 64
+	blocks := make([]int32, (n+chunk-1)/chunk)
 	for i := range blocks {
 		blocks[i] = int32(i)
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x6d61746368))
 	rng.Shuffle(len(blocks), func(i, j int) { blocks[i], blocks[j] = blocks[j], blocks[i] })
 	for _, b := range blocks {
-		for v := b * block; v < min(b*block+block, int32(n)); v++ {
+		for v := b * chunk; v < min(b*chunk+chunk, int32(n)); v++ {
 			if match[v] != Unmatched {
 				continue
 			}
@@ -38,7 +41,7 @@ func Greedy(g *graph.Graph, maxWeight int64, seed uint64) []int32 {
 			best, bestR, bestH := int32(-1), -1.0, uint64(0)
 			for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 				u := g.Adj[e]
-				if match[u] != Unmatched || cv+g.VW[u] > maxWeight {
+				if match[u] != Unmatched || cv+g.VW[u] > maxWeight || block != nil && block[u] != block[v] {
 					continue
 				}
 				r := rating(g.EW[e], cv, g.VW[u])

@@ -38,9 +38,9 @@ func TestFmtVariants(t *testing.T) {
 	// The same weighted path 1-2-3 (vertex weights 5,6,7; edge weights 8,9)
 	// in every fmt variant that carries those weights.
 	files := map[string]string{
-		"11":  "3 2 11\n5 2 8\n6 1 8 3 9\n7 2 9\n",
-		"011": "3 2 011\n5 2 8\n6 1 8 3 9\n7 2 9\n",
-		"111": "3 2 111\n1 5 2 8\n2 6 1 8 3 9\n3 7 2 9\n",
+		"11":   "3 2 11\n5 2 8\n6 1 8 3 9\n7 2 9\n",
+		"011":  "3 2 011\n5 2 8\n6 1 8 3 9\n7 2 9\n",
+		"111":  "3 2 111\n1 5 2 8\n2 6 1 8 3 9\n3 7 2 9\n",
 		"11 1": "3 2 11 1\n5 2 8\n6 1 8 3 9\n7 2 9\n",
 	}
 	for name, text := range files {

@@ -7,6 +7,7 @@ import (
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
 	"github.com/gpumap/gpumap/gpumap/partition"
+	"github.com/gpumap/gpumap/gpumap/refinement"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -15,6 +16,17 @@ type Config struct {
 	Eps       float64
 	Seed      uint64
 	Partition partition.Config
+	// TopSlack in (0,1] shifts imbalance toward the upper levels, whose cut
+	// is the most expensive: a split with d levels still to come gets the
+	// share of the remaining slack that the paper's rule gives for
+	// 1+(d-1)*TopSlack levels. 0 or 1 is the plain adaptive rule.
+	TopSlack float64
+	// TopTries runs the split of the whole machine (the most expensive
+	// cut) this many times with different seeds and keeps the best.
+	TopTries int
+	// Lower, when set (Tries > 0), configures the splits below the top:
+	// their cuts cost less, so they may get less effort.
+	Lower partition.Config
 }
 
 // Map returns a PE for every vertex of g.
@@ -45,10 +57,10 @@ type mapper struct {
 // Limits returns the block limits for splitting a subgraph of weight w that
 // lives on group grp into grp's children, following the adaptive imbalance
 // rule; depth is the number of splits still to come, this one included.
-func Limits(children []topology.Group, grpSize int, w, total int64, k int, eps float64, depth int, lmax int64) []int64 {
+func Limits(children []topology.Group, grpSize int, w, total int64, k int, eps float64, depth float64, lmax int64) []int64 {
 	epsP := 0.0
 	if w > 0 {
-		epsP = math.Pow((1+eps)*float64(grpSize)*float64(total)/(float64(k)*float64(w)), 1/float64(depth)) - 1
+		epsP = math.Pow((1+eps)*float64(grpSize)*float64(total)/(float64(k)*float64(w)), 1/depth) - 1
 	}
 	epsP = max(epsP, 0)
 	maxW := make([]int64, len(children))
@@ -77,10 +89,33 @@ func (m *mapper) rec(g *graph.Graph, global []int32, grp topology.Group, pe []in
 		return
 	}
 	// grp.Level splits remain, this one included.
-	maxW := Limits(children, grp.Size(), g.TotalVertexWeight(), m.total, m.top.K(), m.cfg.Eps, grp.Level, m.lmax)
+	depth := float64(grp.Level)
+	if ts := m.cfg.TopSlack; ts > 0 && ts < 1 {
+		depth = 1 + (depth-1)*ts
+	}
+	maxW := Limits(children, grp.Size(), g.TotalVertexWeight(), m.total, m.top.K(), m.cfg.Eps, depth, m.lmax)
 	pc := m.cfg.Partition
-	pc.Seed = m.cfg.Seed*0x9e3779b97f4a7c15 ^ uint64(grp.Lo)<<8 ^ uint64(grp.Level)
-	part := partition.Partition(m.x, g, maxW, pc)
+	tries := max(m.cfg.TopTries, 1)
+	if grp.Size() != m.top.K() { // below the first split of the whole machine
+		tries = 1
+		if m.cfg.Lower.Tries > 0 {
+			pc = m.cfg.Lower
+		}
+	}
+	var part []int32
+	bestCut := int64(-1)
+	cut := refinement.Cut()
+	for t := 0; t < tries; t++ {
+		pc.Seed = m.cfg.Seed*0x9e3779b97f4a7c15 ^ uint64(grp.Lo)<<8 ^ uint64(grp.Level) ^ uint64(t)<<40
+		p := partition.Partition(m.x, g, maxW, pc)
+		if tries == 1 {
+			part = p
+			break
+		}
+		if c := cut.Cost(g, p); part == nil || c < bestCut {
+			part, bestCut = p, c
+		}
+	}
 	if grp.Level == 1 {
 		for i, v := range global {
 			pe[v] = int32(children[part[i]].Lo)

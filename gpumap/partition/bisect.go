@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -35,6 +36,9 @@ func flatBisect(g *graph.Graph, maxW [2]int64, tries int, fm refinement.FMConfig
 		cfg.Rounds = max(cfg.Rounds, 10)
 		refinement.NewFM(s, cfg).Run(s.Cost())
 		cost, excess := s.Cost(), s.Excess()
+		if DebugLevels {
+			fmt.Print(" t", cost)
+		}
 		if best == nil || excess < bestExcess || excess == bestExcess && cost < bestCost {
 			best = append(best[:0], part...)
 			bestCost, bestExcess = cost, excess

@@ -96,12 +96,12 @@ func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
 		finePart := make([]int32, fine.N())
 		coarsening.Project(x, levels[i].CMap, part, finePart)
 		part = finePart
-		if debugLevels {
+		if DebugLevels {
 			o := refinement.Cut()
 			fmt.Print(" [", fine.N(), ":", o.Cost(fine, part))
 		}
 		refine(fine, part, maxW, cfg, cfg.Seed^uint64(i), i > 0)
-		if debugLevels {
+		if DebugLevels {
 			o := refinement.Cut()
 			fmt.Print("->", o.Cost(fine, part), "]")
 		}
@@ -209,7 +209,7 @@ func slicesMin(a []int64) int64 {
 	return m
 }
 
-var debugLevels bool
+var DebugLevels bool
 
 var bisectGlobalFM = true
 var bisectAlpha = 100

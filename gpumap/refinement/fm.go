@@ -23,15 +23,16 @@ type FMConfig struct {
 // starts infeasible is left to Rebalance; FM then only accepts prefixes
 // that do not add overload.
 type FM struct {
-	s     *State
-	cfg   FMConfig
-	nb    *nbhd
-	heap  *gainHeap
-	tgt   []int32
-	lock  []uint32
-	round uint32
-	moves []move
-	rng   *rand.Rand
+	s       *State
+	cfg     FMConfig
+	ct      *ConnTable
+	heap    *gainHeap
+	tgt     []int32
+	lock    []uint32 // round in which the vertex moved for good
+	retried []uint32 // round in which the vertex was already given a retry
+	round   uint32
+	moves   []move
+	rng     *rand.Rand
 }
 
 type move struct {
@@ -58,13 +59,14 @@ func NewFM(s *State, cfg FMConfig) *FM {
 		cfg.Slack = 0
 	}
 	n := s.G.N()
-	return &FM{s: s, cfg: cfg, nb: newNbhd(s.K), heap: newGainHeap(n),
-		tgt: make([]int32, n), lock: make([]uint32, n),
+	return &FM{s: s, cfg: cfg, heap: newGainHeap(n),
+		tgt: make([]int32, n), lock: make([]uint32, n), retried: make([]uint32, n),
 		rng: rand.New(rand.NewPCG(cfg.Seed, 0x666d))}
 }
 
 // Run performs the rounds and returns the cost reduction.
 func (f *FM) Run(cost int64) int64 {
+	f.ct = NewConnTable(f.s)
 	total := int64(0)
 	for r := 0; r < f.cfg.Rounds; r++ {
 		gain := f.round1()
@@ -88,7 +90,7 @@ func (f *FM) round1() int64 {
 	f.round++
 	var boundary []int32
 	for v := int32(0); v < n; v++ {
-		if s.IsBoundary(v) {
+		if f.ct.Boundary(v) {
 			boundary = append(boundary, v)
 		}
 	}
@@ -113,8 +115,7 @@ func (f *FM) round1() int64 {
 
 // consider (re)computes v's best move and files it in the heap.
 func (f *FM) consider(v int32) {
-	f.nb.load(f.s, v)
-	t, g := f.nb.bestMove(f.s, v, f.cfg.Slack)
+	t, g := f.ct.BestMove(v, f.cfg.Slack)
 	if t < 0 {
 		f.heap.remove(v)
 		return
@@ -136,8 +137,7 @@ func (f *FM) search() int64 {
 		it := f.heap.pop()
 		v := it.v
 		// Block weights change under the search: re-check the target.
-		f.nb.load(s, v)
-		t, gain := f.nb.bestMove(s, v, f.cfg.Slack)
+		t, gain := f.ct.BestMove(v, f.cfg.Slack)
 		if t < 0 {
 			continue
 		}
@@ -154,7 +154,7 @@ func (f *FM) search() int64 {
 		if s.BW[t] <= s.MaxW[t] && s.BW[t]+w > s.MaxW[t] {
 			over++
 		}
-		s.Move(v, t)
+		f.ct.Move(v, t)
 		f.lock[v] = f.round
 		f.moves = append(f.moves, move{v, from})
 		cur += gain
@@ -170,8 +170,15 @@ func (f *FM) search() int64 {
 			}
 		}
 	}
+	// Undo the moves after the best prefix. Their vertices may serve one
+	// more search of this round (never more, which bounds the work).
 	for i := len(f.moves) - 1; i >= bestLen; i-- {
-		s.Move(f.moves[i].v, f.moves[i].from)
+		v := f.moves[i].v
+		f.ct.Move(v, f.moves[i].from)
+		if f.retried[v] != f.round {
+			f.retried[v] = f.round
+			f.lock[v] = 0
+		}
 	}
 	f.heap.clear()
 	return best

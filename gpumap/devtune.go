@@ -1,0 +1,73 @@
+package gpumap
+
+import (
+	"os"
+	"strconv"
+	"strings"
+)
+
+// TEMPORARY tuning hook (removed before release): GPUMAP_DEV="key=val,...".
+func devTune(c *presetConfig, alg *Algorithm) {
+	spec := os.Getenv("GPUMAP_DEV")
+	if spec == "" {
+		return
+	}
+	for _, kv := range strings.Split(spec, ",") {
+		f := strings.SplitN(kv, "=", 2)
+		if len(f) != 2 {
+			continue
+		}
+		v, _ := strconv.Atoi(f[1])
+		switch f[0] {
+		case "alg":
+			*alg = Algorithm(v)
+		case "tries":
+			c.partition.Tries = v
+		case "palpha":
+			c.partition.FM.Alpha = v
+		case "pseeds":
+			c.partition.FM.Seeds = v
+		case "prec":
+			c.partition.Recursive = v != 0
+		case "pc":
+			c.partition.CoarsenC = v
+		case "flat":
+			c.partition.FlatSize = v
+		case "prounds":
+			c.partition.FMRounds = v
+		case "plp":
+			c.partition.LPRounds = v
+		case "ts":
+			c.topSlack = float64(v) / 100
+		case "tt":
+			c.topTries = v
+		case "ltries":
+			c.lower.Tries = v
+			c.lower.FM.Alpha = c.partition.FM.Alpha
+			c.lower.FMRounds = c.partition.FMRounds
+			c.lower.LPRounds = c.partition.LPRounds
+		case "vc":
+			c.vcycles = v
+		case "ic":
+			c.integrated.CoarsenC = v
+		case "icap":
+			c.integrated.CapDiv = int64(v)
+		case "itries":
+			c.integrated.InitialTries = v
+		case "ialpha":
+			c.integrated.FM.Alpha = v
+		case "irounds":
+			c.integrated.FM.Rounds = v
+		case "iseeds":
+			c.integrated.FM.Seeds = v
+		case "ilp":
+			c.integrated.LPRounds = v
+		case "irelax":
+			c.integrated.RelaxCoarse = v != 0
+		case "falpha":
+			c.finalFM.Alpha = v
+		case "frounds":
+			c.finalFM.Rounds = v
+		}
+	}
+}

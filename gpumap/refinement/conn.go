@@ -1,0 +1,184 @@
+package refinement
+
+// ConnTable holds, for every vertex, its connectivity to each adjacent
+// block: the pairs (block, weight) with weight > 0 live in the vertex's own
+// CSR slot range (a vertex has at most deg(v) adjacent blocks), so the
+// table needs no hashing and O(m) memory. Moves update it in O(deg) time.
+type ConnTable struct {
+	s   *State
+	cnt []int32 // entries of v: slots [XAdj[v], XAdj[v]+cnt[v])
+	blk []int32
+	w   []int64
+}
+
+// NewConnTable builds the table for the current assignment.
+func NewConnTable(s *State) *ConnTable {
+	g := s.G
+	c := &ConnTable{s: s, cnt: make([]int32, g.N()), blk: make([]int32, len(g.Adj)), w: make([]int64, len(g.Adj))}
+	for v := int32(0); v < int32(g.N()); v++ {
+		c.rebuild(v)
+	}
+	return c
+}
+
+// rebuild recomputes v's entries from its neighbourhood.
+func (c *ConnTable) rebuild(v int32) {
+	g, part := c.s.G, c.s.Part
+	base := g.XAdj[v]
+	n := int64(0)
+	for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+		if g.EW[e] == 0 {
+			continue
+		}
+		b := part[g.Adj[e]]
+		i := base
+		for ; i < base+n && c.blk[i] != b; i++ {
+		}
+		if i == base+n {
+			c.blk[i], c.w[i] = b, 0
+			n++
+		}
+		c.w[i] += g.EW[e]
+	}
+	c.cnt[v] = int32(n)
+}
+
+// add changes v's connectivity to b by dw.
+func (c *ConnTable) add(v, b int32, dw int64) {
+	base := c.s.G.XAdj[v]
+	end := base + int64(c.cnt[v])
+	for i := base; i < end; i++ {
+		if c.blk[i] == b {
+			c.w[i] += dw
+			if c.w[i] == 0 { // drop it: move the last entry here
+				c.blk[i], c.w[i] = c.blk[end-1], c.w[end-1]
+				c.cnt[v]--
+			}
+			return
+		}
+	}
+	c.blk[end], c.w[end] = b, dw
+	c.cnt[v]++
+}
+
+// Move moves v to block to and updates the neighbours' entries.
+func (c *ConnTable) Move(v, to int32) {
+	s := c.s
+	from := s.Part[v]
+	if from == to {
+		return
+	}
+	s.Move(v, to)
+	g := s.G
+	xadj, blk, cw, cnt := g.XAdj, c.blk, c.w, c.cnt
+	for e := xadj[v]; e < xadj[v+1]; e++ {
+		w := g.EW[e]
+		if w == 0 {
+			continue
+		}
+		u := g.Adj[e]
+		// One scan finds both entries: from loses w, to gains w.
+		base := xadj[u]
+		end := base + int64(cnt[u])
+		fi, ti := int64(-1), int64(-1)
+		for i := base; i < end; i++ {
+			switch blk[i] {
+			case from:
+				fi = i
+			case to:
+				ti = i
+			}
+		}
+		// from is present (v contributed to it). Never grow the list
+		// before shrinking it: it may not exceed deg(u) slots.
+		switch {
+		case ti >= 0:
+			cw[ti] += w
+			if cw[fi] -= w; cw[fi] == 0 {
+				blk[fi], cw[fi] = blk[end-1], cw[end-1]
+				cnt[u]--
+			}
+		case cw[fi] == w:
+			blk[fi] = to // the entry changes block, weight w stays
+		default:
+			cw[fi] -= w
+			blk[end], cw[end] = to, w
+			cnt[u]++
+		}
+	}
+}
+
+// Conn returns v's connectivity to b.
+func (c *ConnTable) Conn(v, b int32) int64 {
+	base := c.s.G.XAdj[v]
+	for i := base; i < base+int64(c.cnt[v]); i++ {
+		if c.blk[i] == b {
+			return c.w[i]
+		}
+	}
+	return 0
+}
+
+// Boundary reports whether v is connected to a block other than its own.
+func (c *ConnTable) Boundary(v int32) bool {
+	n := c.cnt[v]
+	if n == 0 {
+		return false
+	}
+	return n > 1 || c.blk[c.s.G.XAdj[v]] != c.s.Part[v]
+}
+
+// costAt is v's objective contribution if it sat in block b.
+func (c *ConnTable) costAt(v, b int32) int64 {
+	o := &c.s.Obj
+	base := c.s.G.XAdj[v]
+	var cost int64
+	for i := base; i < base+int64(c.cnt[v]); i++ {
+		if x := c.blk[i]; x != b {
+			cost += c.w[i] * o.D(b, x)
+		}
+	}
+	return cost
+}
+
+// BestMove returns v's best target among its adjacent blocks whose weight
+// stays within limit+slack, and the gain; target -1 when none fits. Ties go
+// to the lighter block.
+func (c *ConnTable) BestMove(v int32, slack int64) (target int32, gain int64) {
+	s := c.s
+	p := s.Part[v]
+	w := s.G.VW[v]
+	base := s.G.XAdj[v]
+	end := base + int64(c.cnt[v])
+	target = -1
+	if s.Obj.IsCut() {
+		cp := int64(0)
+		for i := base; i < end; i++ {
+			if c.blk[i] == p {
+				cp = c.w[i]
+				break
+			}
+		}
+		for i := base; i < end; i++ {
+			b := c.blk[i]
+			if b == p || s.BW[b]+w > s.MaxW[b]+slack {
+				continue
+			}
+			if gn := c.w[i] - cp; target < 0 || gn > gain || gn == gain && s.BW[b] < s.BW[target] {
+				target, gain = b, gn
+			}
+		}
+		return target, gain
+	}
+	cur := c.costAt(v, p)
+	for i := base; i < end; i++ {
+		b := c.blk[i]
+		if b == p || s.BW[b]+w > s.MaxW[b]+slack {
+			continue
+		}
+		if gn := cur - c.costAt(v, b); target < 0 || gn > gain || gn == gain && s.BW[b] < s.BW[target] {
+			target, gain = b, gn
+		}
+	}
+	return target, gain
+}
