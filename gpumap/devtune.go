@@ -46,6 +46,9 @@ func devTune(c *presetConfig, alg *Algorithm) {
 			c.lower.FM.Alpha = c.partition.FM.Alpha
 			c.lower.FMRounds = c.partition.FMRounds
 			c.lower.LPRounds = c.partition.LPRounds
+		case "seedmin":
+			c.partition.FM.AllSeeds = v == 0
+			c.finalFM.AllSeeds = v == 0
 		case "vc":
 			c.vcycles = v
 		case "ic":

@@ -84,7 +84,9 @@ func (p *pipeline) refineJ(pe []int32) {
 		}
 		fm := p.cfg.finalFM
 		fm.Seed = p.opt.Seed ^ 0xf1a1
-		refinement.NewFM(s, fm).Run(s.Cost())
+		before := s.Cost()
+		gain := refinement.NewFM(s, fm).Run(before)
+		p.t.logf("refine-J: J %d -> %d", before, before-gain)
 	})
 }
 

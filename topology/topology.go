@@ -215,6 +215,11 @@ func (t *Topology) Labels() []uint64 {
 	return out
 }
 
+// LabelShifts returns the bit offset of every level's field in the labels,
+// level 1 first: two PEs share their level-i group exactly when their labels
+// agree on all bits at or above LabelShifts()[i] (for i < L).
+func (t *Topology) LabelShifts() []uint { return append([]uint(nil), t.shift...) }
+
 // LabelDistance is the distance between the PEs with labels a and b: O(1).
 func (t *Topology) LabelDistance(a, b uint64) int64 {
 	x := a ^ b

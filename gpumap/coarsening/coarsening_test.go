@@ -59,7 +59,7 @@ func TestMatchersAndContraction(t *testing.T) {
 			for _, m := range []Matcher{MatchGreedy, MatchTwoHop} {
 				var match []int32
 				if m == MatchGreedy {
-					match = Greedy(g, 4, 7, nil)
+					match = Greedy(g, 4, 7, nil, false)
 				} else {
 					match = TwoHop(x, g, TwoHopConfig{MaxWeight: 4, Seed: 7})
 				}
@@ -133,7 +133,7 @@ func TestCoarsenHierarchy(t *testing.T) {
 func BenchmarkGreedy(b *testing.B) {
 	g := graph.RandomGeometric(1<<17, 1)
 	for i := 0; i < b.N; i++ {
-		Greedy(g, 1<<30, uint64(i), nil)
+		Greedy(g, 1<<30, uint64(i), nil, false)
 	}
 }
 
@@ -148,7 +148,7 @@ func BenchmarkTwoHop(b *testing.B) {
 func BenchmarkContract(b *testing.B) {
 	g := graph.RandomGeometric(1<<17, 1)
 	x := par.New(0)
-	match := Greedy(g, 1<<30, 1, nil)
+	match := Greedy(g, 1<<30, 1, nil, false)
 	cmap, leaders := CoarseMap(x, match)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -22,6 +22,7 @@ type Config struct {
 	Matcher   Matcher
 	Seed      uint64
 	Block     []int32 // when set, only vertices of the same block are merged (greedy matcher)
+	Natural   bool    // greedy matcher visits vertices in id order (see Greedy)
 }
 
 // Level is one step of the hierarchy: Graph is the coarse graph and CMap
@@ -51,7 +52,8 @@ func Coarsen(x *par.Exec, g *graph.Graph, cfg Config) []Level {
 		if cfg.Matcher == MatchTwoHop && block == nil {
 			match = TwoHop(x, cur, TwoHopConfig{MaxWeight: cfg.MaxWeight, Seed: seed})
 		} else {
-			match = Greedy(cur, cfg.MaxWeight, seed, block)
+			// Natural order only pays on the input's own numbering.
+			match = Greedy(cur, cfg.MaxWeight, seed, block, cfg.Natural)
 		}
 		cmap, leaders := CoarseMap(x, match)
 		if float64(len(leaders)) > (1-minShrink)*float64(cur.N()) {

@@ -22,7 +22,16 @@ func flatBisect(g *graph.Graph, maxW [2]int64, tries int, fm refinement.FMConfig
 	part := make([]int32, n)
 	grow := newGrower(g)
 	for t := 0; t < max(tries, 1); t++ {
-		grow.run(part, target0, maxW[0], rng)
+		// Alternate seeds: pseudo-peripheral vertices (far ends of the
+		// graph, which grids and meshes need for straight cuts) and random
+		// ones; every other peripheral try grows by BFS order, not gain.
+		start := int32(rng.IntN(n))
+		bfs := false
+		if t%2 == 0 {
+			start = grow.peripheral(start)
+			bfs = t%4 == 2
+		}
+		grow.run(part, target0, maxW[0], start, bfs, rng)
 		s := refinement.NewState(g, 2, part, maxW[:], refinement.Cut())
 		if s.Overloaded() > 0 {
 			refinement.Rebalance(s)
@@ -53,13 +62,17 @@ type grower struct {
 	gain []int64 // conn to block 0 minus conn to block 1, for block-1 vertices
 	skip []bool  // too heavy to join block 0
 	heap *maxHeap
+	// breadth-first search scratch
+	queue []int32
+	seen  []uint32
+	stamp uint32
 }
 
 func newGrower(g *graph.Graph) *grower {
 	return &grower{g: g, gain: make([]int64, g.N()), skip: make([]bool, g.N()), heap: newMaxHeap(g.N())}
 }
 
-func (gr *grower) run(part []int32, target0, max0 int64, rng *rand.Rand) {
+func (gr *grower) run(part []int32, target0, max0 int64, start int32, bfs bool, rng *rand.Rand) {
 	g := gr.g
 	n := g.N()
 	for v := range part {
@@ -68,6 +81,8 @@ func (gr *grower) run(part []int32, target0, max0 int64, rng *rand.Rand) {
 		gr.skip[v] = false
 	}
 	gr.heap.clear()
+	gr.heap.push(start, 0)
+	order := int64(0)
 	var w0 int64
 	for w0 < target0 {
 		if gr.heap.len() == 0 {
@@ -98,7 +113,14 @@ func (gr *grower) run(part []int32, target0, max0 int64, rng *rand.Rand) {
 			u := g.Adj[e]
 			if part[u] == 1 && !gr.skip[u] {
 				gr.gain[u] += 2 * g.EW[e]
-				gr.heap.push(u, gr.gain[u])
+				if bfs {
+					if !gr.heap.contains(u) {
+						order--
+						gr.heap.push(u, order) // first come, first served
+					}
+				} else {
+					gr.heap.push(u, gr.gain[u])
+				}
 			}
 		}
 	}
@@ -110,4 +132,33 @@ func weightedDegree(g *graph.Graph, v int32) int64 {
 		s += g.EW[e]
 	}
 	return s
+}
+
+// peripheral returns a pseudo-peripheral vertex: the last vertex reached by
+// a breadth-first search from the last vertex reached by one from start.
+func (gr *grower) peripheral(start int32) int32 {
+	g := gr.g
+	n := g.N()
+	if cap(gr.queue) < n {
+		gr.queue = make([]int32, 0, n)
+		gr.seen = make([]uint32, n)
+	}
+	v := start
+	for pass := 0; pass < 2; pass++ {
+		gr.stamp++
+		q := append(gr.queue[:0], v)
+		gr.seen[v] = gr.stamp
+		for i := 0; i < len(q); i++ {
+			x := q[i]
+			for e := g.XAdj[x]; e < g.XAdj[x+1]; e++ {
+				if u := g.Adj[e]; gr.seen[u] != gr.stamp {
+					gr.seen[u] = gr.stamp
+					q = append(q, u)
+				}
+			}
+		}
+		v = q[len(q)-1]
+		gr.queue = q
+	}
+	return v
 }

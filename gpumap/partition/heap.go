@@ -17,6 +17,8 @@ func newMaxHeap(n int) *maxHeap {
 
 func (h *maxHeap) len() int { return len(h.v) }
 
+func (h *maxHeap) contains(v int32) bool { return h.pos[v] >= 0 }
+
 func (h *maxHeap) clear() {
 	for _, v := range h.v {
 		h.pos[v] = -1

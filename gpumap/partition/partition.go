@@ -21,6 +21,7 @@ type Config struct {
 	FM        refinement.FMConfig // k-way FM on every level
 	FMRounds  int                 // 0: FM's default; -1: no FM
 	Matcher   coarsening.Matcher  // matching algorithm
+	Natural   bool                // natural-order matching (see coarsening.Greedy)
 }
 
 func (c Config) withDefaults() Config {
@@ -69,7 +70,7 @@ func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
 	// still be balanced.
 	capW := max(g.MaxVertexWeight(), min(3*total/int64(2*stop), minLimit/3))
 	levels := coarsening.Coarsen(x, g, coarsening.Config{
-		StopSize: stop, MaxWeight: max(capW, 1), Seed: cfg.Seed, Matcher: cfg.Matcher})
+		StopSize: stop, MaxWeight: max(capW, 1), Seed: cfg.Seed, Matcher: cfg.Matcher, Natural: cfg.Natural})
 	coarsest := g
 	if len(levels) > 0 {
 		coarsest = levels[len(levels)-1].Graph
@@ -211,5 +212,5 @@ func slicesMin(a []int64) int64 {
 
 var DebugLevels bool
 
-var bisectGlobalFM = true
+var bisectGlobalFM = false
 var bisectAlpha = 100

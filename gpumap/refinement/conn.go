@@ -1,24 +1,55 @@
 package refinement
 
+import "github.com/gpumap/gpumap/gpumap/graph"
+
 // ConnTable holds, for every vertex, its connectivity to each adjacent
 // block: the pairs (block, weight) with weight > 0 live in the vertex's own
 // CSR slot range (a vertex has at most deg(v) adjacent blocks), so the
 // table needs no hashing and O(m) memory. Moves update it in O(deg) time.
 type ConnTable struct {
-	s   *State
-	cnt []int32 // entries of v: slots [XAdj[v], XAdj[v]+cnt[v])
-	blk []int32
-	w   []int64
+	s     *State
+	cnt   []int32 // entries of v: slots [XAdj[v], XAdj[v]+cnt[v])
+	valid []bool  // entries are built on first use
+	blk   []int32
+	w     []int64
+
+	agg aggScratch // for BestMove on vertices with many adjacent blocks
+	hub int64      // vertices of higher degree are frozen: no entries, never moved
 }
 
-// NewConnTable builds the table for the current assignment.
+// hubDegree is the degree above which a vertex is frozen in FM: moving it
+// would touch its whole neighbourhood and every neighbour's move would scan
+// its long entry list, for gains that such vertices rarely have.
+func hubDegree(g *graph.Graph) int64 {
+	n := int64(g.N())
+	if n == 0 {
+		return 0
+	}
+	return max(64, 8*int64(len(g.Adj))/n)
+}
+
+// Frozen reports whether v is a hub that FM leaves in place.
+func (c *ConnTable) Frozen(v int32) bool {
+	g := c.s.G
+	return g.XAdj[v+1]-g.XAdj[v] > c.hub
+}
+
+// NewConnTable prepares the table for the current assignment. Entries are
+// built lazily, the first time a vertex is asked about, so refinement that
+// only touches the boundary never pays for the interior.
 func NewConnTable(s *State) *ConnTable {
 	g := s.G
-	c := &ConnTable{s: s, cnt: make([]int32, g.N()), blk: make([]int32, len(g.Adj)), w: make([]int64, len(g.Adj))}
-	for v := int32(0); v < int32(g.N()); v++ {
+	return &ConnTable{s: s, cnt: make([]int32, g.N()), valid: make([]bool, g.N()),
+		blk: make([]int32, len(g.Adj)), w: make([]int64, len(g.Adj)), hub: hubDegree(g)}
+}
+
+// ensure builds v's entries if they are not built yet.
+// Frozen vertices are not kept up to date and are rebuilt on every query.
+func (c *ConnTable) ensure(v int32) {
+	if !c.valid[v] {
+		c.valid[v] = !c.Frozen(v)
 		c.rebuild(v)
 	}
-	return c
 }
 
 // rebuild recomputes v's entries from its neighbourhood.
@@ -77,8 +108,14 @@ func (c *ConnTable) Move(v, to int32) {
 			continue
 		}
 		u := g.Adj[e]
-		// One scan finds both entries: from loses w, to gains w.
+		if !c.valid[u] {
+			continue // built from scratch when first needed
+		}
 		base := xadj[u]
+		if xadj[u+1]-base > c.hub {
+			continue // frozen: keeps no entries
+		}
+		// One scan finds both entries: from loses w, to gains w.
 		end := base + int64(cnt[u])
 		fi, ti := int64(-1), int64(-1)
 		for i := base; i < end; i++ {
@@ -110,6 +147,7 @@ func (c *ConnTable) Move(v, to int32) {
 
 // Conn returns v's connectivity to b.
 func (c *ConnTable) Conn(v, b int32) int64 {
+	c.ensure(v)
 	base := c.s.G.XAdj[v]
 	for i := base; i < base+int64(c.cnt[v]); i++ {
 		if c.blk[i] == b {
@@ -121,6 +159,7 @@ func (c *ConnTable) Conn(v, b int32) int64 {
 
 // Boundary reports whether v is connected to a block other than its own.
 func (c *ConnTable) Boundary(v int32) bool {
+	c.ensure(v)
 	n := c.cnt[v]
 	if n == 0 {
 		return false
@@ -145,6 +184,7 @@ func (c *ConnTable) costAt(v, b int32) int64 {
 // stays within limit+slack, and the gain; target -1 when none fits. Ties go
 // to the lighter block.
 func (c *ConnTable) BestMove(v int32, slack int64) (target int32, gain int64) {
+	c.ensure(v)
 	s := c.s
 	p := s.Part[v]
 	w := s.G.VW[v]
@@ -169,6 +209,9 @@ func (c *ConnTable) BestMove(v int32, slack int64) (target int32, gain int64) {
 			}
 		}
 		return target, gain
+	}
+	if end-base > aggThreshold && len(s.Obj.shifts) > 1 {
+		return c.bestMoveAggregated(v, slack)
 	}
 	cur := c.costAt(v, p)
 	for i := base; i < end; i++ {

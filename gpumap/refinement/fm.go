@@ -12,6 +12,10 @@ type FMConfig struct {
 	MinImprove float64 // stop when a round improves the cost by less than this fraction (0: 0.0005)
 	Slack      int64   // temporary overload allowed during a search (< 0: none; 0: heaviest vertex)
 	Seed       uint64
+	// SeedMinGain: a boundary vertex starts a search only if its best
+	// move gains at least this much (math.MinInt64: every boundary vertex).
+	SeedMinGain int64
+	AllSeeds    bool // ignore SeedMinGain
 }
 
 // FM runs localized k-way Fiduccia–Mattheyses refinement on s: searches
@@ -90,7 +94,7 @@ func (f *FM) round1() int64 {
 	f.round++
 	var boundary []int32
 	for v := int32(0); v < n; v++ {
-		if f.ct.Boundary(v) {
+		if !f.ct.Frozen(v) && s.IsBoundary(v) {
 			boundary = append(boundary, v)
 		}
 	}
@@ -102,6 +106,11 @@ func (f *FM) round1() int64 {
 			v := boundary[i]
 			if f.lock[v] == f.round {
 				continue
+			}
+			if !f.cfg.AllSeeds {
+				if t, g := f.ct.BestMove(v, f.cfg.Slack); t < 0 || g < f.cfg.SeedMinGain {
+					continue
+				}
 			}
 			f.consider(v)
 			c++
@@ -165,7 +174,7 @@ func (f *FM) search() int64 {
 			fruitless++
 		}
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-			if u := g.Adj[e]; f.lock[u] != f.round {
+			if u := g.Adj[e]; f.lock[u] != f.round && !f.ct.Frozen(u) {
 				f.consider(u)
 			}
 		}

@@ -12,6 +12,8 @@ import (
 type Objective struct {
 	labels    []uint64 // per block; nil for the edge cut
 	distOfBit [64]int64
+	shifts    []uint  // bit offset of each level's label field, innermost first
+	dists     []int64 // d1..dL
 }
 
 // Cut is the edge-cut objective: every pair of distinct blocks is 1 apart.
@@ -19,10 +21,11 @@ func Cut() Objective { return Objective{} }
 
 // Mapping is the objective J on top: block b is PE b.
 func Mapping(top *topology.Topology) Objective {
-	o := Objective{labels: top.Labels()}
+	o := Objective{labels: top.Labels(), dists: top.Distances()}
 	for b := 0; b < 64; b++ {
 		o.distOfBit[b] = top.LabelDistance(0, 1<<uint(b))
 	}
+	o.shifts = top.LabelShifts()
 	return o
 }
 
