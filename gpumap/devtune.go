@@ -1,6 +1,7 @@
 package gpumap
 
 import (
+	"github.com/gpumap/gpumap/gpumap/partition"
 	"os"
 	"strconv"
 	"strings"
@@ -49,6 +50,34 @@ func devTune(c *presetConfig, alg *Algorithm) {
 		case "seedmin":
 			c.partition.FM.AllSeeds = v == 0
 			c.finalFM.AllSeeds = v == 0
+		case "fcap":
+			partition.FlatAlphaCap = v
+		case "frnd":
+			partition.FlatRounds = v
+		case "pfine":
+			c.partition.FineFMRounds = v
+		case "skipx":
+			c.partition.FM.SkipExplored = v&1 != 0
+			c.finalFM.SkipExplored = v&2 != 0
+			c.lower.FM.SkipExplored = v&1 != 0
+		case "active":
+			c.partition.FM.Active = v&1 != 0
+			c.finalFM.Active = v&2 != 0
+		case "th":
+			c.topH = v
+		case "tc":
+			c.topC = v
+		case "tp":
+			c.topPrune = v
+		case "btries":
+			c.bottom = c.partition
+			c.bottom.Tries = v
+		case "bfm":
+			c.bottom.FMRounds = v
+		case "blp":
+			c.bottom.LPRounds = v
+		case "balpha":
+			c.bottom.FM.Alpha = v
 		case "vc":
 			c.vcycles = v
 		case "ic":

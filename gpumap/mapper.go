@@ -6,6 +6,7 @@ import (
 
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
+	"github.com/gpumap/gpumap/gpumap/refinement"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -53,6 +54,7 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 		return nil, fmt.Errorf("gpumap: internal error: %w", err)
 	}
 	res.Phases = t.phases
+	t.logf("FM stats: searches %d moves %d kept %d improving searches %d", refinement.FMStats[0], refinement.FMStats[1], refinement.FMStats[2], refinement.FMStats[3])
 	t.logf("J=%d cut=%d maxblock=%d lmax=%d feasible=%v", res.Metrics.J, res.Metrics.Cut,
 		res.Metrics.MaxBlock, res.Metrics.Lmax, res.Metrics.Feasible)
 	return res, nil

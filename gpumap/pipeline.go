@@ -41,7 +41,8 @@ func (p *pipeline) multisection() []int32 {
 	p.t.phase("multisection", func() {
 		pe = multisection.Map(p.x, p.g, p.top, multisection.Config{
 			Eps: p.opt.Eps, Seed: p.opt.Seed, Partition: p.cfg.partition, TopSlack: p.cfg.topSlack,
-			TopTries: p.cfg.topTries, Lower: p.cfg.lower})
+			TopTries: p.cfg.topTries, Lower: p.cfg.lower, Bottom: p.cfg.bottom,
+			TopHierarchies: p.cfg.topH, TopCandidates: p.cfg.topC, TopPruneDiv: p.cfg.topPrune})
 	})
 	for i := 0; i < p.cfg.vcycles; i++ {
 		p.t.phase("v-cycle", func() {
@@ -85,7 +86,7 @@ func (p *pipeline) refineJ(pe []int32) {
 		fm := p.cfg.finalFM
 		fm.Seed = p.opt.Seed ^ 0xf1a1
 		before := s.Cost()
-		gain := refinement.NewFM(s, fm).Run(before)
+		gain := refinement.RunFM(s, fm, before)
 		p.t.logf("refine-J: J %d -> %d", before, before-gain)
 	})
 }
@@ -111,13 +112,15 @@ func (p *pipeline) oneToOne() []int32 {
 
 // presetConfig holds the knobs a preset sets.
 type presetConfig struct {
-	partition  partition.Config
-	finalFM    refinement.FMConfig
-	integrated integrated.Config
-	vcycles    int
-	topSlack   float64
-	topTries   int
-	lower      partition.Config
+	partition            partition.Config
+	finalFM              refinement.FMConfig
+	integrated           integrated.Config
+	vcycles              int
+	topSlack             float64
+	topTries             int
+	topH, topC, topPrune int
+	lower                partition.Config
+	bottom               partition.Config
 }
 
 var presets = [...]presetConfig{

@@ -57,7 +57,16 @@ func Contract(x *par.Exec, g *graph.Graph, match, cmap, leaders []int32) *graph.
 	vw := make([]int64, nc)
 	x.For(nc, func(chunk, lo, hi int) {
 		pos := make([]int32, nc) // pos[c']-1 = slot of c' in the current list
-		b := buf{}
+		// Capacity: the members' degrees bound the coarse degrees.
+		bound := int64(0)
+		for c := lo; c < hi; c++ {
+			v := leaders[c]
+			bound += g.XAdj[v+1] - g.XAdj[v]
+			if u := match[v]; u != v {
+				bound += g.XAdj[u+1] - g.XAdj[u]
+			}
+		}
+		b := buf{adj: make([]int32, 0, bound), ew: make([]int64, 0, bound)}
 		for c := lo; c < hi; c++ {
 			start := len(b.adj)
 			v := leaders[c]
@@ -93,6 +102,9 @@ func Contract(x *par.Exec, g *graph.Graph, match, cmap, leaders []int32) *graph.
 	})
 	total := par.ExclusiveScan(x, deg[:nc])
 	deg[nc] = total
+	if chunks == 1 { // the single buffer already is the adjacency array
+		return &graph.Graph{XAdj: deg, Adj: bufs[0].adj, EW: bufs[0].ew, VW: vw}
+	}
 	adj := make([]int32, total)
 	ew := make([]int64, total)
 	x.For(nc, func(chunk, lo, hi int) {

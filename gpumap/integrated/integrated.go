@@ -122,6 +122,6 @@ func refineLevel(g *graph.Graph, pe []int32, top *topology.Topology, obj refinem
 	if cfg.FM.Rounds >= 0 {
 		fm := cfg.FM
 		fm.Seed = seed
-		refinement.NewFM(s, fm).Run(s.Cost())
+		refinement.RunFM(s, fm, -1)
 	}
 }

@@ -24,9 +24,15 @@ type Config struct {
 	// TopTries runs the split of the whole machine (the most expensive
 	// cut) this many times with different seeds and keeps the best.
 	TopTries int
+	// Top configures the multilevel candidates of the split of the whole
+	// machine (Hierarchies, Candidates, PruneDiv of partition.Config).
+	TopHierarchies, TopCandidates, TopPruneDiv int
 	// Lower, when set (Tries > 0), configures the splits below the top:
 	// their cuts cost less, so they may get less effort.
 	Lower partition.Config
+	// Bottom, when set (Tries > 0), configures the splits into single PEs,
+	// whose cut costs least.
+	Bottom partition.Config
 }
 
 // Local reports whether g's numbering has locality: most edges join
@@ -122,6 +128,12 @@ func (m *mapper) rec(g *graph.Graph, global []int32, grp topology.Group, pe []in
 		if m.cfg.Lower.Tries > 0 {
 			pc = m.cfg.Lower
 		}
+		if grp.Level == 1 && m.cfg.Bottom.Tries > 0 {
+			pc = m.cfg.Bottom
+		}
+	} else {
+		pc.Hierarchies, pc.Candidates, pc.PruneDiv = m.cfg.TopHierarchies, m.cfg.TopCandidates, m.cfg.TopPruneDiv
+		pc.Local = m.local
 	}
 	var part []int32
 	bestCut := int64(-1)
@@ -130,7 +142,7 @@ func (m *mapper) rec(g *graph.Graph, global []int32, grp topology.Group, pe []in
 		pc.Seed = m.cfg.Seed*0x9e3779b97f4a7c15 ^ uint64(grp.Lo)<<8 ^ uint64(grp.Level) ^ uint64(t)<<40
 		// On local numberings alternate natural-order and random matching:
 		// each wins on some inputs, and the tries keep the better.
-		pc.Natural = m.local && t%2 == 0
+		pc.Natural = m.local && t%2 == 0 && pc.Hierarchies <= 1
 		p := partition.Partition(m.x, g, maxW, pc)
 		if tries == 1 {
 			part = p

@@ -1,7 +1,6 @@
 package partition
 
 import (
-	"fmt"
 	"math/rand/v2"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -41,13 +40,10 @@ func flatBisect(g *graph.Graph, maxW [2]int64, tries int, fm refinement.FMConfig
 		cfg := fm
 		cfg.Seed = rng.Uint64()
 		cfg.Seeds = n
-		cfg.Alpha = max(cfg.Alpha, n/4, 60)
-		cfg.Rounds = max(cfg.Rounds, 10)
-		refinement.NewFM(s, cfg).Run(s.Cost())
+		cfg.Alpha = min(max(cfg.Alpha, n/4, 60), FlatAlphaCap)
+		cfg.Rounds = max(cfg.Rounds, FlatRounds)
+		refinement.RunFM(s, cfg, -1)
 		cost, excess := s.Cost(), s.Excess()
-		if DebugLevels {
-			fmt.Print(" t", cost)
-		}
 		if best == nil || excess < bestExcess || excess == bestExcess && cost < bestCost {
 			best = append(best[:0], part...)
 			bestCost, bestExcess = cost, excess
@@ -162,3 +158,6 @@ func (gr *grower) peripheral(start int32) int32 {
 	}
 	return v
 }
+
+var FlatAlphaCap = 1 << 30
+var FlatRounds = 10

@@ -1,7 +1,6 @@
 package partition
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/gpumap/gpumap/gpumap/coarsening"
@@ -12,16 +11,22 @@ import (
 
 // Config sets the partitioner's effort.
 type Config struct {
-	Seed      uint64
-	Tries     int                 // greedy-growing starts per flat bisection (0: 4)
-	FlatSize  int                 // graphs up to this size are bisected without coarsening (0: 160)
-	CoarsenC  int                 // multilevel k-way coarsens to about CoarsenC*k vertices (0: 30)
-	Recursive bool                // recursive multilevel bisection instead of multilevel k-way
-	LPRounds  int                 // label propagation rounds before FM on each level (0: none)
-	FM        refinement.FMConfig // k-way FM on every level
-	FMRounds  int                 // 0: FM's default; -1: no FM
-	Matcher   coarsening.Matcher  // matching algorithm
-	Natural   bool                // natural-order matching (see coarsening.Greedy)
+	Seed         uint64
+	Tries        int                 // greedy-growing starts per flat bisection (0: 4)
+	FlatSize     int                 // graphs up to this size are bisected without coarsening (0: 160)
+	CoarsenC     int                 // multilevel k-way coarsens to about CoarsenC*k vertices (0: 30)
+	Recursive    bool                // recursive multilevel bisection instead of multilevel k-way
+	LPRounds     int                 // label propagation rounds before FM on each level (0: none)
+	FM           refinement.FMConfig // k-way FM on every level
+	FMRounds     int                 // 0: FM's default; -1: no FM
+	FineFMRounds int                 // FM rounds on the finest level (0: FMRounds)
+	Matcher      coarsening.Matcher  // matching algorithm
+	Natural      bool                // natural-order matching (see coarsening.Greedy)
+	Local        bool                // the numbering has locality: alternate natural and random order across hierarchies
+	// Hierarchies x Candidates partitions compete in the multilevel
+	// scheme; all are refined up to graphs of n/PruneDiv vertices, and the
+	// best continues (see multilevel).
+	Hierarchies, Candidates, PruneDiv int
 }
 
 func (c Config) withDefaults() Config {
@@ -61,6 +66,13 @@ func Partition(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
 
 // multilevel coarsens g to about CoarsenC*k vertices, partitions the
 // coarsest graph by recursive bisection and refines on the way back.
+//
+// With several candidates (Hierarchies x Candidates > 1) it builds
+// Hierarchies coarsenings (alternating natural and random matching order
+// when Local), starts Candidates initial partitions on each, carries every
+// candidate up while the graphs stay below n/PruneDiv vertices, and only
+// the best one (by cut there) is refined the rest of the way: diversity at
+// the price of coarse levels, which are cheap.
 func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
 	k := len(maxW)
 	total := g.TotalVertexWeight()
@@ -69,45 +81,95 @@ func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
 	// Coarse vertices stay well below a block so the coarsest graph can
 	// still be balanced.
 	capW := max(g.MaxVertexWeight(), min(3*total/int64(2*stop), minLimit/3))
-	levels := coarsening.Coarsen(x, g, coarsening.Config{
-		StopSize: stop, MaxWeight: max(capW, 1), Seed: cfg.Seed, Matcher: cfg.Matcher, Natural: cfg.Natural})
-	coarsest := g
-	if len(levels) > 0 {
-		coarsest = levels[len(levels)-1].Graph
+	hierarchies, candidates := max(cfg.Hierarchies, 1), max(cfg.Candidates, 1)
+	prune := g.N()
+	if hierarchies*candidates > 1 {
+		prune = g.N() / max(cfg.PruneDiv, 1)
 	}
-	var part []int32
-	if k == 2 {
-		// Bisect the coarsest graph directly: it is small, or coarsening
-		// stalled and recursing would not shrink it.
-		lim := [2]int64{maxW[0], maxW[1]}
+	cut := refinement.Cut()
+	var best struct {
+		levels []coarsening.Level
+		part   []int32
+		at     int // part is a partition of levels[at].Graph (at == -1: g)
+		cost   int64
+		excess int64
+	}
+	best.cost = -1
+	for h := 0; h < hierarchies; h++ {
+		seed := cfg.Seed + uint64(h)*0x632be59bd9b4e019
+		natural := cfg.Natural || cfg.Local && h%2 == 0
+		levels := coarsening.Coarsen(x, g, coarsening.Config{
+			StopSize: stop, MaxWeight: max(capW, 1), Seed: seed, Matcher: cfg.Matcher, Natural: natural})
+		coarsest := g
 		if len(levels) > 0 {
-			mv := coarsest.MaxVertexWeight()
-			lim[0], lim[1] = lim[0]+mv, lim[1]+mv
+			coarsest = levels[len(levels)-1].Graph
 		}
-		part = flatBisect(coarsest, lim, cfg.Tries, cfg.FM, cfg.Seed)
-	} else {
-		part = recursiveBisection(x, coarsest, maxW, cfg)
-		refine(coarsest, part, maxW, cfg, cfg.Seed^uint64(len(levels)), len(levels) > 0)
+		for c := 0; c < candidates; c++ {
+			cs := seed + uint64(c)*0x9e37
+			var part []int32
+			if k == 2 {
+				// Bisect the coarsest graph directly: it is small, or
+				// coarsening stalled and recursing would not shrink it.
+				lim := [2]int64{maxW[0], maxW[1]}
+				if len(levels) > 0 {
+					mv := coarsest.MaxVertexWeight()
+					lim[0], lim[1] = lim[0]+mv, lim[1]+mv
+				}
+				part = flatBisect(coarsest, lim, cfg.Tries, cfg.FM, cs)
+			} else {
+				sub := cfg
+				sub.Seed = cs
+				sub.Hierarchies, sub.Candidates = 1, 1 // candidates compete here, not inside
+				part = recursiveBisection(x, coarsest, maxW, sub)
+				refine(coarsest, part, maxW, cfg, cs^uint64(len(levels)), len(levels) > 0)
+			}
+			at := len(levels) - 1
+			for at >= 0 {
+				fine := levelGraph(g, levels, at-1)
+				if fine.N() > prune && at < len(levels)-1 || hierarchies*candidates == 1 {
+					break
+				}
+				part = uncoarsen(x, fine, levels[at].CMap, part, maxW, cfg, cs^uint64(at), at > 0)
+				at--
+			}
+			if hierarchies*candidates == 1 {
+				best.levels, best.part, best.at = levels, part, at
+				break
+			}
+			lg := levelGraph(g, levels, at)
+			s := refinement.NewState(lg, k, part, maxW, cut)
+			cost, excess := s.Cost(), s.Excess()
+			if best.cost < 0 || excess < best.excess || excess == best.excess && cost < best.cost {
+				best.levels, best.part, best.at, best.cost, best.excess = levels, part, at, cost, excess
+			}
+		}
 	}
-	for i := len(levels) - 1; i >= 0; i-- {
-		fine := g
-		if i > 0 {
-			fine = levels[i-1].Graph
-		}
-		finePart := make([]int32, fine.N())
-		coarsening.Project(x, levels[i].CMap, part, finePart)
-		part = finePart
-		if DebugLevels {
-			o := refinement.Cut()
-			fmt.Print(" [", fine.N(), ":", o.Cost(fine, part))
-		}
-		refine(fine, part, maxW, cfg, cfg.Seed^uint64(i), i > 0)
-		if DebugLevels {
-			o := refinement.Cut()
-			fmt.Print("->", o.Cost(fine, part), "]")
-		}
+	part := best.part
+	for at := best.at; at >= 0; at-- {
+		fine := levelGraph(g, best.levels, at-1)
+		part = uncoarsen(x, fine, best.levels[at].CMap, part, maxW, cfg, cfg.Seed^uint64(at), at > 0)
 	}
 	return part
+}
+
+// levelGraph is the graph of level i (-1: the input).
+func levelGraph(g *graph.Graph, levels []coarsening.Level, i int) *graph.Graph {
+	if i < 0 {
+		return g
+	}
+	return levels[i].Graph
+}
+
+// uncoarsen projects part onto the finer graph fine and refines it there.
+func uncoarsen(x *par.Exec, fine *graph.Graph, cmap, part []int32, maxW []int64, cfg Config, seed uint64, coarse bool) []int32 {
+	finePart := make([]int32, fine.N())
+	coarsening.Project(x, cmap, part, finePart)
+	rc := cfg
+	if !coarse && cfg.FineFMRounds != 0 {
+		rc.FMRounds = cfg.FineFMRounds
+	}
+	refine(fine, finePart, maxW, rc, seed, coarse)
+	return finePart
 }
 
 // refine polishes part on one level: rebalance if needed, label
@@ -141,7 +203,7 @@ func refine(g *graph.Graph, part []int32, maxW []int64, cfg Config, seed uint64,
 			fm.Seeds = g.N()
 			fm.Alpha = max(fm.Alpha, bisectAlpha)
 		}
-		refinement.NewFM(s, fm).Run(s.Cost())
+		refinement.RunFM(s, fm, -1)
 	}
 }
 
@@ -209,8 +271,6 @@ func slicesMin(a []int64) int64 {
 	}
 	return m
 }
-
-var DebugLevels bool
 
 var bisectGlobalFM = false
 var bisectAlpha = 100

@@ -8,8 +8,9 @@ import "github.com/gpumap/gpumap/gpumap/graph"
 // table needs no hashing and O(m) memory. Moves update it in O(deg) time.
 type ConnTable struct {
 	s     *State
-	cnt   []int32 // entries of v: slots [XAdj[v], XAdj[v]+cnt[v])
-	valid []bool  // entries are built on first use
+	cnt   []int32  // entries of v: slots [XAdj[v], XAdj[v]+cnt[v])
+	valid []uint32 // valid[v] == gen: entries built (they are built on first use)
+	gen   uint32
 	blk   []int32
 	w     []int64
 
@@ -38,16 +39,37 @@ func (c *ConnTable) Frozen(v int32) bool {
 // built lazily, the first time a vertex is asked about, so refinement that
 // only touches the boundary never pays for the interior.
 func NewConnTable(s *State) *ConnTable {
+	c := &ConnTable{}
+	c.reset(s)
+	return c
+}
+
+// reset empties the table for state s, reusing memory.
+func (c *ConnTable) reset(s *State) {
 	g := s.G
-	return &ConnTable{s: s, cnt: make([]int32, g.N()), valid: make([]bool, g.N()),
-		blk: make([]int32, len(g.Adj)), w: make([]int64, len(g.Adj)), hub: hubDegree(g)}
+	c.s = s
+	c.gen++
+	if c.gen == 0 {
+		clear(c.valid)
+		c.gen = 1
+	}
+	c.cnt = growI32(c.cnt, g.N())
+	c.valid = growU32(c.valid, g.N())
+	c.blk = growI32(c.blk, len(g.Adj))
+	if cap(c.w) < len(g.Adj) {
+		c.w = make([]int64, len(g.Adj))
+	}
+	c.w = c.w[:len(g.Adj)]
+	c.hub = hubDegree(g)
 }
 
 // ensure builds v's entries if they are not built yet.
 // Frozen vertices are not kept up to date and are rebuilt on every query.
 func (c *ConnTable) ensure(v int32) {
-	if !c.valid[v] {
-		c.valid[v] = !c.Frozen(v)
+	if c.valid[v] != c.gen {
+		if !c.Frozen(v) {
+			c.valid[v] = c.gen
+		}
 		c.rebuild(v)
 	}
 }
@@ -108,13 +130,10 @@ func (c *ConnTable) Move(v, to int32) {
 			continue
 		}
 		u := g.Adj[e]
-		if !c.valid[u] {
-			continue // built from scratch when first needed
+		if c.valid[u] != c.gen {
+			continue // not built yet (or frozen): built from scratch when needed
 		}
 		base := xadj[u]
-		if xadj[u+1]-base > c.hub {
-			continue // frozen: keeps no entries
-		}
 		// One scan finds both entries: from loses w, to gains w.
 		end := base + int64(cnt[u])
 		fi, ti := int64(-1), int64(-1)

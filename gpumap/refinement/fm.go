@@ -2,6 +2,7 @@ package refinement
 
 import (
 	"math/rand/v2"
+	"sync"
 )
 
 // FMConfig tunes the localized k-way FM.
@@ -16,6 +17,12 @@ type FMConfig struct {
 	// move gains at least this much (math.MinInt64: every boundary vertex).
 	SeedMinGain int64
 	AllSeeds    bool // ignore SeedMinGain
+	// SkipExplored: vertices a failed search moved and rolled back do not
+	// start searches later in the same round (they may still move).
+	SkipExplored bool
+	// Active: after the first round, only vertices next to a kept move of
+	// the previous round start searches; elsewhere nothing changed.
+	Active bool
 }
 
 // FM runs localized k-way Fiduccia–Mattheyses refinement on s: searches
@@ -27,16 +34,21 @@ type FMConfig struct {
 // starts infeasible is left to Rebalance; FM then only accepts prefixes
 // that do not add overload.
 type FM struct {
-	s       *State
-	cfg     FMConfig
-	ct      *ConnTable
-	heap    *gainHeap
-	tgt     []int32
-	lock    []uint32 // round in which the vertex moved for good
-	retried []uint32 // round in which the vertex was already given a retry
-	round   uint32
-	moves   []move
-	rng     *rand.Rand
+	s          *State
+	cfg        FMConfig
+	ct         *ConnTable
+	heap       *gainHeap
+	tgt        []int32
+	lock       []uint32 // round in which the vertex moved for good
+	retried    []uint32 // round in which the vertex was already given a retry
+	explored   []uint32 // round in which a failed search rolled the vertex back
+	kept       []int32  // vertices whose moves were kept this round
+	stamp      []uint32 // scratch for collecting next round's seeds
+	firstRound uint32
+	round      uint32
+	moves      []move
+	rng        *rand.Rand
+	pcg        *rand.PCG
 }
 
 type move struct {
@@ -45,6 +57,14 @@ type move struct {
 
 // NewFM prepares an FM refiner for s.
 func NewFM(s *State, cfg FMConfig) *FM {
+	f := &FM{heap: newGainHeap(0), ct: &ConnTable{}}
+	f.Reset(s, cfg)
+	return f
+}
+
+// Reset points the refiner at a new state, reusing its memory: repeated
+// refinement of graphs up to the same size allocates nothing.
+func (f *FM) Reset(s *State, cfg FMConfig) {
 	if cfg.Rounds == 0 {
 		cfg.Rounds = 8
 	}
@@ -63,20 +83,54 @@ func NewFM(s *State, cfg FMConfig) *FM {
 		cfg.Slack = 0
 	}
 	n := s.G.N()
-	return &FM{s: s, cfg: cfg, heap: newGainHeap(n),
-		tgt: make([]int32, n), lock: make([]uint32, n), retried: make([]uint32, n),
-		rng: rand.New(rand.NewPCG(cfg.Seed, 0x666d))}
+	f.s, f.cfg = s, cfg
+	f.heap.reserve(n)
+	f.tgt = growI32(f.tgt, n)
+	// Round stamps keep increasing across resets, so stale entries read as
+	// "not locked" without clearing.
+	f.lock = growU32(f.lock, n)
+	f.retried = growU32(f.retried, n)
+	f.explored = growU32(f.explored, n)
+	f.stamp = growU32(f.stamp, n)
+	f.kept = f.kept[:0]
+	if f.rng == nil {
+		f.pcg = rand.NewPCG(cfg.Seed, 0x666d)
+		f.rng = rand.New(f.pcg)
+	} else {
+		f.pcg.Seed(cfg.Seed, 0x666d)
+	}
+	f.ct.reset(s)
 }
 
-// Run performs the rounds and returns the cost reduction.
+func growI32(a []int32, n int) []int32 {
+	if cap(a) < n {
+		return make([]int32, n)
+	}
+	return a[:n]
+}
+
+// growU32 keeps existing entries when the capacity suffices; new memory is
+// zero.
+func growU32(a []uint32, n int) []uint32 {
+	if cap(a) < n {
+		b := make([]uint32, n)
+		copy(b, a)
+		return b
+	}
+	return a[:n]
+}
+
+// Run performs the rounds and returns the cost reduction. cost is the
+// current cost, used for the relative stopping rule; pass -1 when it is
+// not at hand, and rounds then stop only when one gains nothing.
 func (f *FM) Run(cost int64) int64 {
-	f.ct = NewConnTable(f.s)
+	f.firstRound = f.round + 1
 	total := int64(0)
 	for r := 0; r < f.cfg.Rounds; r++ {
 		gain := f.round1()
 		total += gain
 		cost -= gain
-		if gain <= 0 || float64(gain) < f.cfg.MinImprove*float64(cost) {
+		if gain <= 0 || cost >= 0 && float64(gain) < f.cfg.MinImprove*float64(cost) {
 			break
 		}
 	}
@@ -93,18 +147,36 @@ func (f *FM) round1() int64 {
 	n := int32(s.G.N())
 	f.round++
 	var boundary []int32
-	for v := int32(0); v < n; v++ {
-		if !f.ct.Frozen(v) && s.IsBoundary(v) {
-			boundary = append(boundary, v)
+	if f.cfg.Active && f.round > f.firstRound {
+		// Seeds: the boundary vertices at or next to last round's kept moves.
+		g := s.G
+		add := func(v int32) {
+			if f.stamp[v] != f.round && !f.ct.Frozen(v) && s.IsBoundary(v) {
+				f.stamp[v] = f.round
+				boundary = append(boundary, v)
+			}
+		}
+		for _, v := range f.kept {
+			add(v)
+			for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+				add(g.Adj[e])
+			}
+		}
+	} else {
+		for v := int32(0); v < n; v++ {
+			if !f.ct.Frozen(v) && s.IsBoundary(v) {
+				boundary = append(boundary, v)
+			}
 		}
 	}
+	f.kept = f.kept[:0]
 	f.rng.Shuffle(len(boundary), func(i, j int) { boundary[i], boundary[j] = boundary[j], boundary[i] })
 	total := int64(0)
 	for i := 0; i < len(boundary); {
 		f.heap.clear()
 		for c := 0; c < f.cfg.Seeds && i < len(boundary); i++ {
 			v := boundary[i]
-			if f.lock[v] == f.round {
+			if f.lock[v] == f.round || f.cfg.SkipExplored && f.explored[v] == f.round {
 				continue
 			}
 			if !f.cfg.AllSeeds {
@@ -181,8 +253,18 @@ func (f *FM) search() int64 {
 	}
 	// Undo the moves after the best prefix. Their vertices may serve one
 	// more search of this round (never more, which bounds the work).
+	FMStats[0]++
+	FMStats[1] += int64(len(f.moves))
+	FMStats[2] += int64(bestLen)
+	if bestLen > 0 {
+		FMStats[3]++
+	}
+	for _, m := range f.moves[:bestLen] {
+		f.kept = append(f.kept, m.v)
+	}
 	for i := len(f.moves) - 1; i >= bestLen; i-- {
 		v := f.moves[i].v
+		f.explored[v] = f.round
 		f.ct.Move(v, f.moves[i].from)
 		if f.retried[v] != f.round {
 			f.retried[v] = f.round
@@ -192,3 +274,20 @@ func (f *FM) search() int64 {
 	f.heap.clear()
 	return best
 }
+
+var fmPool = sync.Pool{New: func() any { return &FM{heap: newGainHeap(0), ct: &ConnTable{}} }}
+
+// RunFM refines s with an FM refiner from a pool (memory is reused across
+// calls, goroutines included) and returns the cost reduction. cost is as
+// for Run.
+func RunFM(s *State, cfg FMConfig, cost int64) int64 {
+	f := fmPool.Get().(*FM)
+	f.Reset(s, cfg)
+	gain := f.Run(cost)
+	f.s, f.ct.s = nil, nil
+	fmPool.Put(f)
+	return gain
+}
+
+// FMStats: searches, moves, kept moves, improving searches (debug).
+var FMStats [4]int64

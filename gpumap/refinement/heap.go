@@ -22,6 +22,22 @@ func newGainHeap(n int) *gainHeap {
 
 func (h *gainHeap) len() int { return len(h.items) }
 
+// reserve makes room for vertices 0..n-1 (the heap must be empty).
+func (h *gainHeap) reserve(n int) {
+	if cap(h.pos) < n {
+		h.pos = make([]int32, n)
+		for i := range h.pos {
+			h.pos[i] = -1
+		}
+		return
+	}
+	old := len(h.pos)
+	h.pos = h.pos[:n]
+	for i := old; i < n; i++ {
+		h.pos[i] = -1
+	}
+}
+
 func (h *gainHeap) contains(v int32) bool { return h.pos[v] >= 0 }
 
 func (h *gainHeap) clear() {
