@@ -92,6 +92,7 @@ func run(graphsDir, only, hiers, dist string, eps float64, presetList, bin strin
 	logT := map[string][]float64{}
 	var logPeer []float64
 	var logPeerStrong []float64
+	logTool := map[string][]float64{}
 	worstT := map[string]float64{}
 	for _, name := range names {
 		path := filepath.Join(graphsDir, name+".graph")
@@ -136,6 +137,9 @@ func run(graphsDir, only, hiers, dist string, eps float64, presetList, bin strin
 				worstT[p] = math.Max(worstT[p], r.CPU)
 				if pb, ok := peers[name+"/"+h]; ok && p == "strong" {
 					logPeerStrong = append(logPeerStrong, math.Log(float64(r.J)/float64(pb.J)))
+					for tool, j := range pb.All {
+						logTool[tool] = append(logTool[tool], math.Log(float64(r.J)/float64(j)))
+					}
 				}
 			}
 			if pb, ok := peers[name+"/"+h]; ok {
@@ -156,7 +160,15 @@ func run(graphsDir, only, hiers, dist string, eps float64, presetList, bin strin
 		fmt.Printf("# best eco peer (peers.csv) J/scotch %.4f\n", gmean(logPeer))
 	}
 	if len(logPeerStrong) > 0 {
-		fmt.Printf("# strong J / best eco peer %.4f over %d instances\n", gmean(logPeerStrong), len(logPeerStrong))
+		fmt.Printf("# strong J / per-instance best eco peer %.4f over %d instances\n", gmean(logPeerStrong), len(logPeerStrong))
+		var tools []string
+		for t := range logTool {
+			tools = append(tools, t)
+		}
+		sort.Strings(tools)
+		for _, t := range tools {
+			fmt.Printf("# strong J / %s %.4f (geometric mean of ratios over %d instances)\n", t, gmean(logTool[t]), len(logTool[t]))
+		}
 	}
 	return nil
 }
@@ -302,6 +314,7 @@ func runGpumap(bin string, g *graph.Graph, top *topology.Topology, path, h, dist
 type peer struct {
 	J    int64
 	Tool string
+	All  map[string]int64 // every eco tool's J on the instance
 }
 
 // readPeers returns, per "graph/H", the best feasible eco result of KaHIP
@@ -327,9 +340,14 @@ func readPeers(path string) (map[string]peer, error) {
 		}
 		j, _ := strconv.ParseInt(r[7], 10, 64)
 		key := r[0] + "/" + r[4]
-		if b, ok := best[key]; !ok || j < b.J {
-			best[key] = peer{j, tool}
+		b, ok := best[key]
+		if !ok {
+			b = peer{J: j, Tool: tool, All: map[string]int64{}}
+		} else if j < b.J {
+			b.J, b.Tool = j, tool
 		}
+		b.All[tool] = j
+		best[key] = b
 	}
 	return best, nil
 }

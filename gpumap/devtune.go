@@ -39,7 +39,7 @@ func devTune(c *presetConfig, alg *Algorithm) {
 		case "plp":
 			c.partition.LPRounds = v
 		case "ts":
-			c.topSlack = float64(v) / 100
+			c.slackDepth = float64(v) / 100
 		case "tt":
 			c.topTries = v
 		case "ltries":
@@ -48,8 +48,8 @@ func devTune(c *presetConfig, alg *Algorithm) {
 			c.lower.FMRounds = c.partition.FMRounds
 			c.lower.LPRounds = c.partition.LPRounds
 		case "seedmin":
-			c.partition.FM.AllSeeds = v == 0
-			c.finalFM.AllSeeds = v == 0
+			c.partition.FM.SeedFilter = v != 0
+			c.finalFM.SeedFilter = v != 0
 		case "fcap":
 			partition.FlatAlphaCap = v
 		case "frnd":

@@ -40,7 +40,7 @@ func (p *pipeline) multisection() []int32 {
 	var pe []int32
 	p.t.phase("multisection", func() {
 		pe = multisection.Map(p.x, p.g, p.top, multisection.Config{
-			Eps: p.opt.Eps, Seed: p.opt.Seed, Partition: p.cfg.partition, TopSlack: p.cfg.topSlack,
+			Eps: p.opt.Eps, Seed: p.opt.Seed, Partition: p.cfg.partition, SlackDepth: p.cfg.slackDepth,
 			TopTries: p.cfg.topTries, Lower: p.cfg.lower, Bottom: p.cfg.bottom,
 			TopHierarchies: p.cfg.topH, TopCandidates: p.cfg.topC, TopPruneDiv: p.cfg.topPrune})
 	})
@@ -116,7 +116,7 @@ type presetConfig struct {
 	finalFM              refinement.FMConfig
 	integrated           integrated.Config
 	vcycles              int
-	topSlack             float64
+	slackDepth           float64
 	topTries             int
 	topH, topC, topPrune int
 	lower                partition.Config
@@ -125,15 +125,28 @@ type presetConfig struct {
 
 var presets = [...]presetConfig{
 	Fast: {
-		partition: partition.Config{Tries: 2, FMRounds: 2, FM: refinement.FMConfig{Alpha: 30}},
-		finalFM:   refinement.FMConfig{Rounds: 2, Alpha: 30},
+		partition: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 1,
+			FM: refinement.FMConfig{Alpha: 20, SkipExplored: true}},
+		bottom: partition.Config{Tries: 2, LPRounds: 2, FMRounds: 1,
+			FM: refinement.FMConfig{Alpha: 20, SkipExplored: true}},
+		finalFM:    refinement.FMConfig{Rounds: -1},
+		topTries:   1,
+		slackDepth: 0.03,
 	},
 	Default: {
-		partition: partition.Config{Tries: 4, FM: refinement.FMConfig{Alpha: 60}},
-		finalFM:   refinement.FMConfig{Rounds: 4, Alpha: 60},
+		partition: partition.Config{Tries: 8, LPRounds: 2, FMRounds: 2,
+			FM: refinement.FMConfig{Alpha: 30, SkipExplored: true}},
+		bottom: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 2,
+			FM: refinement.FMConfig{Alpha: 30}},
+		finalFM:    refinement.FMConfig{Rounds: 2, Alpha: 10, SkipExplored: true},
+		topTries:   3,
+		slackDepth: 0.03,
 	},
 	Strong: {
-		partition: partition.Config{Tries: 8, FM: refinement.FMConfig{Alpha: 120, Seeds: 4}},
-		finalFM:   refinement.FMConfig{Rounds: 8, Alpha: 120},
+		partition: partition.Config{Tries: 12, LPRounds: 3, FMRounds: 4,
+			FM: refinement.FMConfig{Alpha: 60}},
+		finalFM:    refinement.FMConfig{Rounds: 4, Alpha: 30},
+		topTries:   8,
+		slackDepth: 0.03,
 	},
 }

@@ -16,11 +16,14 @@ type Config struct {
 	Eps       float64
 	Seed      uint64
 	Partition partition.Config
-	// TopSlack in (0,1] shifts imbalance toward the upper levels, whose cut
-	// is the most expensive: a split with d levels still to come gets the
-	// share of the remaining slack that the paper's rule gives for
-	// 1+(d-1)*TopSlack levels. 0 or 1 is the plain adaptive rule.
-	TopSlack float64
+	// SlackDepth shifts the imbalance budget toward the upper levels, whose
+	// cut is the most expensive: a split with d levels still to come (this
+	// one included) takes the share of the remaining slack that SharedMap's
+	// adaptive rule gives for 1+(d-1)*SlackDepth levels. 1 is the rule as
+	// published (every level gets an equal share); 0 lets every split take
+	// all the slack that is left, so the top split gets all of eps and the
+	// splits below it must balance exactly (up to the heaviest vertex).
+	SlackDepth float64
 	// TopTries runs the split of the whole machine (the most expensive
 	// cut) this many times with different seeds and keeps the best.
 	TopTries int
@@ -84,7 +87,11 @@ type mapper struct {
 // Limits returns the block limits for splitting a subgraph of weight w that
 // lives on group grp into grp's children, following the adaptive imbalance
 // rule; depth is the number of splits still to come, this one included.
-func Limits(children []topology.Group, grpSize int, w, total int64, k int, eps float64, depth float64, lmax int64) []int64 {
+//
+// Every limit allows at least an even share plus the heaviest vertex maxV,
+// so that a feasible split exists for any vertex weights (never more than
+// the children's capacity, lmax per PE).
+func Limits(children []topology.Group, grpSize int, w, total int64, k int, eps float64, depth float64, lmax, maxV int64) []int64 {
 	epsP := 0.0
 	if w > 0 {
 		epsP = math.Pow((1+eps)*float64(grpSize)*float64(total)/(float64(k)*float64(w)), 1/depth) - 1
@@ -94,7 +101,11 @@ func Limits(children []topology.Group, grpSize int, w, total int64, k int, eps f
 	for j, c := range children {
 		share := float64(w) * float64(c.Size()) / float64(grpSize)
 		lim := int64(math.Floor((1 + epsP) * share * (1 + 1e-12)))
-		lim = max(lim, int64(math.Ceil(share*(1-1e-12))))
+		even := int64(math.Ceil(share * (1 - 1e-12)))
+		if maxV > 1 {
+			even = int64(math.Floor(share)) + maxV
+		}
+		lim = max(lim, even)
 		maxW[j] = min(lim, lmax*int64(c.Size()))
 	}
 	return maxW
@@ -116,11 +127,8 @@ func (m *mapper) rec(g *graph.Graph, global []int32, grp topology.Group, pe []in
 		return
 	}
 	// grp.Level splits remain, this one included.
-	depth := float64(grp.Level)
-	if ts := m.cfg.TopSlack; ts > 0 && ts < 1 {
-		depth = 1 + (depth-1)*ts
-	}
-	maxW := Limits(children, grp.Size(), g.TotalVertexWeight(), m.total, m.top.K(), m.cfg.Eps, depth, m.lmax)
+	depth := 1 + float64(grp.Level-1)*max(m.cfg.SlackDepth, 0)
+	maxW := Limits(children, grp.Size(), g.TotalVertexWeight(), m.total, m.top.K(), m.cfg.Eps, depth, m.lmax, g.MaxVertexWeight())
 	pc := m.cfg.Partition
 	tries := max(m.cfg.TopTries, 1)
 	if grp.Size() != m.top.K() { // below the first split of the whole machine

@@ -13,10 +13,10 @@ type FMConfig struct {
 	MinImprove float64 // stop when a round improves the cost by less than this fraction (0: 0.0005)
 	Slack      int64   // temporary overload allowed during a search (< 0: none; 0: heaviest vertex)
 	Seed       uint64
-	// SeedMinGain: a boundary vertex starts a search only if its best
-	// move gains at least this much (math.MinInt64: every boundary vertex).
+	// SeedFilter: a boundary vertex starts a search only if its best move
+	// gains at least SeedMinGain (cheaper, a little weaker).
+	SeedFilter  bool
 	SeedMinGain int64
-	AllSeeds    bool // ignore SeedMinGain
 	// SkipExplored: vertices a failed search moved and rolled back do not
 	// start searches later in the same round (they may still move).
 	SkipExplored bool
@@ -179,7 +179,7 @@ func (f *FM) round1() int64 {
 			if f.lock[v] == f.round || f.cfg.SkipExplored && f.explored[v] == f.round {
 				continue
 			}
-			if !f.cfg.AllSeeds {
+			if f.cfg.SeedFilter {
 				if t, g := f.ct.BestMove(v, f.cfg.Slack); t < 0 || g < f.cfg.SeedMinGain {
 					continue
 				}
