@@ -53,6 +53,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		code, err = cmdMap(args[1:], stdout, stderr)
 	case "eval":
 		code, err = cmdEval(args[1:], stdout, stderr)
+	case "gen":
+		code, err = cmdGen(args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "gpumap", gpumap.Version)
 		return exitOK
@@ -82,6 +84,7 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, `usage:
   gpumap map  -g G.graph -h 4:8:6 -d 1:10:100 [-e 0.03] [-c fast|default|strong] [-s seed] [-t threads] -m out.map
   gpumap eval -g G.graph -h 4:8:6 -d 1:10:100 [-e 0.03] -m out.map
+  gpumap gen  -t grid -dims 32x32x32 | -t rgg -n 1048576 [-s seed] [-o out.graph]
   gpumap version
 Run "gpumap map -help" for every option.
 `)

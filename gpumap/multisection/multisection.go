@@ -122,6 +122,14 @@ func (m *mapper) rec(g *graph.Graph, global []int32, grp topology.Group, pe []in
 		return
 	}
 	children := m.top.Children(grp)
+	if grp.Level == 1 && oneEach(g, len(children)) {
+		// One unit task per PE: every edge inside the socket costs d1
+		// whatever the order, so any assignment is optimal.
+		for i, v := range global {
+			pe[v] = int32(children[i].Lo)
+		}
+		return
+	}
 	if len(children) == 1 {
 		m.rec(g, global, children[0], pe)
 		return
@@ -185,4 +193,17 @@ func (m *mapper) rec(g *graph.Graph, global []int32, grp topology.Group, pe []in
 			m.rec(sub.G, gl, child, pe)
 		}
 	}
+}
+
+// oneEach reports whether g has exactly k vertices of weight 1.
+func oneEach(g *graph.Graph, k int) bool {
+	if g.N() != k {
+		return false
+	}
+	for _, w := range g.VW {
+		if w != 1 {
+			return false
+		}
+	}
+	return true
 }

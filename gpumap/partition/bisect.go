@@ -20,7 +20,9 @@ func flatBisect(g *graph.Graph, maxW [2]int64, tries int, fm refinement.FMConfig
 	bestCost, bestExcess := int64(-1), int64(-1)
 	part := make([]int32, n)
 	grow := newGrower(g)
-	for t := 0; t < max(tries, 1); t++ {
+	// Tiny graphs have few distinct bisections: fewer tries suffice.
+	tries = max(1, min(tries, n/8))
+	for t := 0; t < tries; t++ {
 		// Alternate seeds: pseudo-peripheral vertices (far ends of the
 		// graph, which grids and meshes need for straight cuts) and random
 		// ones; every other peripheral try grows by BFS order, not gain.

@@ -57,7 +57,11 @@ func Partition(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
 		return flatBisect(g, [2]int64{maxW[0], maxW[1]}, cfg.Tries, cfg.FM, cfg.Seed)
 	case g.N() <= cfg.FlatSize || cfg.Recursive && k > 2:
 		part = recursiveBisection(x, g, maxW, cfg)
-		refine(g, part, maxW, cfg, cfg.Seed^0x5eed, false)
+		if !cfg.Recursive {
+			// A k-way pass over the bisections' result. Recursive mode
+			// skips it: every level would repeat it on the same vertices.
+			refine(g, part, maxW, cfg, cfg.Seed^0x5eed, false)
+		}
 		return part
 	default:
 		return multilevel(x, g, maxW, cfg)

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/gpumap/gpumap/gpumap/graph"
+)
+
+// cmdGen writes generated benchmark graphs: d-dimensional grids (stencil
+// rank graphs) and 2D random geometric graphs.
+func cmdGen(args []string, stdout, stderr io.Writer) (int, error) {
+	fs := flag.NewFlagSet("gpumap gen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	kind := fs.String("t", "grid", "graph type: grid or rgg")
+	dims := fs.String("dims", "16x16", "grid extents, e.g. 32x32x32")
+	n := fs.Int("n", 1<<16, "rgg: number of points")
+	seed := fs.Uint64("s", 1, "rgg: random seed")
+	out := fs.String("o", "", "output file (default stdout)")
+	if err := fs.Parse(args); err != nil {
+		return 0, usageError{err}
+	}
+	var g *graph.Graph
+	switch *kind {
+	case "grid":
+		var ext []int
+		total := int64(1)
+		for _, f := range strings.Split(*dims, "x") {
+			v, err := strconv.Atoi(f)
+			if err != nil || v <= 0 {
+				return 0, usageError{fmt.Errorf("-dims %q: extent %q is not a positive integer", *dims, f)}
+			}
+			total *= int64(v)
+			if total > graph.MaxVertices {
+				return 0, usageError{fmt.Errorf("-dims %q: too many vertices", *dims)}
+			}
+			ext = append(ext, v)
+		}
+		g = graph.Grid(ext...)
+	case "rgg":
+		if *n < 2 || int64(*n) > graph.MaxVertices {
+			return 0, usageError{fmt.Errorf("-n %d out of range", *n)}
+		}
+		g = graph.RandomGeometric(*n, *seed)
+	default:
+		return 0, usageError{fmt.Errorf("unknown graph type %q (want grid or rgg)", *kind)}
+	}
+	w := stdout
+	if *out != "" {
+		f, err := os.Create(*out)
+		if err != nil {
+			return 0, err
+		}
+		defer f.Close()
+		w = f
+	}
+	return exitOK, graph.WriteMETIS(w, g)
+}
