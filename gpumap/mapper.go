@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gpumap/gpumap/gpumap/exact"
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
 	"github.com/gpumap/gpumap/gpumap/refinement"
@@ -48,6 +49,13 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 	default:
 		res.PE = p.integrated()
 	}
+	if g.N() <= exact.MaxVertices {
+		t.phase("exact", func() {
+			if exact.Improve(g, top, p.lmax, res.PE, 1<<21) {
+				t.logf("exact: optimal mapping proven by branch and bound")
+			}
+		})
+	}
 	var err error
 	t.phase("evaluate", func() { res.Metrics, err = graph.Evaluate(g, top, res.PE, opt.Eps) })
 	if err != nil {
@@ -85,13 +93,10 @@ func validate(g *graph.Graph, top *topology.Topology, opt Options) error {
 	return nil
 }
 
-// isOneToOne: one unit task per PE, or exact balance with c(V) = k. Every
-// block then holds weight exactly 1.
+// isOneToOne: the weight fills every PE exactly (c(V) = k and Lmax = 1),
+// as for n = k unit tasks with a small enough eps. No single move is then
+// feasible; the mapping is a permutation (up to zero-weight tasks).
 func isOneToOne(g *graph.Graph, k int, total int64, eps float64) bool {
-	unitV, _ := g.UnitWeights()
-	if g.N() == k && unitV {
-		return true
-	}
 	return total == int64(k) && graph.Lmax(total, k, eps) == 1
 }
 

@@ -63,6 +63,14 @@ func Map(x *par.Exec, g *graph.Graph, top *topology.Topology, cfg Config) []int3
 	m := &mapper{x: x, top: top, cfg: cfg, total: g.TotalVertexWeight(),
 		sem: make(chan struct{}, x.Threads()), local: Local(g)}
 	m.lmax = graph.Lmax(m.total, top.K(), cfg.Eps)
+	// Lmax is rounded up, which grants more slack than eps says; with unit
+	// weights that slack is usable, so the splits see the real capacity
+	// (it matters when n is not much larger than k).
+	if unitV, _ := g.UnitWeights(); unitV && m.total > 0 {
+		m.eps = max(cfg.Eps, float64(m.lmax)*float64(top.K())/float64(m.total)-1)
+	} else {
+		m.eps = cfg.Eps
+	}
 	pe := make([]int32, g.N())
 	global := make([]int32, g.N())
 	for i := range global {
@@ -81,7 +89,8 @@ type mapper struct {
 	lmax  int64
 	sem   chan struct{}
 	wg    sync.WaitGroup
-	local bool // the input's numbering has locality
+	local bool    // the input's numbering has locality
+	eps   float64 // imbalance the splits share out
 }
 
 // Limits returns the block limits for splitting a subgraph of weight w that
@@ -136,7 +145,7 @@ func (m *mapper) rec(g *graph.Graph, global []int32, grp topology.Group, pe []in
 	}
 	// grp.Level splits remain, this one included.
 	depth := 1 + float64(grp.Level-1)*max(m.cfg.SlackDepth, 0)
-	maxW := Limits(children, grp.Size(), g.TotalVertexWeight(), m.total, m.top.K(), m.cfg.Eps, depth, m.lmax, g.MaxVertexWeight())
+	maxW := Limits(children, grp.Size(), g.TotalVertexWeight(), m.total, m.top.K(), m.eps, depth, m.lmax, g.MaxVertexWeight())
 	pc := m.cfg.Partition
 	tries := max(m.cfg.TopTries, 1)
 	if grp.Size() != m.top.K() { // below the first split of the whole machine
