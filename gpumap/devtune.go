@@ -78,24 +78,12 @@ func devTune(c *presetConfig, alg *Algorithm) {
 			c.bottom.LPRounds = v
 		case "balpha":
 			c.bottom.FM.Alpha = v
-		case "vc":
-			c.vcycles = v
+		case "jit":
+			c.integrated.Jet.Iterations = v
 		case "ic":
 			c.integrated.CoarsenC = v
 		case "icap":
 			c.integrated.CapDiv = int64(v)
-		case "itries":
-			c.integrated.InitialTries = v
-		case "ialpha":
-			c.integrated.FM.Alpha = v
-		case "irounds":
-			c.integrated.FM.Rounds = v
-		case "iseeds":
-			c.integrated.FM.Seeds = v
-		case "ilp":
-			c.integrated.LPRounds = v
-		case "irelax":
-			c.integrated.RelaxCoarse = v != 0
 		case "falpha":
 			c.finalFM.Alpha = v
 		case "frounds":

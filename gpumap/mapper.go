@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gpumap/gpumap/gpumap/backend/cpu"
 	"github.com/gpumap/gpumap/gpumap/exact"
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
@@ -40,6 +41,8 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 	t.logf("n=%d m=%d k=%d (%s) eps=%g preset=%s algorithm=%s threads=%d one-to-one=%v",
 		g.N(), g.M(), k, top, opt.Eps, opt.Preset, alg, x.Threads(), res.OneToOne)
 	p := newPipeline(x, g, top, opt, t)
+	p.backend = cpu.New(opt.Threads)
+	defer p.backend.Close()
 	devTune(&p.cfg, &alg)
 	switch {
 	case res.OneToOne:
@@ -48,6 +51,9 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 		res.PE = p.multisection()
 	default:
 		res.PE = p.integrated()
+	}
+	if p.err != nil {
+		return nil, p.err
 	}
 	if g.N() <= exact.MaxVertices {
 		t.phase("exact", func() {

@@ -1,6 +1,9 @@
 package gpumap
 
 import (
+	"time"
+
+	"github.com/gpumap/gpumap/gpumap/backend"
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/integrated"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
@@ -13,13 +16,21 @@ import (
 // pipeline runs one mapping: the graph, machine, options and the phase
 // tracker shared by the algorithms.
 type pipeline struct {
-	x    *par.Exec
-	g    *graph.Graph
-	top  *topology.Topology
-	opt  Options
-	t    *tracker
-	cfg  presetConfig
-	lmax int64
+	x       *par.Exec
+	g       *graph.Graph
+	top     *topology.Topology
+	opt     Options
+	t       *tracker
+	cfg     presetConfig
+	lmax    int64
+	backend backend.Backend
+	err     error // first failure of a phase
+}
+
+func (p *pipeline) fail(err error) {
+	if p.err == nil {
+		p.err = err
+	}
 }
 
 func newPipeline(x *par.Exec, g *graph.Graph, top *topology.Topology, opt Options, t *tracker) *pipeline {
@@ -44,37 +55,35 @@ func (p *pipeline) multisection() []int32 {
 			TopTries: p.cfg.topTries, Lower: p.cfg.lower, Bottom: p.cfg.bottom,
 			TopHierarchies: p.cfg.topH, TopCandidates: p.cfg.topC, TopPruneDiv: p.cfg.topPrune})
 	})
-	for i := 0; i < p.cfg.vcycles; i++ {
-		p.t.phase("v-cycle", func() {
-			c := p.cfg.integrated
-			c.Seed = p.opt.Seed + uint64(i)*0x7f4a
-			integrated.Refine(p.x, p.g, p.top, pe, p.lmax, c)
-		})
-	}
-	if p.cfg.vcycles == 0 {
-		p.refineJ(pe)
-	}
+	p.refineJ(pe)
 	return pe
 }
 
-// integrated is the integrated multilevel mapping (IM).
+// integrated is the integrated multilevel mapping (IM) on the selected
+// backend, followed (on the CPU) by the final J refinement.
 func (p *pipeline) integrated() []int32 {
 	var pe []int32
+	b := p.backend
+	c := p.cfg.integrated
+	c.Seed = p.opt.Seed
+	c.Initial.Partition = p.cfg.partition
+	c.Initial.SlackDepth = p.cfg.slackDepth
+	var tm integrated.Times
+	var err error
 	p.t.phase("integrated", func() {
-		c := p.cfg.integrated
-		c.Seed = p.opt.Seed
-		c.Initial.Partition = p.cfg.partition
-		pe = integrated.Map(p.x, p.g, p.top, p.opt.Eps, c)
+		pe, tm, err = integrated.Map(b, p.x, p.g, p.top, p.opt.Eps, c)
 	})
-	for i := 0; i < p.cfg.vcycles; i++ {
-		p.t.phase("v-cycle", func() {
-			c := p.cfg.integrated
-			c.Seed = p.opt.Seed + uint64(i+1)*0x7f4a
-			integrated.Refine(p.x, p.g, p.top, pe, p.lmax, c)
-		})
+	if err != nil {
+		p.fail(err)
+		return nil
 	}
+	p.t.logf("integrated on %s: %d levels, coarsen %.2f ms, initial %.2f ms, uncoarsen+refine %.2f ms",
+		b.Name(), tm.Levels, ms(tm.Coarsen), ms(tm.Initial), ms(tm.Uncoarsen))
+	p.refineJ(pe)
 	return pe
 }
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // refineJ polishes a mapping on the finest graph with J-gain FM.
 func (p *pipeline) refineJ(pe []int32) {
@@ -115,7 +124,6 @@ type presetConfig struct {
 	partition            partition.Config
 	finalFM              refinement.FMConfig
 	integrated           integrated.Config
-	vcycles              int
 	slackDepth           float64
 	topTries             int
 	topH, topC, topPrune int
@@ -132,6 +140,7 @@ var presets = [...]presetConfig{
 		finalFM:    refinement.FMConfig{Rounds: -1},
 		topTries:   1,
 		slackDepth: 0.03,
+		integrated: integrated.Config{CoarsenC: 30, CapDiv: 8},
 	},
 	Default: {
 		partition: partition.Config{Tries: 8, LPRounds: 2, FMRounds: 2,
@@ -141,6 +150,7 @@ var presets = [...]presetConfig{
 		finalFM:    refinement.FMConfig{Rounds: 2, Alpha: 10, SkipExplored: true},
 		topTries:   3,
 		slackDepth: 0.03,
+		integrated: integrated.Config{CoarsenC: 30, CapDiv: 8},
 	},
 	Strong: {
 		partition: partition.Config{Tries: 12, LPRounds: 3, FMRounds: 4,
@@ -148,5 +158,6 @@ var presets = [...]presetConfig{
 		finalFM:    refinement.FMConfig{Rounds: 4, Alpha: 30},
 		topTries:   8,
 		slackDepth: 0.03,
+		integrated: integrated.Config{CoarsenC: 60, CapDiv: 8, Jet: refinement.JetConfig{Iterations: 16}},
 	},
 }

@@ -1,10 +1,11 @@
-// Package integrated is the integrated multilevel mapper (IM): it coarsens
-// the task graph by matching, maps the coarsest graph by hierarchical
-// multisection, and projects the mapping back level by level, refining the
-// communication cost J itself (not a cut) on every level.
+// Package integrated is the integrated multilevel mapper (IM) of the GPU
+// process-mapping paper: it coarsens the task graph by two-hop matching and
+// contraction, maps the coarsest graph by hierarchical multisection with
+// adaptive imbalance (on the host: it is small), and projects the mapping
+// back level by level, refining the communication cost J itself on every
+// level with Jet-style label propagation, afterburner and weak/strong
+// rebalancing.
 //
-// The same uncoarsening machinery runs V-cycles on an existing mapping:
-// coarsening that only merges vertices of the same PE keeps the mapping
-// intact, so coarse levels can move whole clusters between PEs, nodes and
-// racks at once.
+// The orchestration here is written once against backend.Backend; the
+// phases run wherever the backend lives (goroutines or a GPU).
 package integrated
