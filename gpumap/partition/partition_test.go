@@ -36,11 +36,29 @@ func check(t *testing.T, g *graph.Graph, part []int32, maxW []int64) int64 {
 }
 
 func TestGridBisectionIsStraight(t *testing.T) {
-	// The best balanced bisection of a 16x16 grid cuts 16 edges.
-	g := graph.Grid(16, 16)
-	part := Partition(par.New(1), g, limits(256, 2, 0), Config{Seed: 1})
-	if cut := check(t, g, part, limits(256, 2, 0)); cut != 16 {
-		t.Fatalf("cut %d, want 16", cut)
+	// The best balanced bisection of a grid cuts one row of edges; natural
+	// order coarsening must keep that cut available on every level.
+	for _, n := range []int{16, 64, 256} {
+		g := graph.Grid(n, n)
+		maxW := limits(int64(n*n), 2, 0)
+		part := Partition(par.New(1), g, maxW, Config{Seed: 1, Natural: true, Tries: 4})
+		if cut := check(t, g, part, maxW); cut != int64(n) {
+			t.Errorf("%dx%d: cut %d, want %d", n, n, cut, n)
+		}
+		// Random-order coarsening has to come close.
+		part = Partition(par.New(1), g, maxW, Config{Seed: 1, Tries: 8, FM: refinement.FMConfig{Alpha: 60}})
+		if cut := check(t, g, part, maxW); float64(cut) > 1.5*float64(n) {
+			t.Errorf("%dx%d random order: cut %d, more than 50%% above %d", n, n, cut, n)
+		}
+	}
+}
+
+func TestCandidatesAndLocality(t *testing.T) {
+	g := graph.Grid(64, 64)
+	maxW := limits(4096, 4, 0.03)
+	part := Partition(par.New(2), g, maxW, Config{Seed: 2, Local: true, Hierarchies: 2, Candidates: 2, PruneDiv: 8})
+	if cut := check(t, g, part, maxW); cut > 140 {
+		t.Errorf("4-way cut of a 64x64 grid %d, want at most 140 (optimum 128)", cut)
 	}
 }
 

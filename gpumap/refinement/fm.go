@@ -138,7 +138,10 @@ func (f *FM) Run(cost int64) int64 {
 }
 
 func (f *FM) tie(v int32) uint32 {
-	return uint32((uint64(v)*0x9e3779b97f4a7c15 ^ uint64(f.round)*0xbf58476d1ce4e5b9 ^ f.cfg.Seed) >> 32)
+	// The round counts from this run's start: pooled refiners carry their
+	// stamps over, and results must not depend on which one was reused.
+	r := uint64(f.round - f.firstRound)
+	return uint32((uint64(v)*0x9e3779b97f4a7c15 ^ r*0xbf58476d1ce4e5b9 ^ f.cfg.Seed) >> 32)
 }
 
 // round1 runs one round of localized searches.

@@ -1,0 +1,78 @@
+package multisection
+
+import (
+	"testing"
+
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/internal/par"
+	"github.com/gpumap/gpumap/topology"
+)
+
+func TestLimitsByHand(t *testing.T) {
+	top, _ := topology.Parse("4:8:6", "1:10:100")
+	nodes := top.Children(top.Root())
+	// 19200 units on 192 PEs, eps 3%: Lmax 103. With the published rule
+	// (depth 3) the top split gets (1.03)^(1/3) - 1 = 0.990%: floor(3200 *
+	// 1.00990) = 3231 per node.
+	lim := Limits(nodes, 192, 19200, 19200, 192, 0.03, 3, 103, 1)
+	for _, l := range lim {
+		if l != 3231 {
+			t.Fatalf("limits %v, want 3231 each", lim)
+		}
+	}
+	// All slack to the top (depth 1): 3200 * 1.03 = 3296.
+	if lim := Limits(nodes, 192, 19200, 19200, 192, 0.03, 1, 103, 1); lim[0] != 3296 {
+		t.Fatalf("top-first limit %d, want 3296", lim[0])
+	}
+	// A node already 2% heavy may only split 1% more: 3264 * 1.03/1.02 per
+	// its 32 PEs, shared into 8 sockets: 408 * 1.0098 = 412.
+	sockets := top.Children(nodes[0])
+	lim = Limits(sockets, 32, 3264, 19200, 192, 0.03, 1, 103, 1)
+	if lim[0] != 411 && lim[0] != 412 {
+		t.Fatalf("socket limit %d, want 411 or 412", lim[0])
+	}
+}
+
+func check(t *testing.T, g *graph.Graph, top *topology.Topology, eps float64, pe []int32) {
+	t.Helper()
+	m, err := graph.Evaluate(g, top, pe, eps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Feasible {
+		t.Fatalf("infeasible: max block %d > %d", m.MaxBlock, m.Lmax)
+	}
+}
+
+func TestFeasibleOnRegularAndIrregularMachines(t *testing.T) {
+	x := par.New(2)
+	reg, _ := topology.Parse("4:8:3", "1:10:100")
+	// three nodes with 16, 16 and 8 slots; node 2's sockets hold 6 and 2.
+	var socket, node []int
+	s := 0
+	for n, ss := range [][]int{{8, 8}, {8, 8}, {6, 2}} {
+		for _, size := range ss {
+			for i := 0; i < size; i++ {
+				socket, node = append(socket, s), append(node, n)
+			}
+			s++
+		}
+	}
+	tree, err := topology.NewTree([][]int{socket, node}, []int64{1, 10, 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, top := range []*topology.Topology{reg, tree} {
+		for seed := uint64(0); seed < 4; seed++ {
+			g := graph.Random(2000, 9000, 10, 5, seed)
+			for _, depth := range []float64{0.03, 1} {
+				pe := Map(x, g, top, Config{Eps: 0.03, Seed: seed, SlackDepth: depth})
+				check(t, g, top, 0.03, pe)
+			}
+		}
+		// One task per PE, exact.
+		g := graph.Grid(top.K())
+		pe := Map(x, g, top, Config{Eps: 0, Seed: 1})
+		check(t, g, top, 0, pe)
+	}
+}
