@@ -1,6 +1,7 @@
 package gpumap
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -110,3 +111,10 @@ func DefaultOptions() Options {
 
 // Version is gpumap's version.
 const Version = "0.1.0"
+
+// ErrNoGPU is returned (wrapped) when the GPU backend was required and no
+// usable GPU exists.
+var ErrNoGPU = errors.New("no usable GPU")
+
+// IsNoGPU reports whether err says that the required GPU is missing.
+func IsNoGPU(err error) bool { return errors.Is(err, ErrNoGPU) }

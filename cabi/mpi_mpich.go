@@ -1,0 +1,6 @@
+//go:build mpich
+
+package main
+
+// #cgo pkg-config: mpich
+import "C"

@@ -1,0 +1,84 @@
+// C side of the ABI: static strings and the per-process error buffer.
+#include <string.h>
+#include "gpumap.h"
+#include "_cgo_export.h"
+
+static const char *messages[] = {
+    "success",
+    "invalid argument",
+    "invalid neighbour rank",
+    "invalid communication volume",
+    "invalid communicator",
+    "arguments differ across ranks",
+    "invalid options",
+    "invalid graph",
+    "no feasible mapping",
+    "no usable GPU",
+    "MPI error",
+    "internal error",
+};
+
+const char *gpumap_error_string(int status) {
+    if (status < 0 || status >= (int)(sizeof messages / sizeof messages[0]))
+        return "unknown gpumap status";
+    return messages[status];
+}
+
+static char last_error[1024];
+
+const char *gpumap_last_error(void) { return last_error; }
+
+void gpumap_set_last_error(const char *msg) {
+    strncpy(last_error, msg, sizeof last_error - 1);
+    last_error[sizeof last_error - 1] = 0;
+}
+
+const char *gpumap_version(void) { return "0.1.0"; }
+
+void gpumap_options_init(gpumap_options *o) {
+    if (!o) return;
+    memset(o, 0, sizeof *o);
+    o->version = GPUMAP_OPTIONS_VERSION;
+    o->preset = GPUMAP_PRESET_DEFAULT;
+    o->backend = GPUMAP_BACKEND_AUTO;
+    o->algorithm = GPUMAP_ALGORITHM_AUTO;
+    o->pattern = GPUMAP_PATTERN_SEND;
+    o->imbalance = 0.03;
+}
+
+// The public, const-correct entry points over the Go exports.
+
+int gpumap_reorder_f(MPI_Fint comm, int degree, const int neighbors[], const double volumes[],
+                     const gpumap_options *options, MPI_Fint *newcomm) {
+    return gpumap_go_reorder(comm, degree, (int *)neighbors, (double *)volumes,
+                             (gpumap_options *)options, newcomm);
+}
+
+int gpumap_reorder(MPI_Comm comm, int degree, const int neighbors[], const double volumes[],
+                   const gpumap_options *options, MPI_Comm *newcomm) {
+    MPI_Fint nf;
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (!initialized || finalized) {
+        // MPI_Comm_c2f is not defined before MPI_Init.
+        gpumap_set_last_error("MPI is not initialized (call MPI_Init first) or already finalized");
+        if (newcomm) *newcomm = MPI_COMM_NULL;
+        return GPUMAP_ERR_MPI;
+    }
+    int rc = gpumap_reorder_f(MPI_Comm_c2f(comm), degree, neighbors, volumes, options,
+                              newcomm ? &nf : NULL);
+    if (newcomm) *newcomm = MPI_Comm_f2c(nf);
+    return rc;
+}
+
+int gpumap_last_result(gpumap_result *result) { return gpumap_go_last_result(result); }
+
+int gpumap_map_graph(int32_t n, const int64_t xadj[], const int32_t adjncy[],
+                     const int64_t vwgt[], const int64_t adjwgt[],
+                     const char *hierarchy, const char *distance,
+                     const gpumap_options *options, int32_t pe[], int64_t *cost) {
+    return gpumap_go_map_graph(n, (int64_t *)xadj, (int32_t *)adjncy, (int64_t *)vwgt,
+                               (int64_t *)adjwgt, (char *)hierarchy, (char *)distance,
+                               (gpumap_options *)options, pe, cost);
+}

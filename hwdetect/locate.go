@@ -1,0 +1,73 @@
+package hwdetect
+
+/*
+#cgo pkg-config: hwloc
+#include <hwloc.h>
+#include <stdlib.h>
+
+// locate fills the package and core logical indexes that contain the
+// process's CPU binding (-1 when the binding spans several), and the
+// number of PUs it may run on. Returns 0 on success.
+static int gpumap_locate(int *package, int *core, int *pus) {
+	hwloc_topology_t topo;
+	*package = -1; *core = -1; *pus = 0;
+	if (hwloc_topology_init(&topo) != 0) return -1;
+	if (hwloc_topology_load(topo) != 0) { hwloc_topology_destroy(topo); return -1; }
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	int rc = hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS);
+	if (rc != 0) {
+		// Fall back to the thread's binding (some systems refuse process queries).
+		rc = hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_THREAD);
+	}
+	if (rc == 0) {
+		// Restrict to PUs the topology knows (a faked topology may be smaller).
+		hwloc_bitmap_and(set, set, hwloc_topology_get_complete_cpuset(topo));
+		*pus = hwloc_bitmap_weight(set);
+		if (*pus > 0) {
+			hwloc_obj_t obj = hwloc_get_obj_covering_cpuset(topo, set);
+			for (hwloc_obj_t o = obj; o; o = o->parent) {
+				if (o->type == HWLOC_OBJ_CORE && *core < 0) *core = (int)o->logical_index;
+				if (o->type == HWLOC_OBJ_PACKAGE) { *package = (int)o->logical_index; break; }
+			}
+		}
+	}
+	hwloc_bitmap_free(set);
+	hwloc_topology_destroy(topo);
+	return rc;
+}
+*/
+import "C"
+
+import (
+	"os"
+	"strings"
+)
+
+// Locate returns the calling process's record. host is its processor name
+// (from MPI); the boot id, switch (SLURM_TOPOLOGY_ADDR) and binding are
+// read here.
+func Locate(host string) Record {
+	r := Record{Host: host, Socket: UnknownSocket, Core: -1}
+	if b, err := os.ReadFile("/proc/sys/kernel/random/boot_id"); err == nil {
+		r.BootID = strings.TrimSpace(string(b))
+	}
+	r.Switch = slurmSwitch(os.Getenv("SLURM_TOPOLOGY_ADDR"))
+	var pkg, core, pus C.int
+	if C.gpumap_locate(&pkg, &core, &pus) == 0 && pus > 0 {
+		r.Socket, r.Core = int(pkg), int(core)
+		if r.Socket < 0 {
+			r.Socket = UnknownSocket
+		}
+	}
+	return r
+}
+
+// slurmSwitch keeps the switch part of SLURM_TOPOLOGY_ADDR ("s1.s2.node7"
+// becomes "s1.s2"); "" when there is none.
+func slurmSwitch(addr string) string {
+	i := strings.LastIndexByte(addr, '.')
+	if i <= 0 {
+		return ""
+	}
+	return addr[:i]
+}

@@ -1,0 +1,146 @@
+package mpirank
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+
+	"github.com/gpumap/gpumap/hwdetect"
+	"github.com/klauspost/compress/zstd"
+)
+
+// payload is what every rank sends to rank 0.
+type payload struct {
+	Rec       hwdetect.Record
+	Neighbors []int32
+	Volumes   []float64
+}
+
+const payloadVersion = 1
+
+var (
+	encOnce sync.Once
+	enc     *zstd.Encoder
+	dec     *zstd.Decoder
+)
+
+func codecs() (*zstd.Encoder, *zstd.Decoder) {
+	encOnce.Do(func() {
+		enc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+		dec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<34))
+	})
+	return enc, dec
+}
+
+// encodePayload serialises and compresses a rank's record and pattern:
+// strings with length prefixes, neighbours sorted and delta-encoded as
+// varints, volumes as raw float64 in the same order (zstd folds the usual
+// repeated halo sizes).
+func encodePayload(p payload) []byte {
+	idx := make([]int, len(p.Neighbors))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return p.Neighbors[idx[a]] < p.Neighbors[idx[b]] })
+	b := []byte{payloadVersion}
+	str := func(s string) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	str(p.Rec.Host)
+	str(p.Rec.BootID)
+	str(p.Rec.Switch)
+	b = binary.AppendVarint(b, int64(p.Rec.Socket))
+	b = binary.AppendVarint(b, int64(p.Rec.Core))
+	b = binary.AppendUvarint(b, uint64(len(idx)))
+	prev := int64(0)
+	for _, i := range idx {
+		b = binary.AppendUvarint(b, uint64(int64(p.Neighbors[i])-prev))
+		prev = int64(p.Neighbors[i])
+	}
+	for _, i := range idx {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(p.Volumes[i]))
+	}
+	e, _ := codecs()
+	return e.EncodeAll(b, nil)
+}
+
+// decodePayload reverses encodePayload; errors mean corruption.
+func decodePayload(data []byte) (payload, error) {
+	var p payload
+	_, d := codecs()
+	b, err := d.DecodeAll(data, nil)
+	if err != nil {
+		return p, fmt.Errorf("zstd: %w", err)
+	}
+	if len(b) == 0 || b[0] != payloadVersion {
+		return p, fmt.Errorf("payload version mismatch (libraries of different versions?)")
+	}
+	b = b[1:]
+	bad := fmt.Errorf("truncated payload")
+	uv := func() (uint64, bool) {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			return 0, false
+		}
+		b = b[n:]
+		return v, true
+	}
+	sv := func() (int64, bool) {
+		v, n := binary.Varint(b)
+		if n <= 0 {
+			return 0, false
+		}
+		b = b[n:]
+		return v, true
+	}
+	str := func() (string, bool) {
+		l, ok := uv()
+		if !ok || l > uint64(len(b)) {
+			return "", false
+		}
+		s := string(b[:l])
+		b = b[l:]
+		return s, true
+	}
+	var ok bool
+	if p.Rec.Host, ok = str(); !ok {
+		return p, bad
+	}
+	if p.Rec.BootID, ok = str(); !ok {
+		return p, bad
+	}
+	if p.Rec.Switch, ok = str(); !ok {
+		return p, bad
+	}
+	s, ok1 := sv()
+	c, ok2 := sv()
+	deg, ok3 := uv()
+	if !ok1 || !ok2 || !ok3 || deg > uint64(len(b)) {
+		return p, bad
+	}
+	p.Rec.Socket, p.Rec.Core = int(s), int(c)
+	p.Neighbors = make([]int32, deg)
+	prev := int64(0)
+	for i := range p.Neighbors {
+		d, ok := uv()
+		if !ok {
+			return p, bad
+		}
+		prev += int64(d)
+		if prev > math.MaxInt32 {
+			return p, bad
+		}
+		p.Neighbors[i] = int32(prev)
+	}
+	if uint64(len(b)) != 8*deg {
+		return p, bad
+	}
+	p.Volumes = make([]float64, deg)
+	for i := range p.Volumes {
+		p.Volumes[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	return p, nil
+}

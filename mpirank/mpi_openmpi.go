@@ -1,0 +1,6 @@
+//go:build !mpich
+
+package mpirank
+
+// #cgo pkg-config: ompi-c
+import "C"
