@@ -83,35 +83,57 @@ func options(o *C.gpumap_options) (mpirank.Options, gpumap.Algorithm, float64, *
 // The exports below are wrapped by the const-correct functions of
 // support.c, which are the public ABI (cgo cannot export const pointers).
 
-//export gpumap_go_reorder
-func gpumap_go_reorder(comm C.MPI_Fint, degree C.int, neighbors *C.int, volumes *C.double,
-	copt *C.gpumap_options, newcomm *C.MPI_Fint) (status C.int) {
-	defer recoverTo(&status)
-	null := mpirank.CommNull()
-	if newcomm != nil {
-		*newcomm = C.MPI_Fint(null)
-	}
-	opt, _, _, pre := options(copt)
-	var nb []int32
-	var vol []float64
+// pattern checks the C arguments of a pattern and copies them.
+func pattern(degree C.int, neighbors *C.int, volumes *C.double, pre *mpirank.Error) ([]int32, []float64, *mpirank.Error) {
 	switch {
 	case pre != nil:
-	case newcomm == nil:
-		pre = &mpirank.Error{Code: mpirank.ErrArgument, Msg: "newcomm is NULL"}
 	case degree < 0:
 		pre = &mpirank.Error{Code: mpirank.ErrArgument, Msg: fmt.Sprintf("degree %d is negative", int(degree))}
 	case degree > 0 && (neighbors == nil || volumes == nil):
 		pre = &mpirank.Error{Code: mpirank.ErrArgument, Msg: fmt.Sprintf("degree %d with a NULL neighbors or volumes array", int(degree))}
 	case degree > 0:
-		nb = append([]int32(nil), unsafe.Slice((*int32)(unsafe.Pointer(neighbors)), int(degree))...)
-		vol = append([]float64(nil), unsafe.Slice((*float64)(unsafe.Pointer(volumes)), int(degree))...)
+		nb := append([]int32(nil), unsafe.Slice((*int32)(unsafe.Pointer(neighbors)), int(degree))...)
+		vol := append([]float64(nil), unsafe.Slice((*float64)(unsafe.Pointer(volumes)), int(degree))...)
+		return nb, vol, nil
 	}
+	return nil, nil, pre
+}
+
+//export gpumap_go_reorder
+func gpumap_go_reorder(comm C.MPI_Fint, degree C.int, neighbors *C.int, volumes *C.double,
+	copt *C.gpumap_options, newcomm *C.MPI_Fint) (status C.int) {
+	defer recoverTo(&status)
+	if newcomm != nil {
+		*newcomm = C.MPI_Fint(mpirank.CommNull())
+	}
+	opt, _, _, pre := options(copt)
+	if pre == nil && newcomm == nil {
+		pre = &mpirank.Error{Code: mpirank.ErrArgument, Msg: "newcomm is NULL"}
+	}
+	nb, vol, pre := pattern(degree, neighbors, volumes, pre)
 	nc, res, err := mpirank.Reorder(mpirank.Comm(comm), nb, vol, opt, pre)
 	if err != nil {
 		return setError(err.Code, err.Msg)
 	}
 	lastResult = res
 	*newcomm = C.MPI_Fint(nc)
+	return C.GPUMAP_OK
+}
+
+//export gpumap_go_cost
+func gpumap_go_cost(comm C.MPI_Fint, degree C.int, neighbors *C.int, volumes *C.double,
+	copt *C.gpumap_options, cost *C.double) (status C.int) {
+	defer recoverTo(&status)
+	opt, _, _, pre := options(copt)
+	if pre == nil && cost == nil {
+		pre = &mpirank.Error{Code: mpirank.ErrArgument, Msg: "cost is NULL"}
+	}
+	nb, vol, pre := pattern(degree, neighbors, volumes, pre)
+	res, err := mpirank.Cost(mpirank.Comm(comm), nb, vol, opt, pre)
+	if err != nil {
+		return setError(err.Code, err.Msg)
+	}
+	*cost = C.double(res.JBefore)
 	return C.GPUMAP_OK
 }
 

@@ -74,6 +74,25 @@ int gpumap_reorder(MPI_Comm comm, int degree, const int neighbors[], const doubl
 
 int gpumap_last_result(gpumap_result *result) { return gpumap_go_last_result(result); }
 
+int gpumap_cost_f(MPI_Fint comm, int degree, const int neighbors[], const double volumes[],
+                  const gpumap_options *options, double *cost) {
+    return gpumap_go_cost(comm, degree, (int *)neighbors, (double *)volumes,
+                          (gpumap_options *)options, cost);
+}
+
+int gpumap_cost(MPI_Comm comm, int degree, const int neighbors[], const double volumes[],
+                const gpumap_options *options, double *cost) {
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (!initialized || finalized) {
+        gpumap_set_last_error("MPI is not initialized (call MPI_Init first) or already finalized");
+        return GPUMAP_ERR_MPI;
+    }
+    return gpumap_go_cost(MPI_Comm_c2f(comm), degree, (int *)neighbors, (double *)volumes,
+                          (gpumap_options *)options, cost);
+}
+
 int gpumap_map_graph(int32_t n, const int64_t xadj[], const int32_t adjncy[],
                      const int64_t vwgt[], const int64_t adjwgt[],
                      const char *hierarchy, const char *distance,

@@ -12,6 +12,12 @@ static int gpumap_locate(int *package, int *core, int *pus) {
 	hwloc_topology_t topo;
 	*package = -1; *core = -1; *pus = 0;
 	if (hwloc_topology_init(&topo) != 0) return -1;
+	// Only packages, cores and PUs matter: skip caches, groups, I/O and
+	// misc objects, which are most of the discovery work.
+	hwloc_topology_set_cache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+	hwloc_topology_set_type_filter(topo, HWLOC_OBJ_GROUP, HWLOC_TYPE_FILTER_KEEP_NONE);
+	hwloc_topology_set_type_filter(topo, HWLOC_OBJ_MISC, HWLOC_TYPE_FILTER_KEEP_NONE);
 	if (hwloc_topology_load(topo) != 0) { hwloc_topology_destroy(topo); return -1; }
 	hwloc_bitmap_t set = hwloc_bitmap_alloc();
 	int rc = hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS);

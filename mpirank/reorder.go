@@ -44,6 +44,18 @@ type Result struct {
 // MPI_COMM_NULL. pre, when not nil, is an argument error the caller found
 // on this rank (a null pointer, say): it is agreed on like any other.
 func Reorder(c Comm, neighbors []int32, volumes []float64, opt Options, pre *Error) (Comm, Result, *Error) {
+	return run(c, neighbors, volumes, opt, pre, false)
+}
+
+// Cost evaluates the current placement: Result.JBefore is the cost of
+// running task r of the pattern on the process of rank r of c, with the
+// same machine model Reorder uses. Collective like Reorder.
+func Cost(c Comm, neighbors []int32, volumes []float64, opt Options, pre *Error) (Result, *Error) {
+	_, res, err := run(c, neighbors, volumes, opt, pre, true)
+	return res, err
+}
+
+func run(c Comm, neighbors []int32, volumes []float64, opt Options, pre *Error, evalOnly bool) (Comm, Result, *Error) {
 	var res Result
 	null := CommNull()
 	if !Ready() {
@@ -56,11 +68,18 @@ func Reorder(c Comm, neighbors []int32, volumes []float64, opt Options, pre *Err
 	if inter {
 		return null, res, errorf(ErrComm, "inter-communicators are not supported")
 	}
+	t0 := time.Now()
+	trace := func(step string) {
+		if opt.Verbosity >= 3 && rank == 0 {
+			fmt.Fprintf(os.Stderr, "gpumap: %-10s %8.2f ms\n", step, float64(time.Since(t0).Microseconds())/1000)
+		}
+	}
 	d, err := dup(c, true)
 	if err != nil {
 		return null, res, errorf(ErrMPI, "%v", err)
 	}
 	defer Free(d)
+	trace("dup")
 
 	// 1. Agree on the arguments.
 	local := pre
@@ -70,7 +89,9 @@ func Reorder(c Comm, neighbors []int32, volumes []float64, opt Options, pre *Err
 		local = checkLocal(rank, size, neighbors, volumes)
 	}
 	if local == nil {
-		local = checkOptions(opt)
+		if local = checkOptions(opt); local != nil {
+			local.Msg = fmt.Sprintf("rank %d: %s", rank, local.Msg)
+		}
 	}
 	vals := []int32{0, 0, 0, 0}
 	if local != nil {
@@ -84,6 +105,7 @@ func Reorder(c Comm, neighbors []int32, volumes []float64, opt Options, pre *Err
 	if err := allreduceMax(d, vals); err != nil {
 		return null, res, errorf(ErrMPI, "%v", err)
 	}
+	trace("agree")
 	if vals[0] > 0 {
 		e := shareError(d, int(size-int(vals[0])), rank, local)
 		return null, res, e
@@ -91,7 +113,7 @@ func Reorder(c Comm, neighbors []int32, volumes []float64, opt Options, pre *Err
 	if vals[1] != 0x3fffffff-vals[2] {
 		return null, res, errorf(ErrInconsistent, "options differ across ranks (preset, seed, hierarchy, distance, backend or pattern)")
 	}
-	if vals[3] == 1 || size == 1 {
+	if !evalOnly && (vals[3] == 1 || size == 1) {
 		nc, err := Dup(c)
 		if err != nil {
 			return null, res, errorf(ErrMPI, "%v", err)
@@ -101,6 +123,7 @@ func Reorder(c Comm, neighbors []int32, volumes []float64, opt Options, pre *Err
 
 	// 2. Gather locations and patterns on rank 0.
 	data := encodePayload(payload{Rec: hwdetect.Locate(ProcessorName()), Neighbors: neighbors, Volumes: volumes})
+	trace("locate")
 	var sizes []int32
 	if rank == 0 {
 		sizes = make([]int32, size)
@@ -133,6 +156,7 @@ func Reorder(c Comm, neighbors []int32, volumes []float64, opt Options, pre *Err
 	if err := gatherv(d, data, all, sizes, displs, 0); err != nil {
 		return null, res, errorf(ErrMPI, "%v", err)
 	}
+	trace("gather")
 
 	// 3. Map on rank 0; 4. broadcast status, costs and permutation.
 	hdr := make([]byte, headerSize)
@@ -140,10 +164,11 @@ func Reorder(c Comm, neighbors []int32, volumes []float64, opt Options, pre *Err
 	if rank == 0 {
 		start := time.Now()
 		var e *Error
-		keys, res, e = mapOnRoot(all, sizes, displs, opt)
+		keys, res, e = mapOnRoot(all, sizes, displs, opt, evalOnly)
 		res.MapSeconds = time.Since(start).Seconds()
 		encodeHeader(hdr, e, res)
 	}
+	trace("map")
 	if err := bcast(d, hdr, 0); err != nil {
 		return null, res, errorf(ErrMPI, "%v", err)
 	}
@@ -152,6 +177,9 @@ func Reorder(c Comm, neighbors []int32, volumes []float64, opt Options, pre *Err
 		return null, r, e
 	}
 	res = r
+	if evalOnly {
+		return null, res, nil
+	}
 	kb := make([]byte, 4*size)
 	if rank == 0 {
 		for i, k := range keys {
@@ -162,10 +190,12 @@ func Reorder(c Comm, neighbors []int32, volumes []float64, opt Options, pre *Err
 		return null, res, errorf(ErrMPI, "%v", err)
 	}
 	key := int(binary.LittleEndian.Uint32(kb[4*rank:]))
+	trace("bcast")
 	nc, err := split(c, 0, key)
 	if err != nil {
 		return null, res, errorf(ErrMPI, "%v", err)
 	}
+	trace("split")
 	res.Reordered = true
 	return nc, res, nil
 }
@@ -217,7 +247,7 @@ func optionsHash(opt Options) int32 {
 
 // mapOnRoot decodes the patterns, builds the task graph and the machine
 // and maps; every failure, panics included, becomes an *Error.
-func mapOnRoot(all []byte, sizes, displs []int32, opt Options) (keys []int32, res Result, e *Error) {
+func mapOnRoot(all []byte, sizes, displs []int32, opt Options, evalOnly bool) (keys []int32, res Result, e *Error) {
 	defer func() {
 		if p := recover(); p != nil {
 			e = errorf(ErrInternal, "panic on rank 0: %v\n%s", p, debug.Stack())
@@ -249,6 +279,11 @@ func mapOnRoot(all []byte, sizes, displs []int32, opt Options) (keys []int32, re
 		return nil, res, errorf(ErrOptions, "%v", err)
 	}
 	res.Machine = m.Describe()
+	res.JBefore = w.cost(m.Top, func(t int32) int { return m.Slot[t] })
+	if evalOnly {
+		res.JAfter = res.JBefore
+		return nil, res, nil
+	}
 	mo := gpumap.DefaultOptions()
 	mo.Preset, mo.Seed, mo.Eps, mo.Threads, mo.Backend = opt.Preset, opt.Seed, 0, opt.Threads, opt.Backend
 	log := opt.Log
@@ -275,7 +310,6 @@ func mapOnRoot(all []byte, sizes, displs []int32, opt Options) (keys []int32, re
 	for t, p := range out.PE {
 		keys[m.Rank[p]] = int32(t)
 	}
-	res.JBefore = w.cost(m.Top, func(t int32) int { return m.Slot[t] })
 	res.JAfter = w.cost(m.Top, func(t int32) int { return int(out.PE[t]) })
 	if res.JAfter > res.JBefore {
 		// Never make things worse: keep the original order.

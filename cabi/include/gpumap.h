@@ -117,6 +117,17 @@ int gpumap_reorder(MPI_Comm comm, int degree, const int neighbors[], const doubl
 int gpumap_reorder_f(MPI_Fint comm, int degree, const int neighbors[], const double volumes[],
                      const gpumap_options *options, MPI_Fint *newcomm);
 
+/*
+ * gpumap_cost: collective like gpumap_reorder; *cost receives J of the
+ * current placement (task r of the pattern on the process of rank r of
+ * comm), with the machine model gpumap_reorder uses. Useful to compare
+ * placements made by other means.
+ */
+int gpumap_cost(MPI_Comm comm, int degree, const int neighbors[], const double volumes[],
+                const gpumap_options *options, double *cost);
+int gpumap_cost_f(MPI_Fint comm, int degree, const int neighbors[], const double volumes[],
+                  const gpumap_options *options, double *cost);
+
 /* What the last successful gpumap_reorder on this process did. */
 typedef struct gpumap_result {
     int reordered;       /* 0 when disabled or for one process */

@@ -1,0 +1,122 @@
+# gpumap build and test entry points. See README.md and DEVELOPERS.md.
+#
+#   make deps    install missing system packages (needs root; apt)
+#   make build   the gpumap command (bin/gpumap) and every Go package
+#   make lib     libgpumap.so/.a, gpumap.h, the Fortran module, gpumap.pc
+#   make test    everything above, then the unit tests and the mpirun tests
+#   make demo    the two-node reordering demo (needs root)
+#   make bench   gpumap against Scotch on ../shared/graphs
+#   make ptx     regenerate the CUDA PTX (needs nvcc 11.8)
+#
+# MPI=openmpi (default) or MPI=mpich selects the MPI stack; MPICH builds
+# land in build/mpich instead of build.
+
+MPI ?= openmpi
+GO ?= go
+SHELL := /bin/bash
+
+ifeq ($(MPI),mpich)
+  MPICC := mpicc.mpich
+  MPIFC := mpifort.mpich
+  MPIPC := mpich
+  GOTAGS := -tags mpich
+  BUILD := build/mpich
+else ifeq ($(MPI),openmpi)
+  MPICC := mpicc.openmpi
+  MPIFC := mpifort.openmpi
+  MPIPC := ompi-c
+  GOTAGS :=
+  BUILD := build
+else
+  $(error MPI must be openmpi or mpich, not $(MPI))
+endif
+
+LIB := $(BUILD)/lib
+INC := $(BUILD)/include
+TESTBIN := $(BUILD)/tests
+GOSRC := $(shell find . -name '*.go' -not -path './build/*') go.mod go.sum
+CABI := $(wildcard cabi/*.go cabi/*.c cabi/include/*.h)
+
+APT_PACKAGES := build-essential pkg-config gfortran openmpi-bin libopenmpi-dev mpich libmpich-dev \
+	libhwloc-dev hwloc iproute2 util-linux procps scotch
+
+.PHONY: all deps build lib testprogs test unit mpitest demo bench ptx clean
+
+all: build lib
+
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" != 0 ]; then echo "missing packages:$$missing (run make deps as root)"; exit 1; fi; \
+	  echo "installing:$$missing"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get -o DPkg::Lock::Timeout=600 update -qq && \
+	  apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build:
+	$(GO) build ./...
+	$(GO) build -o bin/gpumap ./cmd/gpumap
+
+lib: $(LIB)/libgpumap.so $(LIB)/libgpumap.a $(INC)/gpumap.h $(LIB)/libgpumapf.a $(LIB)/pkgconfig/gpumap.pc
+
+$(LIB)/libgpumap.so: $(GOSRC) $(CABI)
+	@mkdir -p $(LIB)
+	$(GO) build $(GOTAGS) -buildmode=c-shared -o $@ ./cabi
+	@rm -f $(LIB)/libgpumap.h # cgo's generated header is not the API; gpumap.h is
+
+$(LIB)/libgpumap.a: $(GOSRC) $(CABI)
+	@mkdir -p $(LIB)
+	$(GO) build $(GOTAGS) -buildmode=c-archive -o $@ ./cabi
+	@rm -f $(LIB)/libgpumap.h
+
+$(INC)/gpumap.h: cabi/include/gpumap.h
+	@mkdir -p $(INC)
+	cp $< $@
+
+# The Fortran module: gpumap.mod for compiling, libgpumapf.a for linking.
+$(LIB)/libgpumapf.a: cabi/fortran/gpumap.f90
+	@mkdir -p $(LIB) $(INC)
+	$(MPIFC) -O2 -fPIC -J$(INC) -c $< -o $(LIB)/gpumap_f.o
+	ar rcs $@ $(LIB)/gpumap_f.o
+	@rm -f $(LIB)/gpumap_f.o
+
+$(LIB)/pkgconfig/gpumap.pc: cabi/gpumap.pc.in
+	@mkdir -p $(LIB)/pkgconfig
+	sed -e "s|@PREFIX@|$(abspath $(BUILD))|" -e "s|@MPIPC@|$(MPIPC)|" $< > $@
+
+# Test programs (sources in tests/testdata so cgo leaves them alone). The
+# rpath makes the remote node find libgpumap without any environment.
+CFLAGS_T := -O2 -Wall -I$(INC)
+LDFLAGS_T := -L$(LIB) -lgpumap -lm -Wl,-rpath,'$$ORIGIN/../lib'
+TESTPROGS := $(TESTBIN)/hello $(TESTBIN)/stencil $(TESTBIN)/invalid $(TESTBIN)/hello_f $(TESTBIN)/hello_f08
+
+testprogs: lib $(TESTPROGS)
+
+$(TESTBIN)/%: tests/testdata/%.c $(LIB)/libgpumap.so $(INC)/gpumap.h
+	@mkdir -p $(TESTBIN)
+	$(MPICC) $(CFLAGS_T) $< -o $@ $(LDFLAGS_T)
+
+# gfortran's runtime would replace Go's SIGSEGV handler: -fno-backtrace.
+$(TESTBIN)/%: tests/testdata/%.f90 $(LIB)/libgpumapf.a $(LIB)/libgpumap.so
+	@mkdir -p $(TESTBIN)
+	$(MPIFC) -O2 -fno-backtrace -I$(INC) $< -o $@ -L$(LIB) -lgpumapf -lgpumap -Wl,-rpath,'$$ORIGIN/../lib'
+
+test: deps build
+	$(MAKE) testprogs MPI=openmpi
+	$(MAKE) testprogs MPI=mpich
+	$(GO) vet ./...
+	GPUMAP_MPI_TESTS=1 $(GO) test -count=1 -timeout 25m ./...
+
+demo: deps
+	$(MAKE) testprogs MPI=openmpi
+	tests/demo.sh
+
+bench: build
+	$(GO) run ./bench -gpumap bin/gpumap -presets fast,default,strong
+
+ptx:
+	$(MAKE) -C gpumap/backend/cuda/kernels ptx
+
+clean:
+	rm -rf build bin

@@ -1,0 +1,136 @@
+! gpumap Fortran module: ISO_C_BINDING interfaces to libgpumap.
+!
+!   use gpumap
+!   call gpumap_reorder(comm, degree, neighbors, volumes, newcomm, ierr [, options])
+!
+! comm/newcomm may be INTEGER handles (use mpi) or TYPE(MPI_Comm)
+! (use mpi_f08): the generic name resolves to either. Neighbour ranks are
+! 0-based, as everywhere in MPI. ierr is a gpumap status (GPUMAP_OK = 0);
+! gpumap_error_message returns the detailed message of the last failure.
+module gpumap
+  use, intrinsic :: iso_c_binding
+  use mpi_f08, only: MPI_Comm
+  implicit none
+  private
+  public :: gpumap_options, gpumap_options_init, gpumap_reorder, gpumap_cost, gpumap_error_message
+
+  integer(c_int), parameter, public :: GPUMAP_OK = 0, GPUMAP_ERR_ARGUMENT = 1, &
+       GPUMAP_ERR_NEIGHBOR = 2, GPUMAP_ERR_VOLUME = 3, GPUMAP_ERR_COMM = 4, &
+       GPUMAP_ERR_INCONSISTENT = 5, GPUMAP_ERR_OPTIONS = 6, GPUMAP_ERR_GRAPH = 7, &
+       GPUMAP_ERR_INFEASIBLE = 8, GPUMAP_ERR_NO_GPU = 9, GPUMAP_ERR_MPI = 10, &
+       GPUMAP_ERR_INTERNAL = 11
+  integer(c_int), parameter, public :: GPUMAP_PRESET_FAST = 0, GPUMAP_PRESET_DEFAULT = 1, &
+       GPUMAP_PRESET_STRONG = 2
+  integer(c_int), parameter, public :: GPUMAP_BACKEND_AUTO = 0, GPUMAP_BACKEND_CPU = 1, &
+       GPUMAP_BACKEND_GPU = 2
+  integer(c_int), parameter, public :: GPUMAP_PATTERN_SEND = 0, GPUMAP_PATTERN_EXCHANGE = 1
+
+  ! Mirrors gpumap_options in gpumap.h (initialise with gpumap_options_init).
+  type, bind(C) :: gpumap_options
+     integer(c_int) :: version, preset, backend, algorithm, pattern, verbosity, threads, reserved_int
+     integer(c_int64_t) :: seed
+     real(c_double) :: imbalance
+     type(c_ptr) :: hierarchy, distance
+     type(c_ptr) :: reserved(4)
+  end type gpumap_options
+
+  interface
+     subroutine gpumap_options_init(options) bind(C, name="gpumap_options_init")
+       import :: gpumap_options
+       type(gpumap_options), intent(out) :: options
+     end subroutine gpumap_options_init
+
+     function c_reorder_f(comm, degree, neighbors, volumes, options, newcomm) &
+          bind(C, name="gpumap_reorder_f") result(status)
+       import :: c_int, c_double, c_ptr
+       integer(c_int), value :: comm, degree
+       integer(c_int), intent(in) :: neighbors(*)
+       real(c_double), intent(in) :: volumes(*)
+       type(c_ptr), value :: options
+       integer(c_int), intent(out) :: newcomm
+       integer(c_int) :: status
+     end function c_reorder_f
+
+     function c_last_error() bind(C, name="gpumap_last_error") result(p)
+       import :: c_ptr
+       type(c_ptr) :: p
+     end function c_last_error
+  end interface
+
+  interface gpumap_reorder
+     module procedure reorder_int, reorder_f08
+  end interface gpumap_reorder
+
+contains
+
+  subroutine reorder_int(comm, degree, neighbors, volumes, newcomm, ierr, options)
+    integer, intent(in) :: comm, degree
+    integer, intent(in) :: neighbors(*)
+    double precision, intent(in) :: volumes(*)
+    integer, intent(out) :: newcomm, ierr
+    type(gpumap_options), intent(in), optional, target :: options
+    integer(c_int) :: nf
+    integer(c_int) :: dummy_n(1)
+    real(c_double) :: dummy_v(1)
+    type(c_ptr) :: op
+    op = c_null_ptr
+    if (present(options)) op = c_loc(options)
+    if (degree > 0) then
+       ierr = c_reorder_f(int(comm, c_int), int(degree, c_int), neighbors, volumes, op, nf)
+    else
+       ierr = c_reorder_f(int(comm, c_int), int(degree, c_int), dummy_n, dummy_v, op, nf)
+    end if
+    newcomm = nf
+  end subroutine reorder_int
+
+  subroutine reorder_f08(comm, degree, neighbors, volumes, newcomm, ierr, options)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: degree
+    integer, intent(in) :: neighbors(*)
+    double precision, intent(in) :: volumes(*)
+    type(MPI_Comm), intent(out) :: newcomm
+    integer, intent(out) :: ierr
+    type(gpumap_options), intent(in), optional, target :: options
+    call reorder_int(comm%MPI_VAL, degree, neighbors, volumes, newcomm%MPI_VAL, ierr, options)
+  end subroutine reorder_f08
+
+  ! gpumap_cost is provided for INTEGER handles; pass comm%MPI_VAL with mpi_f08.
+  subroutine gpumap_cost(comm, degree, neighbors, volumes, cost, ierr)
+    integer, intent(in) :: comm, degree
+    integer, intent(in) :: neighbors(*)
+    double precision, intent(in) :: volumes(*)
+    double precision, intent(out) :: cost
+    integer, intent(out) :: ierr
+    interface
+       function c_cost_f(comm, degree, neighbors, volumes, options, cost) &
+            bind(C, name="gpumap_cost_f") result(status)
+         import :: c_int, c_double, c_ptr
+         integer(c_int), value :: comm, degree
+         integer(c_int), intent(in) :: neighbors(*)
+         real(c_double), intent(in) :: volumes(*)
+         type(c_ptr), value :: options
+         real(c_double), intent(out) :: cost
+         integer(c_int) :: status
+       end function c_cost_f
+    end interface
+    ierr = c_cost_f(int(comm, c_int), int(degree, c_int), neighbors, volumes, c_null_ptr, cost)
+  end subroutine gpumap_cost
+
+  ! The detailed message of the last failure on this process.
+  function gpumap_error_message() result(msg)
+    character(len=:), allocatable :: msg
+    character(kind=c_char), pointer :: s(:)
+    type(c_ptr) :: p
+    integer :: n
+    p = c_last_error()
+    call c_f_pointer(p, s, [1024])
+    n = 0
+    do while (n < 1024)
+       if (s(n + 1) == c_null_char) exit
+       n = n + 1
+    end do
+    allocate(character(len=n) :: msg)
+    msg = transfer(s(1:n), msg)
+  end function gpumap_error_message
+
+end module gpumap

@@ -1,0 +1,389 @@
+package tests
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var root = func() string { d, _ := filepath.Abs(".."); return d }()
+
+// need skips unless the mpirun tests were asked for, and fails when they
+// were asked for but the programs are missing.
+func need(t *testing.T, progs ...string) {
+	t.Helper()
+	if os.Getenv("GPUMAP_MPI_TESTS") != "1" {
+		t.Skip("mpirun tests run with GPUMAP_MPI_TESTS=1 (make test sets it)")
+	}
+	for _, p := range progs {
+		if _, err := os.Stat(filepath.Join(root, p)); err != nil {
+			t.Fatalf("%s is missing: run make testprogs (and make testprogs MPI=mpich)", p)
+		}
+	}
+}
+
+// run executes a command under a timeout, killing its whole process group
+// when it expires.
+func run(t *testing.T, timeout time.Duration, env []string, name string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	if ctx.Err() == context.DeadlineExceeded {
+		return out.String(), fmt.Errorf("timed out after %v (a hang)", timeout)
+	}
+	return out.String(), err
+}
+
+var openmpiFlags = []string{"--allow-run-as-root", "--oversubscribe", "--mca", "mpi_yield_when_idle", "1",
+	"--mca", "pml", "ob1", "--mca", "btl", "self,vader,tcp"}
+
+func ompirun(t *testing.T, np int, prog string, args ...string) string {
+	t.Helper()
+	a := append(append([]string{}, openmpiFlags...), "-np", strconv.Itoa(np), filepath.Join(root, prog))
+	out, err := run(t, 2*time.Minute, nil, "mpirun.openmpi", append(a, args...)...)
+	if err != nil {
+		t.Fatalf("mpirun %s: %v\n%s", prog, err, out)
+	}
+	return out
+}
+
+func mpichrun(t *testing.T, np int, prog string, args ...string) string {
+	t.Helper()
+	a := []string{"-n", strconv.Itoa(np), filepath.Join(root, prog)}
+	out, err := run(t, 2*time.Minute, nil, "mpiexec.mpich", append(a, args...)...)
+	if err != nil {
+		t.Fatalf("mpiexec %s: %v\n%s", prog, err, out)
+	}
+	return out
+}
+
+// checkPermutation: every rank reports "<prefix> RANK r NEW n ..." and the
+// new ranks are a permutation.
+func checkPermutation(t *testing.T, out, prefix string, np int) {
+	t.Helper()
+	pat := `(?m)^RANK (\d+) NEW (\d+)`
+	if prefix != "" {
+		pat = `(?m)^` + prefix + ` RANK (\d+) NEW (\d+)`
+	}
+	re := regexp.MustCompile(pat)
+	m := re.FindAllStringSubmatch(out, -1)
+	if len(m) != np {
+		t.Fatalf("%d of %d ranks reported:\n%s", len(m), np, out)
+	}
+	seen := map[string]bool{}
+	for _, x := range m {
+		if seen[x[2]] {
+			t.Fatalf("new rank %s given twice:\n%s", x[2], out)
+		}
+		seen[x[2]] = true
+	}
+}
+
+func TestOpenMPISingleNode(t *testing.T) {
+	need(t, "build/tests/hello", "build/tests/hello_f", "build/tests/hello_f08")
+	checkPermutation(t, ompirun(t, 4, "build/tests/hello"), "", 4)
+	checkPermutation(t, ompirun(t, 4, "build/tests/hello_f"), "FORTRAN", 4)
+	checkPermutation(t, ompirun(t, 4, "build/tests/hello_f08"), "FORTRAN08", 4)
+}
+
+func TestMPICHSingleNode(t *testing.T) {
+	need(t, "build/mpich/tests/hello", "build/mpich/tests/hello_f", "build/mpich/tests/hello_f08")
+	checkPermutation(t, mpichrun(t, 4, "build/mpich/tests/hello"), "", 4)
+	checkPermutation(t, mpichrun(t, 4, "build/mpich/tests/hello_f"), "FORTRAN", 4)
+	checkPermutation(t, mpichrun(t, 4, "build/mpich/tests/hello_f08"), "FORTRAN08", 4)
+}
+
+// The invalid-input table: case -> status every rank must return.
+var invalidCases = []struct {
+	name   string
+	status int
+}{
+	{"valid", 0},
+	{"negative-volume", 3},
+	{"nan-volume", 3},
+	{"infinite-volume", 3},
+	{"neighbour-out-of-range", 2},
+	{"negative-neighbour", 2},
+	{"self-neighbour", 2},
+	{"negative-degree", 1},
+	{"null-arrays", 1},
+	{"null-newcomm", 1},
+	{"comm-null", 4},
+	{"inter-communicator", 4},
+	{"options-differ-across-ranks", 5},
+	{"hierarchy-does-not-fit", 6},
+	{"distance-levels-mismatch", 6},
+	{"hierarchy-malformed", 6},
+	{"options-version", 6},
+	{"unknown-preset", 6},
+	{"exchange-asymmetric", 5},
+	{"exchange-volumes-differ", 5},
+	{"backend-gpu-without-gpu", 9},
+	{"size-one-communicator", 0},
+	{"disabled-keeps-order", 0},
+}
+
+func checkInvalid(t *testing.T, out string, np int) {
+	t.Helper()
+	if strings.Contains(out, "ERROR") {
+		t.Fatalf("a case damaged the communicator or returned a communicator on failure:\n%s", out)
+	}
+	re := regexp.MustCompile(`(?m)^CASE (\S+) rank (\d+) status (\d+) ?(.*)$`)
+	got := map[string]map[string]string{}
+	msg := map[string]string{}
+	for _, m := range re.FindAllStringSubmatch(out, -1) {
+		if got[m[1]] == nil {
+			got[m[1]] = map[string]string{}
+		}
+		got[m[1]][m[2]] = m[3]
+		if m[2] == "0" {
+			msg[m[1]] = m[4]
+		}
+	}
+	var table strings.Builder
+	for _, c := range invalidCases {
+		ranks := got[c.name]
+		if len(ranks) != np {
+			t.Errorf("%s: %d of %d ranks returned", c.name, len(ranks), np)
+			continue
+		}
+		agree := true
+		for r, s := range ranks {
+			if s != ranks["0"] {
+				agree = false
+			}
+			if s != strconv.Itoa(c.status) {
+				t.Errorf("%s: rank %s returned status %s, want %d", c.name, r, s, c.status)
+			}
+		}
+		where := fmt.Sprintf("on all %d ranks", np)
+		if !agree {
+			where = "RANKS DISAGREE"
+		}
+		fmt.Fprintf(&table, "%-30s status %2s %s  %s\n", c.name, ranks["0"], where, msg[c.name])
+	}
+	t.Logf("invalid-input table:\n%s", table.String())
+	writeResult(t, "invalid-input.txt", table.String())
+}
+
+func TestInvalidInputTable(t *testing.T) {
+	need(t, "build/tests/invalid", "build/mpich/tests/invalid")
+	checkInvalid(t, ompirun(t, 4, "build/tests/invalid"), 4)
+	checkInvalid(t, mpichrun(t, 4, "build/mpich/tests/invalid"), 4)
+}
+
+func writeResult(t *testing.T, name, text string) {
+	dir := filepath.Join(root, "tests", "out")
+	if err := os.MkdirAll(dir, 0o755); err == nil {
+		os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
+	}
+}
+
+// --- two nodes ---
+
+func cluster(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := run(t, time.Minute, nil, filepath.Join(root, "tests/cluster/cluster.sh"), args...)
+	if err != nil {
+		t.Fatalf("cluster.sh %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// clusterRun runs mpirun on node0 of the cluster.
+func clusterRun(t *testing.T, np int, hosts string, extra []string, prog string, args ...string) string {
+	t.Helper()
+	a := []string{"exec", "node0", "mpirun.openmpi"}
+	a = append(a, openmpiFlags...)
+	a = append(a, "-np", strconv.Itoa(np), "-H", hosts,
+		"--mca", "plm_rsh_agent", filepath.Join(root, "tests/cluster/rsh"),
+		"--mca", "btl_tcp_if_include", "gc0", "--mca", "oob_tcp_if_include", "gc0")
+	a = append(a, extra...)
+	a = append(a, filepath.Join(root, prog))
+	out, err := run(t, 4*time.Minute, nil, filepath.Join(root, "tests/cluster/cluster.sh"), append(a, args...)...)
+	if err != nil {
+		t.Fatalf("mpirun %s on the cluster: %v\n%s", prog, err, out)
+	}
+	return out
+}
+
+func TestTwoNodeCluster(t *testing.T) {
+	need(t, "build/tests/hello", "build/tests/hello_f08", "build/tests/stencil")
+	if os.Geteuid() != 0 {
+		t.Fatal("the two-node tests need root (network namespaces)")
+	}
+	cluster(t, "up", "2")
+	defer cluster(t, "down")
+
+	out := clusterRun(t, 8, "node0:4,node1:4", []string{"--map-by", "node"}, "build/tests/hello")
+	checkPermutation(t, out, "", 8)
+	if !strings.Contains(out, "HOST node0") || !strings.Contains(out, "HOST node1") {
+		t.Fatalf("ranks did not run on both nodes:\n%s", out)
+	}
+	checkPermutation(t, clusterRun(t, 8, "node0:4,node1:4", []string{"--map-by", "node"}, "build/tests/hello_f08"), "FORTRAN08", 8)
+
+	// The stencil demo: 2 nodes x 8 ranks started round-robin over the
+	// nodes, sockets faked (two per node, PU 0 and PU 1), inter-node
+	// bandwidth limited.
+	cluster(t, "shape", "--rate", "400mbit")
+	xml := filepath.Join(root, "hwdetect/testdata/two-sockets.xml")
+	extra := []string{"--map-by", "node", "--bind-to", "core:overload-allowed", "--mca", "topo", "treematch",
+		"-x", "HWLOC_XMLFILE=" + xml, "-x", "HWLOC_THISSYSTEM=1"}
+	var report strings.Builder
+	for _, grid := range [][3]int{{4, 4, 1}, {2, 2, 4}} {
+		out := clusterRun(t, 16, "node0:8,node1:8", extra, "build/tests/stencil",
+			strconv.Itoa(grid[0]), strconv.Itoa(grid[1]), strconv.Itoa(grid[2]), "3", "1048576", "treematch")
+		pl := placements(out)
+		for _, name := range []string{"launch", "gpumap", "treematch"} {
+			if _, ok := pl[name]; !ok {
+				t.Fatalf("no %s placement in:\n%s", name, out)
+			}
+		}
+		// The optimum, computed here by brute force over every assignment
+		// of the 16 tasks to 2 nodes x 2 sockets x 4 PEs (D = 1:10:100),
+		// times the edge weight 2 MiB (1 MiB each way).
+		opt := float64(optimum(gridEdges(grid), 1, 10, 100)) * 2 * 1048576
+		if pl["gpumap"].J != opt {
+			t.Errorf("%v: J after reordering %.0f, optimum %.0f\n%s", grid, pl["gpumap"].J, opt, out)
+		}
+		fmt.Fprintf(&report, "grid %dx%dx%d on 2 nodes x 8 ranks (--map-by node, 400 Mbit/s between nodes), optimum J %.0f\n", grid[0], grid[1], grid[2], opt)
+		for _, name := range []string{"launch", "gpumap", "treematch"} {
+			p := pl[name]
+			fmt.Fprintf(&report, "  %-10s J %12.0f (%.3f of launch)  halo exchange %8.2f ms (speedup %.2f)  call %7.2f ms\n",
+				name, p.J, p.J/pl["launch"].J, p.Exchange, pl["launch"].Exchange/p.Exchange, p.Call)
+		}
+	}
+	t.Logf("\n%s", report.String())
+	writeResult(t, "two-node-stencil.txt", report.String())
+}
+
+type placement struct{ J, Exchange, Call float64 }
+
+func placements(out string) map[string]placement {
+	re := regexp.MustCompile(`PLACEMENT (\S+) J=(\S+) exchange_ms=(\S+) call_ms=(\S+)`)
+	pl := map[string]placement{}
+	for _, m := range re.FindAllStringSubmatch(out, -1) {
+		j, _ := strconv.ParseFloat(m[2], 64)
+		e, _ := strconv.ParseFloat(m[3], 64)
+		c, _ := strconv.ParseFloat(m[4], 64)
+		pl[m[1]] = placement{j, e, c}
+	}
+	return pl
+}
+
+// gridEdges lists the edges of an NX x NY x NZ grid, row-major numbering.
+func gridEdges(d [3]int) [][2]int {
+	var e [][2]int
+	id := func(x, y, z int) int { return (x*d[1]+y)*d[2] + z }
+	for x := 0; x < d[0]; x++ {
+		for y := 0; y < d[1]; y++ {
+			for z := 0; z < d[2]; z++ {
+				if x+1 < d[0] {
+					e = append(e, [2]int{id(x, y, z), id(x+1, y, z)})
+				}
+				if y+1 < d[1] {
+					e = append(e, [2]int{id(x, y, z), id(x, y+1, z)})
+				}
+				if z+1 < d[2] {
+					e = append(e, [2]int{id(x, y, z), id(x, y, z+1)})
+				}
+			}
+		}
+	}
+	return e
+}
+
+// optimum: minimum over all placements of 16 tasks on 2 nodes x 2 sockets
+// x 4 PEs of sum over edges of d(same socket)=d1, d(same node)=d2, else d3.
+func optimum(edges [][2]int, d1, d2, d3 int) int {
+	const n = 16
+	best := -1
+	// Node 0 holds task 0 and 7 of the other 15.
+	for mask := 0; mask < 1<<n; mask++ {
+		if mask&1 == 0 || popcount(mask) != 8 {
+			continue
+		}
+		cut := 0
+		for _, e := range edges {
+			if (mask>>e[0])&1 != (mask>>e[1])&1 {
+				cut++
+			}
+		}
+		total := cut*d3 + bestSplit(mask, edges, d1, d2) + bestSplit((1<<n-1)&^mask, edges, d1, d2)
+		if best < 0 || total < best {
+			best = total
+		}
+	}
+	return best
+}
+
+// bestSplit: the cheapest split of one node's 8 tasks into two sockets of 4.
+func bestSplit(node int, edges [][2]int, d1, d2 int) int {
+	var tasks []int
+	for i := 0; i < 16; i++ {
+		if node>>i&1 == 1 {
+			tasks = append(tasks, i)
+		}
+	}
+	best := -1
+	for sub := 0; sub < 1<<8; sub++ {
+		if sub&1 == 0 || popcount(sub) != 4 {
+			continue
+		}
+		sock := 0
+		for i, tk := range tasks {
+			if sub>>i&1 == 1 {
+				sock |= 1 << tk
+			}
+		}
+		c := 0
+		for _, e := range edges {
+			if node>>e[0]&1 == 1 && node>>e[1]&1 == 1 {
+				if sock>>e[0]&1 == sock>>e[1]&1 {
+					c += d1
+				} else {
+					c += d2
+				}
+			}
+		}
+		if best < 0 || c < best {
+			best = c
+		}
+	}
+	return best
+}
+
+func popcount(x int) int {
+	c := 0
+	for ; x != 0; x &= x - 1 {
+		c++
+	}
+	return c
+}
+
+func TestOptimumByHand(t *testing.T) {
+	// 4x4 grid: 4 node-cut edges, 4 socket-cut edges, 16 inside sockets.
+	if got := optimum(gridEdges([3]int{4, 4, 1}), 1, 10, 100); got != 16+4*10+4*100 {
+		t.Fatalf("4x4 optimum %d, want 456", got)
+	}
+	if got := optimum(gridEdges([3]int{2, 2, 4}), 1, 10, 100); got != 16+8*10+4*100 {
+		t.Fatalf("2x2x4 optimum %d, want 496", got)
+	}
+}
