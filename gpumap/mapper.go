@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gpumap/gpumap/gpumap/backend"
 	"github.com/gpumap/gpumap/gpumap/backend/cpu"
+	"github.com/gpumap/gpumap/gpumap/backend/cuda"
 	"github.com/gpumap/gpumap/gpumap/exact"
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
@@ -41,8 +43,16 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 	t.logf("n=%d m=%d k=%d (%s) eps=%g preset=%s algorithm=%s threads=%d one-to-one=%v",
 		g.N(), g.M(), k, top, opt.Eps, opt.Preset, alg, x.Threads(), res.OneToOne)
 	p := newPipeline(x, g, top, opt, t)
-	p.backend = cpu.New(opt.Threads)
-	defer p.backend.Close()
+	b, err := selectBackend(opt, t)
+	if err != nil {
+		return nil, err
+	}
+	p.backend = b
+	defer b.Close()
+	res.Backend = b.Name()
+	if _, onCPU := b.(*cpu.Backend); !onCPU && opt.Algorithm == AutoAlgorithm && !res.OneToOne {
+		alg = Integrated // the data-parallel pipeline is what a GPU runs
+	}
 	devTune(&p.cfg, &alg)
 	switch {
 	case res.OneToOne:
@@ -55,6 +65,7 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 	if p.err != nil {
 		return nil, p.err
 	}
+	res.Backend = p.backend.Name()
 	if g.N() <= exact.MaxVertices {
 		t.phase("exact", func() {
 			if exact.Improve(g, top, p.lmax, res.PE, 1<<21) {
@@ -62,10 +73,9 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 			}
 		})
 	}
-	var err error
 	t.phase("evaluate", func() { res.Metrics, err = graph.Evaluate(g, top, res.PE, opt.Eps) })
 	if err != nil {
-		return nil, fmt.Errorf("gpumap: internal error: %w", err)
+		return nil, fmt.Errorf("internal error: %w", err)
 	}
 	res.Phases = t.phases
 	t.logf("FM stats: searches %d moves %d kept %d improving searches %d", refinement.FMStats[0], refinement.FMStats[1], refinement.FMStats[2], refinement.FMStats[3])
@@ -77,24 +87,24 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 func validate(g *graph.Graph, top *topology.Topology, opt Options) error {
 	switch {
 	case g == nil || g.N() == 0:
-		return fmt.Errorf("gpumap: the graph has no vertices")
+		return fmt.Errorf("the graph has no vertices")
 	case top == nil:
-		return fmt.Errorf("gpumap: no topology")
+		return fmt.Errorf("no topology")
 	case math.IsNaN(opt.Eps) || math.IsInf(opt.Eps, 0) || opt.Eps < 0:
-		return fmt.Errorf("gpumap: imbalance eps=%v must be a finite number >= 0", opt.Eps)
+		return fmt.Errorf("imbalance eps=%v must be a finite number >= 0", opt.Eps)
 	case opt.Eps > 1e6:
-		return fmt.Errorf("gpumap: imbalance eps=%v is absurdly large", opt.Eps)
+		return fmt.Errorf("imbalance eps=%v is absurdly large", opt.Eps)
 	case opt.Preset < Fast || opt.Preset > Strong:
-		return fmt.Errorf("gpumap: unknown preset %d", int(opt.Preset))
+		return fmt.Errorf("unknown preset %d", int(opt.Preset))
 	case opt.Algorithm < AutoAlgorithm || opt.Algorithm > Multisection:
-		return fmt.Errorf("gpumap: unknown algorithm %d", int(opt.Algorithm))
+		return fmt.Errorf("unknown algorithm %d", int(opt.Algorithm))
 	case opt.Backend < AutoBackend || opt.Backend > GPU:
-		return fmt.Errorf("gpumap: unknown backend %d", int(opt.Backend))
+		return fmt.Errorf("unknown backend %d", int(opt.Backend))
 	case opt.Threads < 0:
-		return fmt.Errorf("gpumap: thread count %d is negative", opt.Threads)
+		return fmt.Errorf("thread count %d is negative", opt.Threads)
 	}
 	if total := g.TotalVertexWeight(); total > math.MaxInt64/4 {
-		return fmt.Errorf("gpumap: total vertex weight %d is too large", total)
+		return fmt.Errorf("total vertex weight %d is too large", total)
 	}
 	return nil
 }
@@ -111,4 +121,23 @@ func isOneToOne(g *graph.Graph, k int, total int64, eps float64) bool {
 // integrated pipeline is what data-parallel backends run.
 func presetAlgorithm(p Preset, oneToOne bool) Algorithm {
 	return Multisection
+}
+
+// selectBackend opens the backend the options ask for: the GPU when one is
+// usable (auto) or required (gpu, failing with ErrNoGPU and the reason
+// otherwise), else the CPU.
+func selectBackend(opt Options, t *tracker) (backend.Backend, error) {
+	if opt.Backend == CPU {
+		return cpu.New(opt.Threads), nil
+	}
+	b, err := cuda.Open()
+	if err == nil {
+		t.logf("backend: %s", b.Name())
+		return b, nil
+	}
+	if opt.Backend == GPU {
+		return nil, fmt.Errorf("backend gpu: %w: %v", ErrNoGPU, err)
+	}
+	t.logf("backend auto: using the CPU (%v)", err)
+	return cpu.New(opt.Threads), nil
 }

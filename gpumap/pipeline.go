@@ -1,9 +1,12 @@
 package gpumap
 
 import (
+	"errors"
 	"time"
 
 	"github.com/gpumap/gpumap/gpumap/backend"
+	"github.com/gpumap/gpumap/gpumap/backend/cpu"
+	"github.com/gpumap/gpumap/gpumap/backend/cuda"
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/integrated"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
@@ -73,6 +76,16 @@ func (p *pipeline) integrated() []int32 {
 	p.t.phase("integrated", func() {
 		pe, tm, err = integrated.Map(b, p.x, p.g, p.top, p.opt.Eps, c)
 	})
+	if errors.Is(err, cuda.ErrTooLarge) {
+		// Too big for the device: run the same pipeline on the CPU.
+		p.t.logf("%v: using the CPU", err)
+		b.Close()
+		b = cpu.New(p.opt.Threads)
+		p.backend = b
+		p.t.phase("integrated", func() {
+			pe, tm, err = integrated.Map(b, p.x, p.g, p.top, p.opt.Eps, c)
+		})
+	}
 	if err != nil {
 		p.fail(err)
 		return nil

@@ -16,14 +16,24 @@ type JetConfig struct {
 	Seed       uint64
 }
 
-// Jet refines s with the paper's Algorithm 6: while the mapping is
-// balanced, unconstrained label propagation on the J gain with the
-// afterburner and vertex locking; otherwise weak rebalancing, and strong
+// JetOps are the phases of the Jet loop on one level, implemented by each
+// backend over its own memory (the CPU one below, the CUDA one in package
+// cuda). The loop itself, Run, is shared.
+type JetOps interface {
+	LabelPropagation() error     // Algorithm 4, including the afterburner and locking
+	Rebalance(strong bool) error // weak or strong rebalancing; clears the locks
+	Cost() (int64, error)        // J of the current mapping
+	Excess() (int64, error)      // total weight above Lmax
+	SaveBest() error             // remember the current mapping
+	RestoreBest() error          // go back to the remembered mapping
+}
+
+// RunJet is the paper's Algorithm 6: while the mapping is balanced,
+// unconstrained label propagation; otherwise weak rebalancing, and strong
 // rebalancing after WeakRounds weak ones. The best balanced mapping seen
-// is kept. Every phase is a sequence of parallel loops, reductions and
-// prefix sums over vertices, deterministic for a given thread count. It
-// returns the final cost.
-func Jet(x *par.Exec, s *State, cfg JetConfig) int64 {
+// (or the least overloaded one, if none is balanced) is kept. It stops
+// after Iterations iterations without progress and returns the final cost.
+func RunJet(ops JetOps, cfg JetConfig) (int64, error) {
 	if cfg.Iterations == 0 {
 		cfg.Iterations = 12
 	}
@@ -33,45 +43,86 @@ func Jet(x *par.Exec, s *State, cfg JetConfig) int64 {
 	if cfg.WeakRounds == 0 {
 		cfg.WeakRounds = 2
 	}
-	j := newJet(x, s, cfg)
-	n := s.G.N()
-	best := append([]int32(nil), s.Part...)
-	bestCost := j.cost()
-	bestExcess := s.Excess()
+	bestCost, err := ops.Cost()
+	if err != nil {
+		return 0, err
+	}
+	bestExcess, err := ops.Excess()
+	if err != nil {
+		return 0, err
+	}
+	if err := ops.SaveBest(); err != nil {
+		return 0, err
+	}
+	ex := bestExcess
 	weak := 0
 	for it := 0; it < cfg.Iterations; it++ {
-		if s.Excess() == 0 {
-			j.labelPropagation()
+		switch {
+		case ex == 0:
+			err = ops.LabelPropagation()
 			weak = 0
-		} else {
-			clear(j.locked)
-			if weak < cfg.WeakRounds {
-				j.rebalance(false)
-				weak++
-			} else {
-				j.rebalance(true)
-				weak = 0
-			}
+		case weak < cfg.WeakRounds:
+			err = ops.Rebalance(false)
+			weak++
+		default:
+			err = ops.Rebalance(true)
+			weak = 0
 		}
-		c, ex := j.cost(), s.Excess()
+		if err != nil {
+			return 0, err
+		}
+		c, err := ops.Cost()
+		if err != nil {
+			return 0, err
+		}
+		if ex, err = ops.Excess(); err != nil {
+			return 0, err
+		}
+		improved := false
 		switch {
 		case ex == 0 && (bestExcess > 0 || c < bestCost):
-			if bestExcess > 0 || float64(c) < cfg.Phi*float64(bestCost) {
-				it = -1
-			}
-			copy(best, s.Part)
+			improved = bestExcess > 0 || float64(c) < cfg.Phi*float64(bestCost)
 			bestCost, bestExcess = c, 0
 		case ex > 0 && bestExcess > 0 && ex < bestExcess:
-			copy(best, s.Part)
+			improved = true
 			bestCost, bestExcess = c, ex
+		default:
+			continue
+		}
+		if err := ops.SaveBest(); err != nil {
+			return 0, err
+		}
+		if improved {
 			it = -1
 		}
 	}
-	if n > 0 {
-		copy(s.Part, best)
-		j.blockWeights()
+	if err := ops.RestoreBest(); err != nil {
+		return 0, err
 	}
-	return bestCost
+	return bestCost, nil
+}
+
+// Jet runs RunJet on the CPU: every phase is a sequence of parallel loops,
+// reductions and prefix sums over vertices, deterministic for a given
+// thread count. It returns the final cost.
+func Jet(x *par.Exec, s *State, cfg JetConfig) int64 {
+	c, _ := RunJet(newJet(x, s, cfg), cfg)
+	return c
+}
+
+// CPU JetOps.
+func (j *jet) LabelPropagation() error     { j.labelPropagation(); return nil }
+func (j *jet) Rebalance(strong bool) error { clear(j.locked); j.rebalance(strong); return nil }
+func (j *jet) Cost() (int64, error)        { return j.cost(), nil }
+func (j *jet) Excess() (int64, error)      { return j.s.Excess(), nil }
+func (j *jet) SaveBest() error {
+	j.best = append(j.best[:0], j.s.Part...)
+	return nil
+}
+func (j *jet) RestoreBest() error {
+	copy(j.s.Part, j.best)
+	j.blockWeights()
+	return nil
 }
 
 type jet struct {
@@ -85,6 +136,7 @@ type jet struct {
 	locked []bool
 	moved  []bool
 	round  uint64
+	best   []int32
 }
 
 func newJet(x *par.Exec, s *State, cfg JetConfig) *jet {
@@ -237,30 +289,11 @@ func (j *jet) rebalance(strong bool) {
 	s := j.s
 	g := s.G
 	n := g.N()
-	k := s.K
-	var total int64
-	for _, w := range s.BW {
-		total += w
-	}
-	avg := total / int64(max(k, 1))
-	lmax := s.MaxW[0]
-	sigma := lmax - max(1, lmax/100)
-	if sigma < avg {
-		sigma = lmax
-	}
-	room := make([]bool, k)
-	var roomList []int32
-	for b := 0; b < k; b++ {
-		if s.BW[b] < sigma {
-			room[b] = true
-			roomList = append(roomList, int32(b))
-		}
-	}
+	avg, room, roomList := RebalanceTargets(s.BW, s.MaxW[0])
 	if len(roomList) == 0 {
 		return
 	}
 	j.round++
-	bucket := make([]int8, n)
 	j.x.For(n, func(c, lo, hi int) {
 		nb := j.scr[c]
 		for v := int32(lo); v < int32(hi); v++ {
@@ -281,81 +314,125 @@ func (j *jet) rebalance(strong bool) {
 				}
 			}
 			if best < 0 {
-				h := splitmix(uint64(v) ^ j.cfg.Seed ^ j.round*0x9e3779b97f4a7c15)
+				h := splitmix(uint64(v) ^ RebalanceSeed(j.cfg.Seed, j.round))
 				best = roomList[h%uint64(len(roomList))]
 				bg = base - nb.costAt(&s.Obj, best)
 			}
 			j.cand[v], j.dest[v], j.gain[v] = true, best, bg
-			switch {
-			case bg > 0:
-				bucket[v] = 0
-			case bg == 0:
-				bucket[v] = 1
-			default:
-				bucket[v] = int8(2 + bits.Len64(uint64(-bg)) - 1)
-			}
 		}
 	})
-	// Order candidates by (block, bucket, id) with a stable counting sort
-	// and move prefixes that cover each block's excess.
+	j.blockWeightsAfter(SelectRebalance(s.Part, g.VW, s.BW, s.MaxW, j.cand, j.dest, j.gain, strong))
+}
+
+// RebalanceTargets returns the average block weight and the blocks that
+// may receive vertices: those below sigma = Lmax - max(1, Lmax/100) (the
+// dead zone of the paper), or below Lmax when the zone would exclude the
+// average.
+func RebalanceTargets(bw []int64, lmax int64) (avg int64, room []bool, roomList []int32) {
+	var total int64
+	for _, w := range bw {
+		total += w
+	}
+	avg = total / int64(max(len(bw), 1))
+	sigma := lmax - max(1, lmax/100)
+	if sigma < avg {
+		sigma = lmax
+	}
+	room = make([]bool, len(bw))
+	for b, w := range bw {
+		if w < sigma {
+			room[b] = true
+			roomList = append(roomList, int32(b))
+		}
+	}
+	return avg, room, roomList
+}
+
+// RebalanceSeed is the hash seed of rebalancing round r; a vertex without
+// an adjacent block that has room goes to roomList[splitmix(v ^ seed) %
+// len(roomList)] on every backend.
+func RebalanceSeed(seed, round uint64) uint64 { return seed ^ round*0x9e3779b97f4a7c15 }
+
+// blockWeightsAfter applies the moves and recomputes the block weights.
+func (j *jet) blockWeightsAfter(moving []int32) {
+	for _, v := range moving {
+		j.s.Part[v] = j.dest[v]
+	}
+	j.blockWeights()
+}
+
+// SelectRebalance picks, for every overloaded block, the cheapest
+// candidates that cover its excess: candidates sorted by (block, loss
+// bucket, id), losses in log2-spaced buckets (positive gains first, then
+// zero, then losses of growing magnitude). With strong, destinations take
+// at most their room below their limit and the rest go to blocks that
+// still have room. It returns the vertices to move (dest may be updated).
+// Shared by the CPU and GPU backends (the GPU computes the candidates).
+func SelectRebalance(part []int32, vw, bw, maxW []int64, cand []bool, dest []int32, gain []int64, strong bool) []int32 {
+	k := len(bw)
+	bucket := func(v int32) int {
+		switch g := gain[v]; {
+		case g > 0:
+			return 0
+		case g == 0:
+			return 1
+		default:
+			return 2 + bits.Len64(uint64(-g)) - 1
+		}
+	}
 	var list []int32
-	for v := int32(0); v < int32(n); v++ {
-		if j.cand[v] {
-			list = append(list, v)
+	for v := range cand {
+		if cand[v] {
+			list = append(list, int32(v))
 		}
 	}
 	sort.SliceStable(list, func(a, b int) bool {
 		u, v := list[a], list[b]
-		if s.Part[u] != s.Part[v] {
-			return s.Part[u] < s.Part[v]
+		if part[u] != part[v] {
+			return part[u] < part[v]
 		}
-		return bucket[u] < bucket[v]
+		return bucket(u) < bucket(v)
 	})
 	excess := make([]int64, k)
 	for b := 0; b < k; b++ {
-		excess[b] = s.BW[b] - s.MaxW[b]
+		excess[b] = bw[b] - maxW[b]
 	}
 	var moving []int32
 	for _, v := range list {
-		p := s.Part[v]
-		if excess[p] > 0 {
-			excess[p] -= g.VW[v]
+		if p := part[v]; excess[p] > 0 {
+			excess[p] -= vw[v]
 			moving = append(moving, v)
 		}
 	}
 	if strong {
-		// Destinations accept at most their room below Lmax; the rest go
-		// to blocks that still have room, in order.
 		left := make([]int64, k)
 		for b := 0; b < k; b++ {
-			left[b] = s.MaxW[b] - s.BW[b]
+			left[b] = maxW[b] - bw[b]
 		}
 		var overflow []int32
 		for _, v := range moving {
-			if d := j.dest[v]; left[d] >= g.VW[v] {
-				left[d] -= g.VW[v]
+			if d := dest[v]; left[d] >= vw[v] {
+				left[d] -= vw[v]
 			} else {
 				overflow = append(overflow, v)
 			}
 		}
 		b := 0
 		for _, v := range overflow {
-			for b < k && left[b] < g.VW[v] {
+			for b < k && left[b] < vw[v] {
 				b++
 			}
 			if b == k {
 				break
 			}
-			j.dest[v] = int32(b)
-			left[b] -= g.VW[v]
+			dest[v] = int32(b)
+			left[b] -= vw[v]
 		}
 	}
-	for _, v := range moving {
-		s.Part[v] = j.dest[v]
-	}
-	j.blockWeights()
+	return moving
 }
 
+// splitmix is splitmix64 (also in the CUDA kernels).
 func splitmix(x uint64) uint64 {
 	x += 0x9e3779b97f4a7c15
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
