@@ -10,7 +10,6 @@ import (
 	"github.com/gpumap/gpumap/gpumap/exact"
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
-	"github.com/gpumap/gpumap/gpumap/refinement"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -53,7 +52,6 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 	if _, onCPU := b.(*cpu.Backend); !onCPU && opt.Algorithm == AutoAlgorithm && !res.OneToOne {
 		alg = Integrated // the data-parallel pipeline is what a GPU runs
 	}
-	devTune(&p.cfg, &alg)
 	switch {
 	case res.OneToOne:
 		res.PE = p.oneToOne()
@@ -78,7 +76,6 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 		return nil, fmt.Errorf("internal error: %w", err)
 	}
 	res.Phases = t.phases
-	t.logf("FM stats: searches %d moves %d kept %d improving searches %d", refinement.FMStats[0], refinement.FMStats[1], refinement.FMStats[2], refinement.FMStats[3])
 	t.logf("J=%d cut=%d maxblock=%d lmax=%d feasible=%v", res.Metrics.J, res.Metrics.Cut,
 		res.Metrics.MaxBlock, res.Metrics.Lmax, res.Metrics.Feasible)
 	return res, nil

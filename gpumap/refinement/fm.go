@@ -256,12 +256,6 @@ func (f *FM) search() int64 {
 	}
 	// Undo the moves after the best prefix. Their vertices may serve one
 	// more search of this round (never more, which bounds the work).
-	FMStats[0]++
-	FMStats[1] += int64(len(f.moves))
-	FMStats[2] += int64(bestLen)
-	if bestLen > 0 {
-		FMStats[3]++
-	}
 	for _, m := range f.moves[:bestLen] {
 		f.kept = append(f.kept, m.v)
 	}
@@ -291,6 +285,3 @@ func RunFM(s *State, cfg FMConfig, cost int64) int64 {
 	fmPool.Put(f)
 	return gain
 }
-
-// FMStats: searches, moves, kept moves, improving searches (debug).
-var FMStats [4]int64
