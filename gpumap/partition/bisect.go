@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"github.com/gpumap/gpumap/gpumap/internal/pq"
 	"math/rand/v2"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -59,7 +60,7 @@ type grower struct {
 	g    *graph.Graph
 	gain []int64 // conn to block 0 minus conn to block 1, for block-1 vertices
 	skip []bool  // too heavy to join block 0
-	heap *maxHeap
+	heap *pq.Heap
 	// breadth-first search scratch
 	queue []int32
 	seen  []uint32
@@ -67,7 +68,7 @@ type grower struct {
 }
 
 func newGrower(g *graph.Graph) *grower {
-	return &grower{g: g, gain: make([]int64, g.N()), skip: make([]bool, g.N()), heap: newMaxHeap(g.N())}
+	return &grower{g: g, gain: make([]int64, g.N()), skip: make([]bool, g.N()), heap: pq.New(g.N())}
 }
 
 func (gr *grower) run(part []int32, target0, max0 int64, start int32, bfs bool, rng *rand.Rand) {
@@ -78,12 +79,12 @@ func (gr *grower) run(part []int32, target0, max0 int64, start int32, bfs bool, 
 		gr.gain[v] = -weightedDegree(g, int32(v))
 		gr.skip[v] = false
 	}
-	gr.heap.clear()
-	gr.heap.push(start, 0)
+	gr.heap.Clear()
+	gr.heap.Push(start, 0, 0)
 	order := int64(0)
 	var w0 int64
 	for w0 < target0 {
-		if gr.heap.len() == 0 {
+		if gr.heap.Len() == 0 {
 			// Start (or restart, in a disconnected graph) from a random
 			// vertex still in block 1 that has not proved too heavy.
 			v := int32(rng.IntN(n))
@@ -94,9 +95,9 @@ func (gr *grower) run(part []int32, target0, max0 int64, start int32, bfs bool, 
 			if i == n {
 				return
 			}
-			gr.heap.push(v, gr.gain[v])
+			gr.heap.Push(v, gr.gain[v], 0)
 		}
-		v, _ := gr.heap.pop()
+		v := gr.heap.Pop().V
 		w := g.VW[v]
 		if w0+w > max0 {
 			gr.skip[v] = true
@@ -112,12 +113,12 @@ func (gr *grower) run(part []int32, target0, max0 int64, start int32, bfs bool, 
 			if part[u] == 1 && !gr.skip[u] {
 				gr.gain[u] += 2 * g.EW[e]
 				if bfs {
-					if !gr.heap.contains(u) {
+					if !gr.heap.Contains(u) {
 						order--
-						gr.heap.push(u, order) // first come, first served
+						gr.heap.Push(u, order, 0) // first come, first served
 					}
 				} else {
-					gr.heap.push(u, gr.gain[u])
+					gr.heap.Push(u, gr.gain[u], 0)
 				}
 			}
 		}

@@ -1,6 +1,7 @@
 package refinement
 
 import (
+	"github.com/gpumap/gpumap/gpumap/internal/pq"
 	"math/rand/v2"
 	"sync"
 )
@@ -37,7 +38,7 @@ type FM struct {
 	s          *State
 	cfg        FMConfig
 	ct         *ConnTable
-	heap       *gainHeap
+	heap       *pq.Heap
 	tgt        []int32
 	lock       []uint32 // round in which the vertex moved for good
 	retried    []uint32 // round in which the vertex was already given a retry
@@ -57,7 +58,7 @@ type move struct {
 
 // NewFM prepares an FM refiner for s.
 func NewFM(s *State, cfg FMConfig) *FM {
-	f := &FM{heap: newGainHeap(0), ct: &ConnTable{}}
+	f := &FM{heap: pq.New(0), ct: &ConnTable{}}
 	f.Reset(s, cfg)
 	return f
 }
@@ -84,7 +85,7 @@ func (f *FM) Reset(s *State, cfg FMConfig) {
 	}
 	n := s.G.N()
 	f.s, f.cfg = s, cfg
-	f.heap.reserve(n)
+	f.heap.Reserve(n)
 	f.tgt = growI32(f.tgt, n)
 	// Round stamps keep increasing across resets, so stale entries read as
 	// "not locked" without clearing.
@@ -176,7 +177,7 @@ func (f *FM) round1() int64 {
 	f.rng.Shuffle(len(boundary), func(i, j int) { boundary[i], boundary[j] = boundary[j], boundary[i] })
 	total := int64(0)
 	for i := 0; i < len(boundary); {
-		f.heap.clear()
+		f.heap.Clear()
 		for c := 0; c < f.cfg.Seeds && i < len(boundary); i++ {
 			v := boundary[i]
 			if f.lock[v] == f.round || f.cfg.SkipExplored && f.explored[v] == f.round {
@@ -190,7 +191,7 @@ func (f *FM) round1() int64 {
 			f.consider(v)
 			c++
 		}
-		if f.heap.len() > 0 {
+		if f.heap.Len() > 0 {
 			total += f.search()
 		}
 	}
@@ -201,11 +202,11 @@ func (f *FM) round1() int64 {
 func (f *FM) consider(v int32) {
 	t, g := f.ct.BestMove(v, f.cfg.Slack)
 	if t < 0 {
-		f.heap.remove(v)
+		f.heap.Remove(v)
 		return
 	}
 	f.tgt[v] = t
-	f.heap.push(v, g, f.tie(v))
+	f.heap.Push(v, g, f.tie(v))
 }
 
 // search runs one local search from the heap's seeds.
@@ -217,17 +218,17 @@ func (f *FM) search() int64 {
 	over := over0
 	cur, best, bestLen := int64(0), int64(0), 0
 	fruitless := 0
-	for f.heap.len() > 0 && fruitless < f.cfg.Alpha {
-		it := f.heap.pop()
-		v := it.v
+	for f.heap.Len() > 0 && fruitless < f.cfg.Alpha {
+		it := f.heap.Pop()
+		v := it.V
 		// Block weights change under the search: re-check the target.
 		t, gain := f.ct.BestMove(v, f.cfg.Slack)
 		if t < 0 {
 			continue
 		}
-		if gain < it.gain && f.heap.len() > 0 && gain < f.heap.top().gain {
+		if gain < it.Gain && f.heap.Len() > 0 && gain < f.heap.Top().Gain {
 			f.tgt[v] = t
-			f.heap.push(v, gain, it.tie)
+			f.heap.Push(v, gain, it.Tie)
 			continue
 		}
 		from := s.Part[v]
@@ -268,11 +269,11 @@ func (f *FM) search() int64 {
 			f.lock[v] = 0
 		}
 	}
-	f.heap.clear()
+	f.heap.Clear()
 	return best
 }
 
-var fmPool = sync.Pool{New: func() any { return &FM{heap: newGainHeap(0), ct: &ConnTable{}} }}
+var fmPool = sync.Pool{New: func() any { return &FM{heap: pq.New(0), ct: &ConnTable{}} }}
 
 // RunFM refines s with an FM refiner from a pool (memory is reused across
 // calls, goroutines included) and returns the cost reduction. cost is as

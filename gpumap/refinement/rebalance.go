@@ -1,5 +1,7 @@
 package refinement
 
+import "github.com/gpumap/gpumap/gpumap/internal/pq"
+
 // Rebalance moves vertices out of overloaded blocks until every block is
 // within its limit or nothing more can move. Candidates are ranked by gain
 // (least loss first); a vertex goes to its best adjacent block with room,
@@ -10,7 +12,7 @@ func Rebalance(s *State) (int64, bool) {
 	g := s.G
 	n := int32(g.N())
 	nb := newNbhd(s.K)
-	h := newGainHeap(int(n))
+	h := pq.New(int(n))
 	tgt := make([]int32, n)
 	total := int64(0)
 	for pass := 0; pass < 4 && s.Overloaded() > 0; pass++ {
@@ -20,22 +22,22 @@ func Rebalance(s *State) (int64, bool) {
 			if t < 0 {
 				t = s.nearestWithRoom(v)
 				if t < 0 {
-					h.remove(v)
+					h.Remove(v)
 					return
 				}
 				gain = nb.costAt(&s.Obj, s.Part[v]) - nb.costAt(&s.Obj, t)
 			}
 			tgt[v] = t
-			h.push(v, gain, uint32(v))
+			h.Push(v, gain, uint32(v))
 		}
 		for v := int32(0); v < n; v++ {
 			if p := s.Part[v]; s.BW[p] > s.MaxW[p] && g.VW[v] > 0 {
 				file(v)
 			}
 		}
-		for h.len() > 0 {
-			it := h.pop()
-			v := it.v
+		for h.Len() > 0 {
+			it := h.Pop()
+			v := it.V
 			p := s.Part[v]
 			if s.BW[p] <= s.MaxW[p] {
 				continue
@@ -46,9 +48,9 @@ func Rebalance(s *State) (int64, bool) {
 				continue
 			}
 			s.Move(v, t)
-			total += it.gain
+			total += it.Gain
 			for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-				if u := g.Adj[e]; h.contains(u) {
+				if u := g.Adj[e]; h.Contains(u) {
 					file(u)
 				}
 			}

@@ -1,0 +1,138 @@
+// Package pq is an addressable max-heap of vertices keyed by (gain, tie),
+// shared by the refiners and the graph-growing bisection.
+package pq
+
+// Heap is an addressable max-heap of vertices keyed by (gain, tie).
+type Heap struct {
+	items []Item
+	pos   []int32 // pos[v] = index in items, -1 when absent
+}
+
+// Item is an entry: vertex V with key (Gain, Tie).
+type Item struct {
+	Gain int64
+	Tie  uint32
+	V    int32
+}
+
+// New returns a heap for vertices 0..n-1.
+func New(n int) *Heap {
+	h := &Heap{pos: make([]int32, n)}
+	for i := range h.pos {
+		h.pos[i] = -1
+	}
+	return h
+}
+
+// Len is the number of entries.
+func (h *Heap) Len() int { return len(h.items) }
+
+// Reserve makes room for vertices 0..n-1 (the heap must be empty).
+func (h *Heap) Reserve(n int) {
+	if cap(h.pos) < n {
+		h.pos = make([]int32, n)
+		for i := range h.pos {
+			h.pos[i] = -1
+		}
+		return
+	}
+	old := len(h.pos)
+	h.pos = h.pos[:n]
+	for i := old; i < n; i++ {
+		h.pos[i] = -1
+	}
+}
+
+// Contains reports whether v is in the heap.
+func (h *Heap) Contains(v int32) bool { return h.pos[v] >= 0 }
+
+// Clear empties the heap.
+func (h *Heap) Clear() {
+	for _, it := range h.items {
+		h.pos[it.V] = -1
+	}
+	h.items = h.items[:0]
+}
+
+func less(a, b Item) bool { // a ranks below b
+	return a.Gain < b.Gain || a.Gain == b.Gain && a.Tie < b.Tie
+}
+
+// Push inserts v or updates its key.
+func (h *Heap) Push(v int32, gain int64, tie uint32) {
+	if i := h.pos[v]; i >= 0 {
+		old := h.items[i]
+		h.items[i].Gain, h.items[i].Tie = gain, tie
+		if less(old, h.items[i]) {
+			h.up(int(i))
+		} else {
+			h.down(int(i))
+		}
+		return
+	}
+	h.items = append(h.items, Item{gain, tie, v})
+	h.pos[v] = int32(len(h.items) - 1)
+	h.up(len(h.items) - 1)
+}
+
+// Top is the largest entry.
+func (h *Heap) Top() Item { return h.items[0] }
+
+// Pop removes and returns the largest entry.
+func (h *Heap) Pop() Item {
+	it := h.items[0]
+	h.Remove(it.V)
+	return it
+}
+
+// Remove drops v if present.
+func (h *Heap) Remove(v int32) {
+	i := int(h.pos[v])
+	if i < 0 {
+		return
+	}
+	last := len(h.items) - 1
+	h.swap(i, last)
+	h.items = h.items[:last]
+	h.pos[v] = -1
+	if i < last {
+		h.down(i)
+		h.up(i)
+	}
+}
+
+func (h *Heap) swap(i, j int) {
+	h.items[i], h.items[j] = h.items[j], h.items[i]
+	h.pos[h.items[i].V] = int32(i)
+	h.pos[h.items[j].V] = int32(j)
+}
+
+func (h *Heap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !less(h.items[p], h.items[i]) {
+			return
+		}
+		h.swap(i, p)
+		i = p
+	}
+}
+
+func (h *Heap) down(i int) {
+	n := len(h.items)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		c := l
+		if r := l + 1; r < n && less(h.items[l], h.items[r]) {
+			c = r
+		}
+		if !less(h.items[i], h.items[c]) {
+			return
+		}
+		h.swap(i, c)
+		i = c
+	}
+}
