@@ -42,7 +42,7 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 	t.logf("n=%d m=%d k=%d (%s) eps=%g preset=%s algorithm=%s threads=%d one-to-one=%v",
 		g.N(), g.M(), k, top, opt.Eps, opt.Preset, alg, x.Threads(), res.OneToOne)
 	p := newPipeline(x, g, top, opt, t)
-	b, err := selectBackend(opt, t)
+	b, err := selectBackend(opt, t, g.N(), res.OneToOne)
 	if err != nil {
 		return nil, err
 	}
@@ -120,11 +120,24 @@ func presetAlgorithm(p Preset, oneToOne bool) Algorithm {
 	return Multisection
 }
 
+// GPUMinVertices is the size below which the automatic backend choice
+// stays on the CPU without probing for a GPU: creating a CUDA context alone
+// takes longer than mapping such a graph on the CPU.
+const GPUMinVertices = 100000
+
 // selectBackend opens the backend the options ask for: the GPU when one is
 // usable (auto) or required (gpu, failing with ErrNoGPU and the reason
-// otherwise), else the CPU.
-func selectBackend(opt Options, t *tracker) (backend.Backend, error) {
-	if opt.Backend == CPU {
+// otherwise), else the CPU. Auto does not probe for small graphs or
+// one-to-one instances (which the CPU's exact multisection maps).
+func selectBackend(opt Options, t *tracker, n int, oneToOne bool) (backend.Backend, error) {
+	switch {
+	case opt.Backend == CPU:
+		return cpu.New(opt.Threads), nil
+	case opt.Backend == AutoBackend && oneToOne:
+		t.logf("backend auto: one-to-one mapping runs on the CPU")
+		return cpu.New(opt.Threads), nil
+	case opt.Backend == AutoBackend && n < GPUMinVertices:
+		t.logf("backend auto: %d vertices, fewer than %d: the CPU is faster than starting a GPU", n, GPUMinVertices)
 		return cpu.New(opt.Threads), nil
 	}
 	b, err := cuda.Open()
