@@ -42,17 +42,7 @@ func TestEveryAlgorithmAndPresetIsFeasibleAndDeterministic(t *testing.T) {
 
 func TestIrregularMachine(t *testing.T) {
 	// Nodes with 16, 16 and 8 slots; the last one's sockets hold 6 and 2.
-	var socket, node []int
-	s := 0
-	for n, ss := range [][]int{{8, 8}, {8, 8}, {6, 2}} {
-		for _, size := range ss {
-			for i := 0; i < size; i++ {
-				socket, node = append(socket, s), append(node, n)
-			}
-			s++
-		}
-	}
-	top, err := topology.NewTree([][]int{socket, node}, []int64{1, 10, 100})
+	top, err := topology.NewNodes([][]int{{8, 8}, {8, 8}, {6, 2}}, []int64{1, 10, 100})
 	if err != nil {
 		t.Fatal(err)
 	}

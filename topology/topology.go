@@ -333,3 +333,35 @@ func (t *Topology) String() string {
 	}
 	return fmt.Sprintf("tree(k=%d, L=%d) / %s", t.k, t.Levels(), FormatInts(t.dist))
 }
+
+// NewNodes builds the three-level machine (core, socket, node) of an
+// allocation given node by node as the sizes of its sockets: {{8, 8}, {6, 2}}
+// is a node with two sockets of 8 PEs followed by one with sockets of 6 and
+// 2. dist has three entries.
+func NewNodes(sockets [][]int, dist []int64) (*Topology, error) {
+	k := 0
+	for n, sizes := range sockets {
+		if len(sizes) == 0 {
+			return nil, fmt.Errorf("node %d has no sockets", n)
+		}
+		for i, size := range sizes {
+			if size <= 0 {
+				return nil, fmt.Errorf("node %d, socket %d: size %d is not positive", n, i, size)
+			}
+			if k += size; k > MaxPEs {
+				return nil, fmt.Errorf("allocation has more than %d PEs", MaxPEs)
+			}
+		}
+	}
+	socket, node := make([]int, 0, k), make([]int, 0, k)
+	s := 0
+	for n, sizes := range sockets {
+		for _, size := range sizes {
+			for j := 0; j < size; j++ {
+				socket, node = append(socket, s), append(node, n)
+			}
+			s++
+		}
+	}
+	return NewTree([][]int{socket, node}, dist)
+}

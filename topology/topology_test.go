@@ -100,40 +100,32 @@ func TestHandDistances(t *testing.T) {
 }
 
 // irregular: three nodes with 16, 16 and 8 slots; node 2 has sockets of 6 and 2.
-func irregularGroups() [][]int {
-	var socket, node []int
-	sockets := [][]int{{8, 8}, {8, 8}, {6, 2}}
-	s := 0
-	for n, ss := range sockets {
-		for _, size := range ss {
-			for i := 0; i < size; i++ {
-				socket = append(socket, s)
-				node = append(node, n)
-			}
-			s++
-		}
-	}
-	return [][]int{socket, node}
-}
+var irregularSockets = [][]int{{8, 8}, {8, 8}, {6, 2}}
 
 func TestTree(t *testing.T) {
-	top, err := NewTree(irregularGroups(), []int64{1, 10, 100})
+	top, err := NewNodes(irregularSockets, []int64{1, 10, 100})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if top.K() != 40 || top.Levels() != 3 {
 		t.Fatalf("k=%d L=%d", top.K(), top.Levels())
 	}
-	groups := irregularGroups()
+	// By hand: sockets of 8 up to PE 32, then 6 and 2; nodes of 16.
+	socket := func(p int) int {
+		if p >= 38 {
+			return 5
+		}
+		return min(p/8, 4)
+	}
 	for p := 0; p < 40; p++ {
 		for q := 0; q < 40; q++ {
 			want := int64(100)
 			switch {
 			case p == q:
 				want = 0
-			case groups[0][p] == groups[0][q]:
+			case socket(p) == socket(q):
 				want = 1
-			case groups[1][p] == groups[1][q]:
+			case p/16 == q/16:
 				want = 10
 			}
 			if got := top.Distance(p, q); got != want {
@@ -173,6 +165,19 @@ func TestTreeErrors(t *testing.T) {
 		_, err := NewTree(c.groups, c.dist)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("NewTree(%v) = %v, want %q", c.groups, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		sockets [][]int
+		want    string
+	}{
+		{[][]int{{4}, {}}, "node 1 has no sockets"},
+		{[][]int{{4, 0}}, "node 0, socket 1: size 0"},
+		{[][]int{{MaxPEs, 1}}, "more than"},
+	} {
+		_, err := NewNodes(c.sockets, []int64{1, 10, 100})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("NewNodes(%v) = %v, want %q", c.sockets, err, c.want)
 		}
 	}
 }

@@ -48,17 +48,7 @@ func TestFeasibleOnRegularAndIrregularMachines(t *testing.T) {
 	x := par.New(2)
 	reg, _ := topology.Parse("4:8:3", "1:10:100")
 	// three nodes with 16, 16 and 8 slots; node 2's sockets hold 6 and 2.
-	var socket, node []int
-	s := 0
-	for n, ss := range [][]int{{8, 8}, {8, 8}, {6, 2}} {
-		for _, size := range ss {
-			for i := 0; i < size; i++ {
-				socket, node = append(socket, s), append(node, n)
-			}
-			s++
-		}
-	}
-	tree, err := topology.NewTree([][]int{socket, node}, []int64{1, 10, 100})
+	tree, err := topology.NewNodes([][]int{{8, 8}, {8, 8}, {6, 2}}, []int64{1, 10, 100})
 	if err != nil {
 		t.Fatal(err)
 	}

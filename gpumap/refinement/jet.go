@@ -256,12 +256,7 @@ func (j *jet) before(u, v int32) bool {
 // loadFuture gathers v's connectivity with every neighbour ranked before v
 // placed at its destination.
 func (h *nbhd) loadFuture(s *State, v int32, j *jet) {
-	h.cur++
-	if h.cur == 0 {
-		clear(h.stamp)
-		h.cur = 1
-	}
-	h.blocks = h.blocks[:0]
+	h.reset()
 	g := s.G
 	for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 		u := g.Adj[e]

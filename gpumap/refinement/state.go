@@ -79,15 +79,20 @@ func newNbhd(k int) *nbhd {
 	return &nbhd{conn: make([]int64, k), stamp: make([]uint32, k)}
 }
 
-// load fills the connectivity of v (its own block included when v has a
-// neighbour there).
-func (h *nbhd) load(s *State, v int32) {
+// reset empties the block set; stamps are recycled until they wrap.
+func (h *nbhd) reset() {
 	h.cur++
 	if h.cur == 0 {
 		clear(h.stamp)
 		h.cur = 1
 	}
 	h.blocks = h.blocks[:0]
+}
+
+// load fills the connectivity of v (its own block included when v has a
+// neighbour there).
+func (h *nbhd) load(s *State, v int32) {
+	h.reset()
 	g := s.G
 	for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 		b := s.Part[g.Adj[e]]
