@@ -140,7 +140,7 @@ var invalidCases = []struct {
 	{"disabled-keeps-order", 0},
 }
 
-func checkInvalid(t *testing.T, out string, np int) {
+func checkInvalid(t *testing.T, stack, out string, np int) {
 	t.Helper()
 	if strings.Contains(out, "ERROR") {
 		t.Fatalf("a case damaged the communicator or returned a communicator on failure:\n%s", out)
@@ -179,14 +179,14 @@ func checkInvalid(t *testing.T, out string, np int) {
 		}
 		fmt.Fprintf(&table, "%-30s status %2s %s  %s\n", c.name, ranks["0"], where, msg[c.name])
 	}
-	t.Logf("invalid-input table:\n%s", table.String())
-	writeResult(t, "invalid-input.txt", table.String())
+	t.Logf("invalid-input table (%s):\n%s", stack, table.String())
+	writeResult(t, "invalid-input-"+stack+".txt", table.String())
 }
 
 func TestInvalidInputTable(t *testing.T) {
 	need(t, "build/tests/invalid", "build/mpich/tests/invalid")
-	checkInvalid(t, ompirun(t, 4, "build/tests/invalid"), 4)
-	checkInvalid(t, mpichrun(t, 4, "build/mpich/tests/invalid"), 4)
+	checkInvalid(t, "openmpi", ompirun(t, 4, "build/tests/invalid"), 4)
+	checkInvalid(t, "mpich", mpichrun(t, 4, "build/mpich/tests/invalid"), 4)
 }
 
 func writeResult(t *testing.T, name, text string) {
