@@ -116,7 +116,7 @@ func isOneToOne(g *graph.Graph, k int, total int64, eps float64) bool {
 // presetAlgorithm: on the CPU every preset uses hierarchical multisection,
 // which measured both faster and better there (see DEVELOPERS.md); the
 // integrated pipeline is what data-parallel backends run.
-func presetAlgorithm(p Preset, oneToOne bool) Algorithm {
+func presetAlgorithm(Preset, bool) Algorithm {
 	return Multisection
 }
 

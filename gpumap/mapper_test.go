@@ -219,19 +219,21 @@ func TestOneToOneStencilsMatchTiling(t *testing.T) {
 		top, _ := topology.Parse(c.h, "1:10:100")
 		g := graph.Grid(c.dims...)
 		tiling := tilingJ(t, c.dims, top)
-		opts := DefaultOptions()
-		opts.Eps = 0
-		res, err := Map(g, top, opts)
-		if err != nil {
-			t.Fatal(err)
+		for _, preset := range []Preset{Fast, Default, Strong} {
+			opts := DefaultOptions()
+			opts.Eps, opts.Preset = 0, preset
+			res, err := Map(g, top, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkResult(t, g, top, 0, res)
+			if !res.OneToOne {
+				t.Fatalf("%v on %s not detected as one-to-one", c.dims, c.h)
+			}
+			if float64(res.Metrics.J) > 1.05*float64(tiling) {
+				t.Errorf("%v on %s, %s: J %d, more than 5%% above the tiling's %d", c.dims, c.h, preset, res.Metrics.J, tiling)
+			}
+			t.Logf("%v on %s, %s: J %d, tiling %d (%.4f)", c.dims, c.h, preset, res.Metrics.J, tiling, float64(res.Metrics.J)/float64(tiling))
 		}
-		checkResult(t, g, top, 0, res)
-		if !res.OneToOne {
-			t.Fatalf("%v on %s not detected as one-to-one", c.dims, c.h)
-		}
-		if float64(res.Metrics.J) > 1.05*float64(tiling) {
-			t.Errorf("%v on %s: J %d, more than 5%% above the tiling's %d", c.dims, c.h, res.Metrics.J, tiling)
-		}
-		t.Logf("%v on %s: J %d, tiling %d (%.4f)", c.dims, c.h, res.Metrics.J, tiling, float64(res.Metrics.J)/float64(tiling))
 	}
 }

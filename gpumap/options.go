@@ -11,9 +11,9 @@ import (
 type Preset int
 
 const (
-	Fast    Preset = iota // integrated mapping, label propagation refinement
+	Fast    Preset = iota // fewer bisection tries and FM rounds, no final J refinement
 	Default               // the balance of speed and quality for everyday use
-	Strong                // hierarchical multisection with more tries and FM effort
+	Strong                // more bisection tries, top-level tries and FM effort
 )
 
 var presetNames = []string{"fast", "default", "strong"}

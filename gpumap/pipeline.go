@@ -113,23 +113,43 @@ func (p *pipeline) refineJ(pe []int32) {
 	})
 }
 
+// oneToOneWork bounds the repetitions of a small one-to-one mapping:
+// repeats * n stays below it, so tiny instances (a few hundred MPI ranks)
+// get several seeds for a few milliseconds and large ones a single run.
+const oneToOneWork = 1 << 12
+
 // oneToOne maps one task per PE: exact-balance multisection by recursive
-// bisection, then pair swaps on J.
+// bisection, then pair swaps on J; small instances repeat this with
+// successive seeds and keep the lowest J (the first on ties).
 func (p *pipeline) oneToOne() []int32 {
-	var pe []int32
-	p.t.phase("multisection", func() {
-		pc := p.cfg.partition
-		pc.Recursive = true
-		pe = multisection.Map(p.x, p.g, p.top, multisection.Config{Eps: 0, Seed: p.opt.Seed, Partition: pc})
-	})
-	p.t.phase("swaps", func() {
-		s := refinement.NewState(p.g, p.top.K(), pe, p.limits(), refinement.Mapping(p.top))
-		if s.Overloaded() > 0 {
-			refinement.Rebalance(s)
+	reps := max(min(oneToOneWork/max(p.g.N(), 1), p.cfg.oneToOneReps), 1)
+	var best []int32
+	var bestJ int64
+	for r := 0; r < reps; r++ {
+		seed := p.opt.Seed + uint64(r)
+		var pe []int32
+		p.t.phase("multisection", func() {
+			pc := p.cfg.partition
+			pc.Recursive = true
+			pe = multisection.Map(p.x, p.g, p.top, multisection.Config{Eps: 0, Seed: seed, Partition: pc})
+		})
+		var j int64
+		p.t.phase("swaps", func() {
+			s := refinement.NewState(p.g, p.top.K(), pe, p.limits(), refinement.Mapping(p.top))
+			if s.Overloaded() > 0 {
+				refinement.Rebalance(s)
+			}
+			refinement.Swaps(s, 8, 4, 1e-4, seed)
+			j = s.Cost()
+		})
+		if best == nil || j < bestJ {
+			best, bestJ = pe, j
 		}
-		refinement.Swaps(s, 8, 4, 1e-4, p.opt.Seed)
-	})
-	return pe
+	}
+	if reps > 1 {
+		p.t.logf("one-to-one: best J %d of %d seeds", bestJ, reps)
+	}
+	return best
 }
 
 // presetConfig holds the knobs a preset sets.
@@ -142,6 +162,7 @@ type presetConfig struct {
 	topH, topC, topPrune int
 	lower                partition.Config
 	bottom               partition.Config
+	oneToOneReps         int // seeds tried on small one-to-one instances
 }
 
 var presets = [...]presetConfig{
@@ -150,27 +171,30 @@ var presets = [...]presetConfig{
 			FM: refinement.FMConfig{Alpha: 20, SkipExplored: true}},
 		bottom: partition.Config{Tries: 2, LPRounds: 2, FMRounds: 1,
 			FM: refinement.FMConfig{Alpha: 20, SkipExplored: true}},
-		finalFM:    refinement.FMConfig{Rounds: -1},
-		topTries:   1,
-		slackDepth: 0.03,
-		integrated: integrated.Config{CoarsenC: 30, CapDiv: 8},
+		finalFM:      refinement.FMConfig{Rounds: -1},
+		topTries:     1,
+		slackDepth:   0.03,
+		integrated:   integrated.Config{CoarsenC: 30, CapDiv: 8},
+		oneToOneReps: 4,
 	},
 	Default: {
 		partition: partition.Config{Tries: 8, LPRounds: 2, FMRounds: 2,
 			FM: refinement.FMConfig{Alpha: 30, SkipExplored: true}},
 		bottom: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 2,
 			FM: refinement.FMConfig{Alpha: 30}},
-		finalFM:    refinement.FMConfig{Rounds: 1, Alpha: 10, SkipExplored: true},
-		topTries:   3,
-		slackDepth: 0.03,
-		integrated: integrated.Config{CoarsenC: 30, CapDiv: 8},
+		finalFM:      refinement.FMConfig{Rounds: 1, Alpha: 10, SkipExplored: true},
+		topTries:     3,
+		slackDepth:   0.03,
+		integrated:   integrated.Config{CoarsenC: 30, CapDiv: 8},
+		oneToOneReps: 8,
 	},
 	Strong: {
 		partition: partition.Config{Tries: 12, LPRounds: 3, FMRounds: 4,
 			FM: refinement.FMConfig{Alpha: 60}},
-		finalFM:    refinement.FMConfig{Rounds: 4, Alpha: 30},
-		topTries:   8,
-		slackDepth: 0.03,
-		integrated: integrated.Config{CoarsenC: 60, CapDiv: 8, Jet: refinement.JetConfig{Iterations: 16}},
+		finalFM:      refinement.FMConfig{Rounds: 4, Alpha: 30},
+		topTries:     8,
+		slackDepth:   0.03,
+		integrated:   integrated.Config{CoarsenC: 60, CapDiv: 8, Jet: refinement.JetConfig{Iterations: 16}},
+		oneToOneReps: 16,
 	},
 }
