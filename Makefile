@@ -7,6 +7,8 @@
 #   make demo    the two-node reordering demo (needs root)
 #   make bench   gpumap against Scotch on ../shared/graphs
 #   make ptx     regenerate the CUDA PTX (needs nvcc 11.8)
+#   make gpucheck  build/gpu: the GPU tests, benchmarks and command, with
+#                tests/gpu/run.sh, to copy to a GPU machine without Go
 #
 # MPI=openmpi (default) or MPI=mpich selects the MPI stack; MPICH builds
 # land in build/mpich instead of build.
@@ -40,7 +42,7 @@ CABI := $(wildcard cabi/*.go cabi/*.c cabi/include/*.h)
 APT_PACKAGES := build-essential pkg-config gfortran openmpi-bin libopenmpi-dev mpich libmpich-dev \
 	libhwloc-dev hwloc iproute2 util-linux procps scotch
 
-.PHONY: all deps build lib testprogs test unit mpitest demo bench ptx clean
+.PHONY: all deps build lib testprogs test unit mpitest demo bench ptx gpucheck clean
 
 all: build lib
 
@@ -117,6 +119,14 @@ bench: build
 
 ptx:
 	$(MAKE) -C gpumap/backend/cuda/kernels ptx
+
+GRAPHS ?= ../shared/graphs
+gpucheck:
+	mkdir -p build/gpu/graphs
+	$(GO) test -c -o build/gpu/cuda.test ./gpumap/backend/cuda
+	$(GO) build -o build/gpu/gpumap ./cmd/gpumap
+	cp tests/gpu/run.sh build/gpu/
+	-cp $(GRAPHS)/*.graph build/gpu/graphs/ 2>/dev/null
 
 clean:
 	rm -rf build bin

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# run.sh: the GPU checks, on a machine with an NVIDIA GPU and a driver but
+# no Go. Build here with `make gpucheck`, copy build/gpu there, run
+#
+#   build/gpu/run.sh [OUT]
+#
+# It runs the kernel-vs-CPU tests (not the PTX hash test: no sources
+# there) and the whole-mapping quality test (J within 3% of the CPU
+# backend), then BenchmarkIntegrated (2^20..2^24
+# vertices onto 4:8:6, GPU and CPU on every core, per-phase times), and maps
+# every graph in GRAPHS (default: build/gpu/graphs, if copied) with the
+# command on both backends (BENCH narrows the benchmarks, e.g.
+# BENCH=Integrated/rgg2d_2^22). Logs land in OUT (default: build/gpu/out).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=${1:-$here/out}
+graphs=${GRAPHS:-$here/graphs}
+mkdir -p "$out"
+nvidia-smi -L >"$out/device.txt" 2>&1
+nproc >>"$out/device.txt"
+"$here/cuda.test" -test.v -test.run . -test.skip TestPTXMatchesSource -test.count 1 2>&1 | tee "$out/tests.txt"
+rc=${PIPESTATUS[0]}
+"$here/cuda.test" -test.run xxx -test.bench "${BENCH:-Integrated}" -test.benchtime 3x 2>&1 | tee "$out/bench.txt"
+if [ -d "$graphs" ]; then
+	for g in "$graphs"/*.graph; do
+		for b in gpu cpu; do
+			for h in 4:8:1 4:8:6; do
+				"$here/gpumap" map -g "$g" -h "$h" -d 1:10:100 -e 0.03 -a im --backend "$b" \
+					-m "$out/$(basename "$g" .graph)-$h-$b.map" 2>&1 | tail -4
+				"$here/gpumap" eval -g "$g" -h "$h" -d 1:10:100 -e 0.03 \
+					-m "$out/$(basename "$g" .graph)-$h-$b.map" | head -1
+			done
+		done
+	done 2>&1 | tee "$out/graphs.txt"
+fi
+exit "$rc"
