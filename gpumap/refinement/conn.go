@@ -96,24 +96,6 @@ func (c *ConnTable) rebuild(v int32) {
 	c.cnt[v] = int32(n)
 }
 
-// add changes v's connectivity to b by dw.
-func (c *ConnTable) add(v, b int32, dw int64) {
-	base := c.s.G.XAdj[v]
-	end := base + int64(c.cnt[v])
-	for i := base; i < end; i++ {
-		if c.blk[i] == b {
-			c.w[i] += dw
-			if c.w[i] == 0 { // drop it: move the last entry here
-				c.blk[i], c.w[i] = c.blk[end-1], c.w[end-1]
-				c.cnt[v]--
-			}
-			return
-		}
-	}
-	c.blk[end], c.w[end] = b, dw
-	c.cnt[v]++
-}
-
 // Move moves v to block to and updates the neighbours' entries.
 func (c *ConnTable) Move(v, to int32) {
 	s := c.s

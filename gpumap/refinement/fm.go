@@ -58,10 +58,13 @@ type move struct {
 
 // NewFM prepares an FM refiner for s.
 func NewFM(s *State, cfg FMConfig) *FM {
-	f := &FM{heap: pq.New(0), ct: &ConnTable{}}
+	f := newFM()
 	f.Reset(s, cfg)
 	return f
 }
+
+// newFM returns an empty refiner; Reset sizes it for a state.
+func newFM() *FM { return &FM{heap: pq.New(0), ct: &ConnTable{}} }
 
 // Reset points the refiner at a new state, reusing its memory: repeated
 // refinement of graphs up to the same size allocates nothing.
@@ -273,7 +276,7 @@ func (f *FM) search() int64 {
 	return best
 }
 
-var fmPool = sync.Pool{New: func() any { return &FM{heap: pq.New(0), ct: &ConnTable{}} }}
+var fmPool = sync.Pool{New: func() any { return newFM() }}
 
 // RunFM refines s with an FM refiner from a pool (memory is reused across
 // calls, goroutines included) and returns the cost reduction. cost is as
