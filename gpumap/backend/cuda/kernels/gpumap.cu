@@ -304,6 +304,23 @@ extern "C" __global__ void block_weights(const int *part, const i64 *vw, i64 *bw
     GRID_LOOP(v, n) atomicAdd((unsigned long long *)&bw[part[v]], (unsigned long long)vw[v]);
 }
 
+// best_block picks, among v's t adjacent blocks other than p (and, when
+// room is given, with room[b] != 0), the one of highest gain cur - cost,
+// lowest block id on ties; -1 when there is none.
+__device__ int best_block(int p, i64 cur, i64 base, int t, const int *cb, const i64 *cw, const u64 *labels,
+                          const i64 *dist, const int *room, i64 *bestGain) {
+    int best = -1;
+    i64 bg = 0;
+    for (int i = 0; i < t; i++) {
+        int b = cb[base + i];
+        if (b == p || (room && !room[b])) continue;
+        i64 g = cur - cost_at(b, base, t, cb, cw, labels, dist);
+        if (best < 0 || g > bg || (g == bg && b < best)) { best = b; bg = g; }
+    }
+    *bestGain = bg;
+    return best;
+}
+
 // Algorithm 4, first pass: the best adjacent block ignoring balance; moves
 // of non-negative gain become candidates.
 extern "C" __global__ void jet_lp(const i64 *xadj, const int *adj, const i64 *ew, const int *part,
@@ -316,14 +333,8 @@ extern "C" __global__ void jet_lp(const i64 *xadj, const int *adj, const i64 *ew
         i64 base = xadj[v];
         int p = part[v];
         i64 cur = cost_at(p, base, t, cb, cw, labels, dist);
-        int best = -1;
-        i64 bg = 0;
-        for (int i = 0; i < t; i++) {
-            int b = cb[base + i];
-            if (b == p) continue;
-            i64 g = cur - cost_at(b, base, t, cb, cw, labels, dist);
-            if (best < 0 || g > bg || (g == bg && b < best)) { best = b; bg = g; }
-        }
+        i64 bg;
+        int best = best_block(p, cur, base, t, cb, cw, labels, dist, 0, &bg);
         if (best >= 0 && bg >= 0) { cand[v] = 1; dest[v] = best; gain[v] = bg; }
     }
 }
@@ -366,14 +377,8 @@ extern "C" __global__ void jet_reb(const i64 *xadj, const int *adj, const i64 *e
         int t = gather((int)v, xadj, adj, ew, part, cb, cw, 0, 0, 0, 0);
         i64 base = xadj[v];
         i64 cur = cost_at(p, base, t, cb, cw, labels, dist);
-        int best = -1;
-        i64 bg = 0;
-        for (int i = 0; i < t; i++) {
-            int b = cb[base + i];
-            if (b == p || !room[b]) continue;
-            i64 g = cur - cost_at(b, base, t, cb, cw, labels, dist);
-            if (best < 0 || g > bg || (g == bg && b < best)) { best = b; bg = g; }
-        }
+        i64 bg;
+        int best = best_block(p, cur, base, t, cb, cw, labels, dist, room, &bg);
         if (best < 0) {
             u64 h = splitmix((u64)v ^ seed); // the CPU backend's choice too
             best = roomList[h % (u64)nroom];
