@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/internal/hash"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
 )
 
@@ -200,7 +201,7 @@ func twoHop(g *graph.Graph, match []int32, cfg TwoHopConfig) {
 		}
 		var h uint64
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-			h += splitmix64(uint64(g.Adj[e]) + 1) // order independent
+			h += hash.Splitmix64(uint64(g.Adj[e]) + 1) // order independent
 		}
 		return int64((h ^ uint64(d)<<56) >> 1)
 	})

@@ -1,13 +1,5 @@
 package coarsening
 
-// splitmix64 is the hash behind the deterministic random choices here.
-func splitmix64(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
-}
-
 // pairNoise is the deterministic tie-breaking noise of the unordered pair
 // {u,v}: one multiplication, symmetric in u and v, so both endpoints of an
 // edge see the same value (mutual-preference matching relies on that).

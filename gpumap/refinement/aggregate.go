@@ -13,13 +13,6 @@ type aggScratch struct {
 	cost, sPrev, sCur []int64
 }
 
-func grow(a []int64, n int) []int64 {
-	if cap(a) < n {
-		return make([]int64, n)
-	}
-	return a[:n]
-}
-
 // bestMoveAggregated computes cost(b) = sum_l d_l (S_l(b) - S_{l-1}(b)) for
 // every adjacent block b, where S_l(b) is v's connectivity to b's level-l
 // group (S_0(b) = conn(v,b), S_L = all of v's connectivity). Sorting the

@@ -53,9 +53,9 @@ func (c *ConnTable) reset(s *State) {
 		clear(c.valid)
 		c.gen = 1
 	}
-	c.cnt = growI32(c.cnt, g.N())
+	c.cnt = grow(c.cnt, g.N())
 	c.valid = growU32(c.valid, g.N())
-	c.blk = growI32(c.blk, len(g.Adj))
+	c.blk = grow(c.blk, len(g.Adj))
 	if cap(c.w) < len(g.Adj) {
 		c.w = make([]int64, len(g.Adj))
 	}

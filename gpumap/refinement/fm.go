@@ -89,7 +89,7 @@ func (f *FM) Reset(s *State, cfg FMConfig) {
 	n := s.G.N()
 	f.s, f.cfg = s, cfg
 	f.heap.Reserve(n)
-	f.tgt = growI32(f.tgt, n)
+	f.tgt = grow(f.tgt, n)
 	// Round stamps keep increasing across resets, so stale entries read as
 	// "not locked" without clearing.
 	f.lock = growU32(f.lock, n)
@@ -106,9 +106,11 @@ func (f *FM) Reset(s *State, cfg FMConfig) {
 	f.ct.reset(s)
 }
 
-func growI32(a []int32, n int) []int32 {
+// grow returns a slice of length n, reusing a's memory when it is large
+// enough; its contents are unspecified.
+func grow[T any](a []T, n int) []T {
 	if cap(a) < n {
-		return make([]int32, n)
+		return make([]T, n)
 	}
 	return a[:n]
 }

@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"sort"
 
+	"github.com/gpumap/gpumap/gpumap/internal/hash"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
 )
 
@@ -309,7 +310,7 @@ func (j *jet) rebalance(strong bool) {
 				}
 			}
 			if best < 0 {
-				h := splitmix(uint64(v) ^ RebalanceSeed(j.cfg.Seed, j.round))
+				h := hash.Splitmix64(uint64(v) ^ RebalanceSeed(j.cfg.Seed, j.round))
 				best = roomList[h%uint64(len(roomList))]
 				bg = base - nb.costAt(&s.Obj, best)
 			}
@@ -344,7 +345,7 @@ func RebalanceTargets(bw []int64, lmax int64) (avg int64, room []bool, roomList 
 }
 
 // RebalanceSeed is the hash seed of rebalancing round r; a vertex without
-// an adjacent block that has room goes to roomList[splitmix(v ^ seed) %
+// an adjacent block that has room goes to roomList[Splitmix64(v ^ seed) %
 // len(roomList)] on every backend.
 func RebalanceSeed(seed, round uint64) uint64 { return seed ^ round*0x9e3779b97f4a7c15 }
 
@@ -425,12 +426,4 @@ func SelectRebalance(part []int32, vw, bw, maxW []int64, cand []bool, dest []int
 		}
 	}
 	return moving
-}
-
-// splitmix is splitmix64 (also in the CUDA kernels).
-func splitmix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
 }
