@@ -104,3 +104,27 @@ func TestParseNames(t *testing.T) {
 		t.Error("gpu")
 	}
 }
+
+func TestEnumNames(t *testing.T) {
+	for _, name := range presetNames {
+		if p, err := ParsePreset(strings.ToUpper(name)); err != nil || p.String() != name {
+			t.Errorf("preset %q: %v, %v", name, p, err)
+		}
+	}
+	for _, name := range algorithmNames {
+		if a, err := ParseAlgorithm(name); err != nil || a.String() != name {
+			t.Errorf("algorithm %q: %v, %v", name, a, err)
+		}
+	}
+	for _, name := range backendNames {
+		if b, err := ParseBackend(name); err != nil || b.String() != name {
+			t.Errorf("backend %q: %v, %v", name, b, err)
+		}
+	}
+	if _, err := ParseBackend("tpu"); err == nil || err.Error() != `unknown backend "tpu" (want auto, cpu or gpu)` {
+		t.Errorf("ParseBackend(tpu) = %v", err)
+	}
+	if s := Preset(7).String(); s != "Preset(7)" {
+		t.Errorf("Preset(7).String() = %q", s)
+	}
+}

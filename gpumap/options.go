@@ -18,22 +18,10 @@ const (
 
 var presetNames = []string{"fast", "default", "strong"}
 
-func (p Preset) String() string {
-	if p < 0 || int(p) >= len(presetNames) {
-		return fmt.Sprintf("Preset(%d)", int(p))
-	}
-	return presetNames[p]
-}
+func (p Preset) String() string { return nameOf("Preset", presetNames, p) }
 
 // ParsePreset parses "fast", "default" or "strong".
-func ParsePreset(s string) (Preset, error) {
-	for i, n := range presetNames {
-		if strings.EqualFold(s, n) {
-			return Preset(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown preset %q (want fast, default or strong)", s)
-}
+func ParsePreset(s string) (Preset, error) { return parseName[Preset]("preset", presetNames, s) }
 
 // Algorithm selects the mapping algorithm.
 type Algorithm int
@@ -46,21 +34,11 @@ const (
 
 var algorithmNames = []string{"auto", "im", "hm"}
 
-func (a Algorithm) String() string {
-	if a < 0 || int(a) >= len(algorithmNames) {
-		return fmt.Sprintf("Algorithm(%d)", int(a))
-	}
-	return algorithmNames[a]
-}
+func (a Algorithm) String() string { return nameOf("Algorithm", algorithmNames, a) }
 
 // ParseAlgorithm parses "auto", "im" or "hm".
 func ParseAlgorithm(s string) (Algorithm, error) {
-	for i, n := range algorithmNames {
-		if strings.EqualFold(s, n) {
-			return Algorithm(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown algorithm %q (want auto, im or hm)", s)
+	return parseName[Algorithm]("algorithm", algorithmNames, s)
 }
 
 // Backend selects where the data-parallel phases run.
@@ -74,21 +52,29 @@ const (
 
 var backendNames = []string{"auto", "cpu", "gpu"}
 
-func (b Backend) String() string {
-	if b < 0 || int(b) >= len(backendNames) {
-		return fmt.Sprintf("Backend(%d)", int(b))
-	}
-	return backendNames[b]
-}
+func (b Backend) String() string { return nameOf("Backend", backendNames, b) }
 
 // ParseBackend parses "auto", "cpu" or "gpu".
-func ParseBackend(s string) (Backend, error) {
-	for i, n := range backendNames {
+func ParseBackend(s string) (Backend, error) { return parseName[Backend]("backend", backendNames, s) }
+
+// nameOf is the name of the enumeration value v, or Type(v) when out of range.
+func nameOf[E ~int](typ string, names []string, v E) string {
+	if v < 0 || int(v) >= len(names) {
+		return fmt.Sprintf("%s(%d)", typ, int(v))
+	}
+	return names[v]
+}
+
+// parseName finds s (case-insensitively) among names; the error lists them
+// as "a, b or c".
+func parseName[E ~int](what string, names []string, s string) (E, error) {
+	for i, n := range names {
 		if strings.EqualFold(s, n) {
-			return Backend(i), nil
+			return E(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown backend %q (want auto, cpu or gpu)", s)
+	want := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	return 0, fmt.Errorf("unknown %s %q (want %s)", what, s, want)
 }
 
 // Options configures Map. Start from DefaultOptions: the zero value means
