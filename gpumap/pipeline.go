@@ -139,7 +139,7 @@ func (p *pipeline) oneToOne() []int32 {
 			if s.Overloaded() > 0 {
 				refinement.Rebalance(s)
 			}
-			refinement.Swaps(s, 8, 4, 1e-4, seed)
+			refinement.Swaps(s, p.top, refinement.SwapConfig{MinImprove: 1e-4, Seed: seed})
 			j = s.Cost()
 		})
 		if best == nil || j < bestJ {

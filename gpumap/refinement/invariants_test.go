@@ -134,7 +134,7 @@ func TestSwapsKeepPermutation(t *testing.T) {
 	}
 	s := NewState(g, 64, part, maxW, Mapping(top))
 	before := s.Cost()
-	gain := Swaps(s, 10, 4, 0, 1)
+	gain := Swaps(s, top, SwapConfig{Rounds: 10, Seed: 1})
 	if s.Cost() != before-gain || gain <= 0 {
 		t.Fatalf("swaps: cost %d -> %d, gain %d", before, s.Cost(), gain)
 	}
