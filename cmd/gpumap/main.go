@@ -2,7 +2,7 @@
 // evaluates mappings.
 //
 //	gpumap map  -g G.graph -h 4:8:6 -d 1:10:100 -e 0.03 [-c fast|default|strong] [-s seed] [-t threads] -m out.map
-//	gpumap eval -g G.graph -h 4:8:6 -d 1:10:100 -e 0.03 -m out.map
+//	gpumap eval -g G.graph -h 4:8:6 -d 1:10:100 -e 0.03 -m out.map [--svg OUT.svg [--svg-level node]]
 //
 // The mapping file has one PE id per line, in vertex order. Progress and
 // per-phase times go to stderr (-q silences them); results go to stdout as
@@ -83,7 +83,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 func usage(w io.Writer) {
 	fmt.Fprint(w, `usage:
   gpumap map  -g G.graph -h 4:8:6 -d 1:10:100 [-e 0.03] [-c fast|default|strong] [-s seed] [-t threads] -m out.map
-  gpumap eval -g G.graph -h 4:8:6 -d 1:10:100 [-e 0.03] -m out.map
+  gpumap eval -g G.graph -h 4:8:6 -d 1:10:100 [-e 0.03] -m out.map [--svg OUT.svg [--svg-level node]]
   gpumap gen  -t grid -dims 32x32x32 | -t rgg -n 1048576 [-s seed] [-o out.graph]
   gpumap version
 Run "gpumap map -help" for every option.
@@ -215,10 +215,16 @@ func cmdEval(args []string, stdout, stderr io.Writer) (int, error) {
 	fs.SetOutput(stderr)
 	var c common
 	c.register(fs)
+	var svg svgFlags
+	svg.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return 0, usageError{err}
 	}
 	g, top, err := c.load(stderr, true)
+	if err != nil {
+		return 0, err
+	}
+	level, err := svg.parseLevel(top)
 	if err != nil {
 		return 0, err
 	}
@@ -236,6 +242,9 @@ func cmdEval(args []string, stdout, stderr io.Writer) (int, error) {
 		return 0, err
 	}
 	printMetrics(stdout, m)
+	if err := svg.write(g, top, pe, level, c.graph, c.mapFile); err != nil {
+		return 0, err
+	}
 	if !m.Feasible {
 		return exitInfeasible, nil
 	}
