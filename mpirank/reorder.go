@@ -321,6 +321,7 @@ func mapOnRoot(all []byte, sizes, displs []int32, opt Options, evalOnly bool) (k
 	if opt.Verbosity >= 1 {
 		fmt.Fprintf(log, "gpumap: reorder of %d ranks on %s: J %.6g -> %.6g\n", size, res.Machine, res.JBefore, res.JAfter)
 	}
+	writeReport(log, w, m, recs, keys)
 	return keys, res, nil
 }
 
