@@ -192,13 +192,8 @@ func gpumap_go_map_graph(n C.int32_t, xadj *C.int64_t, adjncy *C.int32_t, vwgt *
 	if m > 0 {
 		g.Adj = append([]int32(nil), unsafe.Slice((*int32)(unsafe.Pointer(adjncy)), m)...)
 	}
-	g.EW = make([]int64, m)
 	if adjwgt != nil && m > 0 {
-		copy(g.EW, unsafe.Slice((*int64)(unsafe.Pointer(adjwgt)), m))
-	} else {
-		for i := range g.EW {
-			g.EW[i] = 1
-		}
+		g.SetEdgeWeights(append([]int64(nil), unsafe.Slice((*int64)(unsafe.Pointer(adjwgt)), m)...))
 	}
 	if vwgt != nil {
 		copy(g.VW, unsafe.Slice((*int64)(unsafe.Pointer(vwgt)), nv))

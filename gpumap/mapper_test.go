@@ -16,7 +16,7 @@ func independentJ(g *graph.Graph, top *topology.Topology, pe []int32) int64 {
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 			u := int(g.Adj[e])
 			if u > v {
-				j += g.EW[e] * top.Distance(int(pe[v]), int(pe[u]))
+				j += g.W(e) * top.Distance(int(pe[v]), int(pe[u]))
 			}
 		}
 	}
@@ -70,7 +70,7 @@ func bruteForce(g *graph.Graph, top *topology.Topology, eps float64) int64 {
 			add := int64(0)
 			for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 				if u := int(g.Adj[e]); u < v {
-					add += g.EW[e] * top.Distance(p, int(pe[u]))
+					add += g.W(e) * top.Distance(p, int(pe[u]))
 				}
 			}
 			load[p] += g.VW[v]

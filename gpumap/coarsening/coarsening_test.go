@@ -37,7 +37,7 @@ func checkContraction(t *testing.T, fine, coarse *graph.Graph, cmap []int32) {
 	for v := 0; v < fine.N(); v++ {
 		for e := fine.XAdj[v]; e < fine.XAdj[v+1]; e++ {
 			if cmap[v] != cmap[fine.Adj[e]] {
-				crossing += fine.EW[e]
+				crossing += fine.W(e)
 			}
 		}
 	}

@@ -84,10 +84,10 @@ func Contract(x *par.Exec, g *graph.Graph, match, cmap, leaders []int32) *graph.
 						continue
 					}
 					if p := pos[cu]; p > 0 {
-						b.ew[start+int(p)-1] += g.EW[e]
+						b.ew[start+int(p)-1] += g.W(e)
 					} else {
 						b.adj = append(b.adj, cu)
-						b.ew = append(b.ew, g.EW[e])
+						b.ew = append(b.ew, g.W(e))
 						pos[cu] = int32(len(b.adj) - start)
 					}
 				}
@@ -103,7 +103,9 @@ func Contract(x *par.Exec, g *graph.Graph, match, cmap, leaders []int32) *graph.
 	total := par.ExclusiveScan(x, deg[:nc])
 	deg[nc] = total
 	if chunks == 1 { // the single buffer already is the adjacency array
-		return &graph.Graph{XAdj: deg, Adj: bufs[0].adj, EW: bufs[0].ew, VW: vw}
+		cg := &graph.Graph{XAdj: deg, Adj: bufs[0].adj, VW: vw}
+		cg.SetEdgeWeights(bufs[0].ew)
+		return cg
 	}
 	adj := make([]int32, total)
 	ew := make([]int64, total)
@@ -115,7 +117,9 @@ func Contract(x *par.Exec, g *graph.Graph, match, cmap, leaders []int32) *graph.
 		copy(adj[off:], bufs[chunk].adj)
 		copy(ew[off:], bufs[chunk].ew)
 	})
-	return &graph.Graph{XAdj: deg, Adj: adj, EW: ew, VW: vw}
+	cg := &graph.Graph{XAdj: deg, Adj: adj, VW: vw}
+	cg.SetEdgeWeights(ew)
+	return cg
 }
 
 // Project maps a coarse assignment back to the finer graph:

@@ -50,7 +50,7 @@ func Greedy(g *graph.Graph, maxWeight int64, seed uint64, block []int32, natural
 				if match[u] != Unmatched || cv+g.VW[u] > maxWeight || block != nil && block[u] != block[v] {
 					continue
 				}
-				r := rating(g.EW[e], cv, g.VW[u])
+				r := rating(g.W(e), cv, g.VW[u])
 				if r >= bestR {
 					h := uint64(^uint32(u)) // lowest id first
 					if !natural {
@@ -114,7 +114,7 @@ func TwoHop(x *par.Exec, g *graph.Graph, cfg TwoHopConfig) []int32 {
 					if match[u] != Unmatched || cv+g.VW[u] > cfg.MaxWeight {
 						continue
 					}
-					rt := rating(g.EW[e], cv, g.VW[u])
+					rt := rating(g.W(e), cv, g.VW[u])
 					if rt >= bestR {
 						if h := pairNoise(seed, v, u); better(rt, h, bestR, bestH) {
 							pref[v], bestR, bestH = u, rt, h
@@ -209,8 +209,8 @@ func twoHop(g *graph.Graph, match []int32, cfg TwoHopConfig) {
 	pairUp(func(v int32) int64 {
 		best, bw := int64(-1), int64(-1)
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-			if g.EW[e] > bw {
-				best, bw = int64(g.Adj[e]), g.EW[e]
+			if w := g.W(e); w > bw {
+				best, bw = int64(g.Adj[e]), w
 			}
 		}
 		return best

@@ -86,7 +86,7 @@ func (s *search) rec(i int, partial int64) {
 		add := int64(0)
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 			if u := g.Adj[e]; s.pe[u] >= 0 {
-				add += g.EW[e] * s.top.Distance(p, int(s.pe[u]))
+				add += g.W(e) * s.top.Distance(p, int(s.pe[u]))
 			}
 		}
 		s.place(v, p, 1)
@@ -162,7 +162,7 @@ func order(g *graph.Graph) []int32 {
 		placed[best] = true
 		out = append(out, best)
 		for e := g.XAdj[best]; e < g.XAdj[best+1]; e++ {
-			conn[g.Adj[e]] += g.EW[e]
+			conn[g.Adj[e]] += g.W(e)
 		}
 	}
 	return out
@@ -173,7 +173,7 @@ func cost(g *graph.Graph, top *topology.Topology, pe []int32) int64 {
 	for v := 0; v < g.N(); v++ {
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 			if u := int(g.Adj[e]); u > v {
-				c += g.EW[e] * top.Distance(int(pe[v]), int(pe[u]))
+				c += g.W(e) * top.Distance(int(pe[v]), int(pe[u]))
 			}
 		}
 	}

@@ -140,5 +140,7 @@ func FromArcs(vw []int64, src, dst []int32, w []int64) (*Graph, error) {
 		}
 		xadj[v+1] = out
 	}
-	return &Graph{XAdj: xadj, Adj: adj[:out:out], EW: ew[:out:out], VW: vw}, nil
+	g := &Graph{XAdj: xadj, Adj: adj[:out:out], VW: vw}
+	g.SetEdgeWeights(ew[:out:out])
+	return g, nil
 }

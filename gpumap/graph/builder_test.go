@@ -25,8 +25,8 @@ func TestBuilderMergesAndSymmetrises(t *testing.T) {
 	}
 	for v := int32(0); v < 3; v++ {
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-			if want[[2]int32{v, g.Adj[e]}] != g.EW[e] {
-				t.Fatalf("w(%d,%d) = %d", v, g.Adj[e], g.EW[e])
+			if want[[2]int32{v, g.Adj[e]}] != g.W(e) {
+				t.Fatalf("w(%d,%d) = %d", v, g.Adj[e], g.W(e))
 			}
 		}
 	}
@@ -78,7 +78,7 @@ func TestBuilderRandomValid(t *testing.T) {
 		for v := 0; v < n; v++ {
 			for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 				u := int(g.Adj[e])
-				if total[[2]int{min(u, v), max(u, v)}] != g.EW[e] {
+				if total[[2]int{min(u, v), max(u, v)}] != g.W(e) {
 					t.Fatal("weight mismatch")
 				}
 			}

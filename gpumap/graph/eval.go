@@ -50,7 +50,7 @@ func Evaluate(g *Graph, top *topology.Topology, part []int32, eps float64) (Metr
 			if int(u) < v || part[u] == pv {
 				continue
 			}
-			w := g.EW[e]
+			w := g.W(e)
 			d := top.LabelDistance(labels[pv], labels[part[u]])
 			if w > 0 && d > (math.MaxInt64-mt.J)/w {
 				return Metrics{}, fmt.Errorf("J overflows int64 at edge (%d,%d)", v, u)

@@ -2,23 +2,102 @@ package graph
 
 import (
 	"fmt"
+	"math"
 	"sync"
 )
 
 // Graph is an undirected graph in CSR form. Every undirected edge {u,v} is
 // stored twice, as u->v and v->u, with the same weight. The neighbours of v
-// are Adj[XAdj[v]:XAdj[v+1]] with weights EW[XAdj[v]:XAdj[v+1]].
+// are Adj[XAdj[v]:XAdj[v+1]]; the weight of stored edge e is W(e).
+//
+// Edge weights are kept in the most compact form that holds them (see
+// SetEdgeWeights): none at all when every weight is 1, 32-bit when the
+// total weight fits in an int32 (then every sum of edge weights does, the
+// coarse graphs' weights included), 64-bit otherwise.
 //
 // A Graph built by this package is valid (see Validate); code that fills the
 // fields by hand should call Validate.
 type Graph struct {
 	XAdj []int64 // n+1 offsets
 	Adj  []int32 // 2m neighbours
-	EW   []int64 // 2m edge weights
 	VW   []int64 // n vertex weights
+
+	ew32 []int32 // narrow edge weights (total <= MaxNarrowTotal), or nil
+	ew64 []int64 // wide edge weights, or nil; both nil: every weight is 1
 
 	srcOnce sync.Once
 	src     []int32
+}
+
+// MaxNarrowTotal is the largest total edge weight (each undirected edge
+// counted once) stored with 32-bit weights.
+const MaxNarrowTotal = math.MaxInt32
+
+// W is the weight of stored edge e.
+func (g *Graph) W(e int64) int64 {
+	if g.ew32 != nil {
+		return int64(g.ew32[e])
+	}
+	if g.ew64 != nil {
+		return g.ew64[e]
+	}
+	return 1
+}
+
+// Weights returns the stored edge weights: w32 for a narrow graph, w64 for
+// a wide one, both nil when every weight is 1. Callers must not modify
+// them.
+func (g *Graph) Weights() (w32 []int32, w64 []int64) { return g.ew32, g.ew64 }
+
+// Wide reports whether the edge weights need 64 bits (their total exceeds
+// MaxNarrowTotal). Every sum of a narrow graph's edge weights fits in an
+// int32.
+func (g *Graph) Wide() bool { return g.ew64 != nil }
+
+// SetEdgeWeights stores ew (one weight per stored edge) in the most compact
+// form: nothing when every weight is 1, 32-bit when the total fits, else ew
+// itself (not copied). Negative weights are stored as given (Validate
+// reports them).
+func (g *Graph) SetEdgeWeights(ew []int64) {
+	unit, narrow := true, true
+	var total int64
+	for _, w := range ew {
+		if w != 1 {
+			unit = false
+		}
+		if w < 0 || w > MaxNarrowTotal || total > 2*MaxNarrowTotal-w {
+			narrow = false
+		} else {
+			total += w
+		}
+	}
+	switch {
+	case unit && int64(len(ew)) <= 2*MaxNarrowTotal:
+		g.ew32, g.ew64 = nil, nil
+	case narrow:
+		w32 := make([]int32, len(ew))
+		for i, w := range ew {
+			w32[i] = int32(w)
+		}
+		g.ew32, g.ew64 = w32, nil
+	default:
+		g.ew32, g.ew64 = nil, ew
+	}
+}
+
+// SetNarrowWeights stores 32-bit weights whose total (each undirected edge
+// once) the caller knows to be at most MaxNarrowTotal, such as the weights
+// of a graph contracted or extracted from a narrow graph; nil means every
+// weight is 1.
+func (g *Graph) SetNarrowWeights(ew []int32) { g.ew32, g.ew64 = ew, nil }
+
+// EdgeWeights returns a new slice with every stored edge's weight.
+func (g *Graph) EdgeWeights() []int64 {
+	ew := make([]int64, len(g.Adj))
+	for e := range ew {
+		ew[e] = g.W(int64(e))
+	}
+	return ew
 }
 
 // N is the number of vertices.
@@ -45,8 +124,17 @@ func (g *Graph) TotalVertexWeight() int64 {
 // TotalEdgeWeight is the sum of w(e) over undirected edges.
 func (g *Graph) TotalEdgeWeight() int64 {
 	var s int64
-	for _, w := range g.EW {
-		s += w
+	switch {
+	case g.ew32 != nil:
+		for _, w := range g.ew32 {
+			s += int64(w)
+		}
+	case g.ew64 != nil:
+		for _, w := range g.ew64 {
+			s += w
+		}
+	default:
+		s = int64(len(g.Adj))
 	}
 	return s / 2
 }
@@ -84,7 +172,13 @@ func (g *Graph) UnitWeights() (vertices, edges bool) {
 			break
 		}
 	}
-	for _, w := range g.EW {
+	for _, w := range g.ew32 {
+		if w != 1 {
+			edges = false
+			break
+		}
+	}
+	for _, w := range g.ew64 {
 		if w != 1 {
 			edges = false
 			break
@@ -101,8 +195,8 @@ func (g *Graph) Validate() error {
 	if len(g.XAdj) != n+1 {
 		return fmt.Errorf("graph: %d offsets for %d vertices, want %d", len(g.XAdj), n, n+1)
 	}
-	if len(g.Adj) != len(g.EW) {
-		return fmt.Errorf("graph: %d neighbours but %d edge weights", len(g.Adj), len(g.EW))
+	if nw := max(len(g.ew32), len(g.ew64)); nw != 0 && len(g.Adj) != nw {
+		return fmt.Errorf("graph: %d neighbours but %d edge weights", len(g.Adj), nw)
 	}
 	if g.XAdj[0] != 0 || g.XAdj[n] != int64(len(g.Adj)) {
 		return fmt.Errorf("graph: offsets span [%d,%d), want [0,%d)", g.XAdj[0], g.XAdj[n], len(g.Adj))
@@ -134,9 +228,9 @@ func checkAdjacency(g *Graph, where func(v int32) string) error {
 			v := ownerOf(g, int64(e))
 			return fmt.Errorf("%s: neighbour %d is out of range [1,%d]", where(v), int64(u)+1, n)
 		}
-		if g.EW[e] < 0 {
+		if w := g.W(int64(e)); w < 0 {
 			v := ownerOf(g, int64(e))
-			return fmt.Errorf("%s: edge to %d has negative weight %d", where(v), u+1, g.EW[e])
+			return fmt.Errorf("%s: edge to %d has negative weight %d", where(v), u+1, w)
 		}
 	}
 	// mark[u] = v+1 while scanning v; weight[u] = w(v,u).
@@ -157,7 +251,7 @@ func checkAdjacency(g *Graph, where func(v int32) string) error {
 	for v := int32(0); v < n; v++ {
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 			u := g.Adj[e]
-			rev[pos[u]], revW[pos[u]] = v, g.EW[e]
+			rev[pos[u]], revW[pos[u]] = v, g.W(e)
 			pos[u]++
 		}
 	}
@@ -170,7 +264,7 @@ func checkAdjacency(g *Graph, where func(v int32) string) error {
 			if mark[u] == v+1 {
 				return fmt.Errorf("%s: duplicate edge to neighbour %d", where(v), u+1)
 			}
-			mark[u], weight[u] = v+1, g.EW[e]
+			mark[u], weight[u] = v+1, g.W(e)
 		}
 		// Incoming edges of v must match its outgoing ones exactly.
 		in := cnt[v+1] - cnt[v]

@@ -229,7 +229,10 @@ func ParseMETIS(data []byte) (*Graph, error) {
 	}
 	g := &Graph{XAdj: make([]int64, n+1), VW: make([]int64, n)}
 	g.Adj = make([]int32, 0, 2*m)
-	g.EW = make([]int64, 0, 2*m)
+	var ew []int64
+	if hasEW {
+		ew = make([]int64, 0, 2*m)
+	}
 	lineOf := make([]int32, n)
 	for v := int64(0); v < n; v++ {
 		ln, ok := p.nextLine()
@@ -302,7 +305,9 @@ func ParseMETIS(data []byte) (*Graph, error) {
 				return nil, fmt.Errorf("line %d (vertex %d): more edges than the header's m=%d", p.line, v+1, m)
 			}
 			g.Adj = append(g.Adj, int32(u-1))
-			g.EW = append(g.EW, w)
+			if hasEW {
+				ew = append(ew, w)
+			}
 		}
 		g.XAdj[v+1] = int64(len(g.Adj))
 	}
@@ -318,6 +323,9 @@ func ParseMETIS(data []byte) (*Graph, error) {
 	if got := int64(len(g.Adj)); got != 2*m {
 		return nil, fmt.Errorf("line %d: bad header: m=%d edges, but the vertex lines list %d neighbour entries (want 2m=%d)",
 			hline, m, got, 2*m)
+	}
+	if hasEW {
+		g.SetEdgeWeights(ew)
 	}
 	where := func(v int32) string { return fmt.Sprintf("line %d (vertex %d)", lineOf[v], v+1) }
 	if err := checkAdjacency(g, where); err != nil {
@@ -357,7 +365,7 @@ func WriteMETIS(w io.Writer, g *Graph) error {
 			buf = strconv.AppendInt(buf, int64(g.Adj[e])+1, 10)
 			if !unitE {
 				buf = append(buf, ' ')
-				buf = strconv.AppendInt(buf, g.EW[e], 10)
+				buf = strconv.AppendInt(buf, g.W(e), 10)
 			}
 		}
 		buf = append(buf, '\n')

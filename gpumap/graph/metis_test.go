@@ -48,8 +48,8 @@ func TestFmtVariants(t *testing.T) {
 		if err != nil {
 			t.Fatalf("fmt %s: %v", name, err)
 		}
-		if g.VW[2] != 7 || g.EW[g.XAdj[1]+1] != 9 {
-			t.Fatalf("fmt %s: weights %v %v", name, g.VW, g.EW)
+		if g.VW[2] != 7 || g.W(g.XAdj[1]+1) != 9 {
+			t.Fatalf("fmt %s: weights %v %v", name, g.VW, g.EdgeWeights())
 		}
 	}
 	unit := map[string]string{
@@ -162,7 +162,7 @@ func equalGraphs(a, b *Graph) bool {
 		}
 	}
 	for i := range a.Adj {
-		if a.Adj[i] != b.Adj[i] || a.EW[i] != b.EW[i] {
+		if a.Adj[i] != b.Adj[i] || a.W(int64(i)) != b.W(int64(i)) {
 			return false
 		}
 	}

@@ -111,7 +111,7 @@ func (gr *grower) run(part []int32, target0, max0 int64, start int32, bfs bool, 
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 			u := g.Adj[e]
 			if part[u] == 1 && !gr.skip[u] {
-				gr.gain[u] += 2 * g.EW[e]
+				gr.gain[u] += 2 * g.W(e)
 				if bfs {
 					if !gr.heap.Contains(u) {
 						order--
@@ -128,7 +128,7 @@ func (gr *grower) run(part []int32, target0, max0 int64, start int32, bfs bool, 
 func weightedDegree(g *graph.Graph, v int32) int64 {
 	var s int64
 	for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-		s += g.EW[e]
+		s += g.W(e)
 	}
 	return s
 }

@@ -25,11 +25,15 @@ func Split(g *graph.Graph, part []int32, k int) []Sub {
 			}
 		}
 	}
+	ews := make([][]int64, k)
+	for b := range ews {
+		ews[b] = make([]int64, 0, deg[b])
+	}
 	subs := make([]Sub, k)
 	for b := range subs {
 		subs[b] = Sub{
 			G: &graph.Graph{XAdj: make([]int64, 1, count[b]+1), Adj: make([]int32, 0, deg[b]),
-				EW: make([]int64, 0, deg[b]), VW: make([]int64, 0, count[b])},
+				VW: make([]int64, 0, count[b])},
 			Global: make([]int32, 0, count[b]),
 		}
 	}
@@ -39,12 +43,15 @@ func Split(g *graph.Graph, part []int32, k int) []Sub {
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 			if u := g.Adj[e]; part[u] == b {
 				s.G.Adj = append(s.G.Adj, local[u])
-				s.G.EW = append(s.G.EW, g.EW[e])
+				ews[b] = append(ews[b], g.W(e))
 			}
 		}
 		s.G.XAdj = append(s.G.XAdj, int64(len(s.G.Adj)))
 		s.G.VW = append(s.G.VW, g.VW[v])
 		s.Global = append(s.Global, int32(v))
+	}
+	for b := range subs {
+		subs[b].G.SetEdgeWeights(ews[b])
 	}
 	return subs
 }

@@ -80,7 +80,7 @@ func (c *ConnTable) rebuild(v int32) {
 	base := g.XAdj[v]
 	n := int64(0)
 	for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-		if g.EW[e] == 0 {
+		if g.W(e) == 0 {
 			continue
 		}
 		b := part[g.Adj[e]]
@@ -91,7 +91,7 @@ func (c *ConnTable) rebuild(v int32) {
 			c.blk[i], c.w[i] = b, 0
 			n++
 		}
-		c.w[i] += g.EW[e]
+		c.w[i] += g.W(e)
 	}
 	c.cnt[v] = int32(n)
 }
@@ -107,7 +107,7 @@ func (c *ConnTable) Move(v, to int32) {
 	g := s.G
 	xadj, blk, cw, cnt := g.XAdj, c.blk, c.w, c.cnt
 	for e := xadj[v]; e < xadj[v+1]; e++ {
-		w := g.EW[e]
+		w := g.W(e)
 		if w == 0 {
 			continue
 		}

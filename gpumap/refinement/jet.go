@@ -160,7 +160,7 @@ func (j *jet) cost() int64 {
 			pv := s.Part[v]
 			for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 				if pu := s.Part[g.Adj[e]]; pu != pv {
-					c += g.EW[e] * s.Obj.D(pv, pu)
+					c += g.W(e) * s.Obj.D(pv, pu)
 				}
 			}
 		}
@@ -270,7 +270,7 @@ func (h *nbhd) loadFuture(s *State, v int32, j *jet) {
 			h.conn[b] = 0
 			h.blocks = append(h.blocks, b)
 		}
-		h.conn[b] += g.EW[e]
+		h.conn[b] += g.W(e)
 	}
 }
 

@@ -54,7 +54,7 @@ func (o *Objective) Cost(g *graph.Graph, part []int32) int64 {
 		pv := part[v]
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 			if pu := part[g.Adj[e]]; pu != pv {
-				s += g.EW[e] * o.D(pv, pu)
+				s += g.W(e) * o.D(pv, pu)
 			}
 		}
 	}

@@ -17,7 +17,7 @@ func bruteBest(s *State, v int32, slack int64) (int32, int64) {
 	g := s.G
 	for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 		b := s.Part[g.Adj[e]]
-		if b == p || seen[b] || g.EW[e] == 0 {
+		if b == p || seen[b] || g.W(e) == 0 {
 			continue
 		}
 		seen[b] = true

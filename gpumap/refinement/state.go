@@ -101,7 +101,7 @@ func (h *nbhd) load(s *State, v int32) {
 			h.conn[b] = 0
 			h.blocks = append(h.blocks, b)
 		}
-		h.conn[b] += g.EW[e]
+		h.conn[b] += g.W(e)
 	}
 }
 

@@ -167,7 +167,7 @@ func (sw *swapper) best(u int32, cfg SwapConfig, salt uint64) (int32, int64) {
 		if sw.stamp[x] != sw.cur {
 			sw.stamp[x], sw.nbw[x] = sw.cur, 0
 		}
-		sw.nbw[x] += g.EW[e]
+		sw.nbw[x] += g.W(e)
 	}
 	sw.nb.load(s, u)
 	blocks := sw.heaviest(p, cfg.Neighbours)
@@ -184,7 +184,7 @@ func (sw *swapper) best(u int32, cfg SwapConfig, salt uint64) (int32, int64) {
 		}
 		var c int64
 		for e := g.XAdj[u]; e < g.XAdj[u+1]; e++ {
-			c += g.EW[e] * o.D(q, s.Part[g.Adj[e]])
+			c += g.W(e) * o.D(q, s.Part[g.Adj[e]])
 		}
 		return c
 	}
@@ -216,7 +216,7 @@ func (sw *swapper) best(u int32, cfg SwapConfig, salt uint64) (int32, int64) {
 				var gv, wuv int64
 				for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 					px := s.Part[g.Adj[e]]
-					gv += g.EW[e] * (o.D(q, px) - o.D(p, px))
+					gv += g.W(e) * (o.D(q, px) - o.D(p, px))
 				}
 				if sw.stamp[v] == sw.cur {
 					wuv = sw.nbw[v]
@@ -288,7 +288,7 @@ func (lp *levelProfile) build(s *State, v int32) {
 	g := s.G
 	for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 		lab := o.labels[s.Part[g.Adj[e]]]
-		w := g.EW[e]
+		w := g.W(e)
 		lp.total += w
 		lp.conn[0][lab] += w
 		for l := 1; l < L; l++ {

@@ -22,7 +22,7 @@ func FromGraph(g *graph.Graph) Traffic {
 	for v := 0; v < g.N(); v++ {
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 			if u := g.Adj[e]; int(u) > v {
-				t.U, t.V, t.W = append(t.U, int32(v)), append(t.V, u), append(t.W, float64(g.EW[e]))
+				t.U, t.V, t.W = append(t.U, int32(v)), append(t.V, u), append(t.W, float64(g.W(e)))
 			}
 		}
 	}

@@ -165,6 +165,7 @@ func (b *Backend) UploadGraph(g *graph.Graph) (backend.Graph, error) {
 		return nil, fmt.Errorf("%w: %d vertices and %d edges need about %d MiB, %d MiB free", ErrTooLarge, n, m2/2, need>>20, free>>20)
 	}
 	dg := &devGraph{n: n, m2: m2}
+	ew := g.EdgeWeights() // the kernels read 64-bit weights
 	if err := b.allocGraph(dg); err != nil {
 		return nil, err
 	}
@@ -173,7 +174,7 @@ func (b *Backend) UploadGraph(g *graph.Graph) (backend.Graph, error) {
 		h unsafe.Pointer
 		n int64
 	}{{dg.xadj, unsafe.Pointer(&g.XAdj[0]), 8 * int64(n+1)}, {dg.vw, ptr64(g.VW), 8 * int64(n)},
-		{dg.adj, ptr32(g.Adj), 4 * m2}, {dg.ew, ptr64(g.EW), 8 * m2}} {
+		{dg.adj, ptr32(g.Adj), 4 * m2}, {dg.ew, ptr64(ew), 8 * m2}} {
 		if err := driver.CopyIn(c.p, c.h, uint64(c.n)); err != nil {
 			b.Free(dg)
 			return nil, err
@@ -214,7 +215,8 @@ func (b *Backend) allocGraph(dg *devGraph) (err error) {
 
 func (b *Backend) DownloadGraph(g backend.Graph) (*graph.Graph, error) {
 	dg := g.(*devGraph)
-	h := &graph.Graph{XAdj: make([]int64, dg.n+1), Adj: make([]int32, dg.m2), EW: make([]int64, dg.m2), VW: make([]int64, dg.n)}
+	h := &graph.Graph{XAdj: make([]int64, dg.n+1), Adj: make([]int32, dg.m2), VW: make([]int64, dg.n)}
+	ew := make([]int64, dg.m2)
 	if err := b.sync(); err != nil {
 		return nil, err
 	}
@@ -223,11 +225,12 @@ func (b *Backend) DownloadGraph(g backend.Graph) (*graph.Graph, error) {
 		p driver.Ptr
 		n int64
 	}{{unsafe.Pointer(&h.XAdj[0]), dg.xadj, 8 * int64(dg.n+1)}, {ptr64(h.VW), dg.vw, 8 * int64(dg.n)},
-		{ptr32(h.Adj), dg.adj, 4 * dg.m2}, {ptr64(h.EW), dg.ew, 8 * dg.m2}} {
+		{ptr32(h.Adj), dg.adj, 4 * dg.m2}, {ptr64(ew), dg.ew, 8 * dg.m2}} {
 		if err := driver.CopyOut(c.h, c.p, uint64(c.n)); err != nil {
 			return nil, err
 		}
 	}
+	h.SetEdgeWeights(ew)
 	return h, nil
 }
 

@@ -173,10 +173,10 @@ func sameGraph(a, b *graph.Graph) bool {
 		}
 		var x, y []e
 		for i := a.XAdj[v]; i < a.XAdj[v+1]; i++ {
-			x = append(x, e{a.Adj[i], a.EW[i]})
+			x = append(x, e{a.Adj[i], a.W(int64(i))})
 		}
 		for i := b.XAdj[v]; i < b.XAdj[v+1]; i++ {
-			y = append(y, e{b.Adj[i], b.EW[i]})
+			y = append(y, e{b.Adj[i], b.W(int64(i))})
 		}
 		sort.Slice(x, func(i, j int) bool { return x[i].u < x[j].u })
 		sort.Slice(y, func(i, j int) bool { return y[i].u < y[j].u })
