@@ -3,6 +3,7 @@
 #   make deps    install missing system packages (needs root; apt)
 #   make build   the gpumap command (bin/gpumap) and every Go package
 #   make lib     libgpumap.so/.a, gpumap.h, the Fortran module, gpumap.pc
+#   make install PREFIX=/usr/local   (and make uninstall): cabi/install/install.sh
 #   make test    everything above, then the unit tests and the mpirun tests
 #   make demo    the two-node reordering demo (needs root)
 #   make bench   gpumap against Scotch on ../shared/graphs
@@ -33,6 +34,11 @@ else
   $(error MPI must be openmpi or mpich, not $(MPI))
 endif
 
+# The version (gpumap.Version) names the shared library: libgpumap.so.VERSION
+# with the soname libgpumap.so.MAJOR.
+VERSION := $(shell sed -n 's/^const Version = "\(.*\)"$$/\1/p' gpumap/options.go)
+SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
+
 LIB := $(BUILD)/lib
 INC := $(BUILD)/include
 TESTBIN := $(BUILD)/tests
@@ -40,7 +46,7 @@ GOSRC := $(shell find . -name '*.go' -not -path './build/*') go.mod go.sum
 CABI := $(wildcard cabi/*.go cabi/*.c cabi/include/*.h)
 
 APT_PACKAGES := build-essential pkg-config gfortran openmpi-bin libopenmpi-dev mpich libmpich-dev \
-	libhwloc-dev hwloc iproute2 util-linux procps scotch
+	libhwloc-dev hwloc iproute2 util-linux procps scotch cmake
 
 .PHONY: all deps build lib testprogs test unit mpitest demo bench ptx gpucheck clean
 
@@ -62,10 +68,14 @@ build:
 
 lib: $(LIB)/libgpumap.so $(LIB)/libgpumap.a $(INC)/gpumap.h $(LIB)/libgpumapf.a $(LIB)/pkgconfig/gpumap.pc
 
-$(LIB)/libgpumap.so: $(GOSRC) $(CABI)
+$(LIB)/libgpumap.so.$(VERSION): $(GOSRC) $(CABI)
 	@mkdir -p $(LIB)
-	$(GO) build $(GOTAGS) -buildmode=c-shared -o $@ ./cabi
-	@rm -f $(LIB)/libgpumap.h # cgo's generated header is not the API; gpumap.h is
+	$(GO) build $(GOTAGS) -buildmode=c-shared -ldflags=-extldflags=-Wl,-soname,libgpumap.so.$(SOMAJOR) -o $@ ./cabi
+	@rm -f $(LIB)/libgpumap.so.*.h # cgo's generated header is not the API; gpumap.h is
+
+$(LIB)/libgpumap.so: $(LIB)/libgpumap.so.$(VERSION)
+	ln -sfn libgpumap.so.$(VERSION) $(LIB)/libgpumap.so.$(SOMAJOR)
+	ln -sfn libgpumap.so.$(SOMAJOR) $@
 
 $(LIB)/libgpumap.a: $(GOSRC) $(CABI)
 	@mkdir -p $(LIB)
@@ -83,9 +93,9 @@ $(LIB)/libgpumapf.a: cabi/fortran/gpumap.f90
 	ar rcs $@ $(LIB)/gpumap_f.o
 	@rm -f $(LIB)/gpumap_f.o
 
-$(LIB)/pkgconfig/gpumap.pc: cabi/gpumap.pc.in
+$(LIB)/pkgconfig/gpumap.pc: cabi/gpumap.pc.in gpumap/options.go
 	@mkdir -p $(LIB)/pkgconfig
-	sed -e "s|@PREFIX@|$(abspath $(BUILD))|" -e "s|@MPIPC@|$(MPIPC)|" $< > $@
+	sed -e "s|@PREFIX@|$(abspath $(BUILD))|" -e "s|@MPIPC@|$(MPIPC)|" -e "s|@VERSION@|$(VERSION)|" $< > $@
 
 # Test programs (sources in tests/testdata so cgo leaves them alone). The
 # rpath makes the remote node find libgpumap without any environment.
@@ -130,3 +140,5 @@ gpucheck:
 
 clean:
 	rm -rf build bin
+
+include cabi/install/install.mk

@@ -33,7 +33,7 @@ void gpumap_set_last_error(const char *msg) {
     last_error[sizeof last_error - 1] = 0;
 }
 
-const char *gpumap_version(void) { return "0.1.0"; }
+const char *gpumap_version(void) { return "0.2.0"; }
 
 void gpumap_options_init(gpumap_options *o) {
     if (!o) return;

@@ -96,7 +96,7 @@ func DefaultOptions() Options {
 }
 
 // Version is gpumap's version.
-const Version = "0.1.0"
+const Version = "0.2.0"
 
 // ErrNoGPU is returned (wrapped) when the GPU backend was required and no
 // usable GPU exists.

@@ -160,7 +160,9 @@ const char *gpumap_error_string(int status);
  * was wrong and on which rank (valid until the next gpumap call). */
 const char *gpumap_last_error(void);
 
-/* "0.1.0" */
+/* The library version, "0.2.0": also the name of the shared library
+ * (libgpumap.so.0.2.0, soname libgpumap.so.0) and the version pkg-config and
+ * find_package(gpumap) report. */
 const char *gpumap_version(void);
 
 #ifdef __cplusplus
