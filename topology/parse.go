@@ -10,6 +10,11 @@ import (
 // MaxPEs is the largest number of PEs a topology may have: PE ids are 32-bit.
 const MaxPEs = math.MaxInt32
 
+// MaxLevels is the deepest hierarchy accepted (a1:...:aL with L <= 64).
+// Real machines have a handful of levels; the bound keeps every per-level
+// structure small whatever a caller passes.
+const MaxLevels = 64
+
 // ParseHierarchy parses a hierarchy string such as "4:8:6" (a1 innermost).
 // Every field must be a positive integer and the product must not exceed
 // MaxPEs. Errors name the offending field.
@@ -23,16 +28,16 @@ func ParseHierarchy(s string) ([]int, error) {
 	for i, f := range fields {
 		v, err := strconv.ParseInt(f, 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("hierarchy %q: field %d (%q) is not an integer", s, i+1, f)
+			return nil, fmt.Errorf("hierarchy %s: field %d (%s) is not an integer", quote(s), i+1, quote(f))
 		}
 		switch {
 		case v == 0:
-			return nil, fmt.Errorf("hierarchy %q: field %d is zero; every level needs at least one member", s, i+1)
+			return nil, fmt.Errorf("hierarchy %s: field %d is zero; every level needs at least one member", quote(s), i+1)
 		case v < 0:
-			return nil, fmt.Errorf("hierarchy %q: field %d (%d) is negative", s, i+1, v)
+			return nil, fmt.Errorf("hierarchy %s: field %d (%d) is negative", quote(s), i+1, v)
 		}
 		if v > MaxPEs || k*v > MaxPEs {
-			return nil, fmt.Errorf("hierarchy %q: k overflows at field %d: the product exceeds %d PEs", s, i+1, MaxPEs)
+			return nil, fmt.Errorf("hierarchy %s: k overflows at field %d: the product exceeds %d PEs", quote(s), i+1, MaxPEs)
 		}
 		k *= v
 		arity[i] = int(v)
@@ -51,13 +56,13 @@ func ParseDistances(s string) ([]int64, error) {
 	for i, f := range fields {
 		v, err := strconv.ParseInt(f, 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("distance %q: field %d (%q) is not an integer", s, i+1, f)
+			return nil, fmt.Errorf("distance %s: field %d (%s) is not an integer", quote(s), i+1, quote(f))
 		}
 		if v < 0 {
-			return nil, fmt.Errorf("distance %q: field %d (%d) is negative", s, i+1, v)
+			return nil, fmt.Errorf("distance %s: field %d (%d) is negative", quote(s), i+1, v)
 		}
 		if v > maxDistance {
-			return nil, fmt.Errorf("distance %q: field %d (%d) exceeds %d", s, i+1, v, int64(maxDistance))
+			return nil, fmt.Errorf("distance %s: field %d (%d) exceeds %d", quote(s), i+1, v, int64(maxDistance))
 		}
 		dist[i] = v
 	}
@@ -85,14 +90,35 @@ func splitFields(what, s string) ([]string, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, fmt.Errorf("%s is empty", what)
 	}
+	// Count before splitting: a megabyte of "1:1:..." must cost nothing.
+	if n := strings.Count(s, ":") + 1; n > MaxLevels {
+		return nil, fmt.Errorf("%s %s has %d levels; at most %d are supported", what, quote(s), n, MaxLevels)
+	}
 	fields := strings.Split(s, ":")
 	for i, f := range fields {
 		fields[i] = strings.TrimSpace(f)
 		if fields[i] == "" {
-			return nil, fmt.Errorf("%s %q: field %d is empty", what, s, i+1)
+			return nil, fmt.Errorf("%s %s: field %d is empty", what, quote(s), i+1)
 		}
 	}
 	return fields, nil
+}
+
+func checkLevels(L int) error {
+	if L > MaxLevels {
+		return fmt.Errorf("the machine has %d levels; at most %d are supported", L, MaxLevels)
+	}
+	return nil
+}
+
+// quote renders s for an error message, shortened when long (a message
+// must not repeat a megabyte of hostile input).
+func quote(s string) string {
+	const max = 48
+	if len(s) > max {
+		return strconv.Quote(s[:max]) + "..."
+	}
+	return strconv.Quote(s)
 }
 
 // FormatInts joins integers with ':' (the inverse of the parsers).

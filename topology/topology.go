@@ -40,6 +40,9 @@ func NewRegular(arity []int, dist []int64) (*Topology, error) {
 	if len(arity) == 0 {
 		return nil, fmt.Errorf("hierarchy is empty")
 	}
+	if err := checkLevels(len(arity)); err != nil {
+		return nil, err
+	}
 	if len(arity) != len(dist) {
 		return nil, fmt.Errorf("length mismatch: hierarchy %s has %d levels but distance %s has %d",
 			FormatInts(arity), len(arity), FormatInts(dist), len(dist))
@@ -74,6 +77,9 @@ func NewRegular(arity []int, dist []int64) (*Topology, error) {
 // group is the whole machine and is implicit. dist has L entries.
 func NewTree(groups [][]int, dist []int64) (*Topology, error) {
 	L := len(groups) + 1
+	if err := checkLevels(L); err != nil {
+		return nil, err
+	}
 	if len(dist) != L {
 		return nil, fmt.Errorf("length mismatch: tree has %d levels but %d distances", L, len(dist))
 	}

@@ -211,3 +211,38 @@ func BenchmarkLabelDistance(b *testing.B) {
 	}
 	_ = s
 }
+
+// D1 (issue 8): a megabyte of levels overflowed the stack of the mapper;
+// depth is now limited to MaxLevels, checked before anything is split, and
+// messages do not repeat the whole input.
+func TestLevelLimit(t *testing.T) {
+	deep := strings.Repeat("1:", 500000) + "4"
+	for _, s := range []string{deep, strings.Repeat("1:", MaxLevels) + "4"} {
+		_, err := ParseHierarchy(s)
+		if err == nil || !strings.Contains(err.Error(), "at most 64 are supported") || len(err.Error()) > 200 {
+			t.Errorf("hierarchy of %d bytes: %v", len(s), err)
+		}
+		if _, err := ParseDistances(strings.ReplaceAll(s, "4", "1")); err == nil || !strings.Contains(err.Error(), "at most 64") {
+			t.Errorf("distances of %d bytes: %v", len(s), err)
+		}
+	}
+	ok := strings.Repeat("1:", MaxLevels-1) + "4"
+	if _, err := Parse(ok, strings.Repeat("1:", MaxLevels-1)+"1"); err != nil {
+		t.Errorf("64 levels: %v", err)
+	}
+	a := make([]int, MaxLevels+1)
+	d := make([]int64, MaxLevels+1)
+	for i := range a {
+		a[i] = 1
+	}
+	if _, err := NewRegular(a, d); err == nil || !strings.Contains(err.Error(), "65 levels") {
+		t.Errorf("NewRegular with 65 levels: %v", err)
+	}
+	groups := make([][]int, MaxLevels)
+	for i := range groups {
+		groups[i] = []int{0}
+	}
+	if _, err := NewTree(groups, d); err == nil || !strings.Contains(err.Error(), "65 levels") {
+		t.Errorf("NewTree with 65 levels: %v", err)
+	}
+}
