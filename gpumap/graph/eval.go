@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/gpumap/gpumap/topology"
 )
@@ -18,29 +19,31 @@ type Metrics struct {
 	Feasible    bool    // MaxBlock <= Lmax
 }
 
-// Lmax is the block weight limit ceil((1+eps) * total / k). A relative
-// tolerance of 1e-12 keeps exact quotients (eps = 0, total = k) from being
-// rounded up by floating-point noise.
-func Lmax(total int64, k int, eps float64) int64 {
-	x := (1 + eps) * float64(total) / float64(k)
-	return int64(math.Ceil(x * (1 - 1e-12)))
-}
-
 // Evaluate computes the metrics of mapping part (one PE per vertex) of g
-// onto top with imbalance eps.
+// onto top with imbalance eps. Time and memory are O(n + m) whatever the
+// number of PEs (a machine may have far more PEs than g has vertices).
 func Evaluate(g *Graph, top *topology.Topology, part []int32, eps float64) (Metrics, error) {
 	if len(part) != g.N() {
 		return Metrics{}, fmt.Errorf("mapping has %d entries for %d vertices", len(part), g.N())
 	}
 	k := top.K()
-	load := make([]int64, k)
 	for v, p := range part {
 		if p < 0 || int(p) >= k {
 			return Metrics{}, fmt.Errorf("vertex %d is mapped to PE %d, outside [0,%d)", v, p, k)
 		}
-		load[p] += g.VW[v]
 	}
-	labels := top.Labels()
+	// Labels per vertex, from a table per PE when there are few PEs.
+	vl := make([]uint64, len(part))
+	if k <= len(part) {
+		labels := top.Labels()
+		for v, p := range part {
+			vl[v] = labels[p]
+		}
+	} else {
+		for v, p := range part {
+			vl[v] = top.Label(int(p))
+		}
+	}
 	L := top.Levels()
 	mt := Metrics{CutPerLevel: make([]int64, L)}
 	for v := 0; v < g.N(); v++ {
@@ -51,7 +54,7 @@ func Evaluate(g *Graph, top *topology.Topology, part []int32, eps float64) (Metr
 				continue
 			}
 			w := g.W(e)
-			d := top.LabelDistance(labels[pv], labels[part[u]])
+			d := top.LabelDistance(vl[v], vl[u])
 			if w > 0 && d > (math.MaxInt64-mt.J)/w {
 				return Metrics{}, fmt.Errorf("J overflows int64 at edge (%d,%d)", v, u)
 			}
@@ -64,13 +67,39 @@ func Evaluate(g *Graph, top *topology.Topology, part []int32, eps float64) (Metr
 		}
 	}
 	total := g.TotalVertexWeight()
-	for _, l := range load {
-		mt.MaxBlock = max(mt.MaxBlock, l)
-	}
+	mt.MaxBlock = maxLoad(g, part, k)
 	mt.Lmax = Lmax(total, k, eps)
 	if total > 0 {
 		mt.Imbalance = float64(mt.MaxBlock)/(float64(total)/float64(k)) - 1
 	}
 	mt.Feasible = mt.MaxBlock <= mt.Lmax
 	return mt, nil
+}
+
+// maxLoad is the heaviest PE's load: a table per PE when k is not much
+// larger than n, else the vertices sorted by PE.
+func maxLoad(g *Graph, part []int32, k int) int64 {
+	var m int64
+	if k <= 4*len(part)+64 {
+		load := make([]int64, k)
+		for v, p := range part {
+			load[p] += g.VW[v]
+			m = max(m, load[p])
+		}
+		return m
+	}
+	order := make([]int32, len(part))
+	for v := range order {
+		order[v] = int32(v)
+	}
+	sort.Slice(order, func(a, b int) bool { return part[order[a]] < part[order[b]] })
+	var cur int64
+	for i, v := range order {
+		if i > 0 && part[v] != part[order[i-1]] {
+			cur = 0
+		}
+		cur += g.VW[v]
+		m = max(m, cur)
+	}
+	return m
 }

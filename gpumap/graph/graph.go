@@ -212,7 +212,11 @@ func (g *Graph) Validate() error {
 			return fmt.Errorf("graph: vertex %d has negative weight %d", v, g.VW[v])
 		}
 	}
-	return checkAdjacency(g, func(v int32) string { return fmt.Sprintf("vertex %d", v) })
+	where := func(v int32) string { return fmt.Sprintf("vertex %d", v) }
+	if err := checkAdjacency(g, where, 0); err != nil {
+		return err
+	}
+	return CheckWeights(g, where)
 }
 
 // MaxVertices is the largest vertex count (ids are int32).
@@ -220,17 +224,19 @@ const MaxVertices = 1<<31 - 1
 
 // checkAdjacency verifies ranges, self loops, duplicates, weight signs and
 // symmetry in O(n+m) time with two n-sized scratch arrays. where names a
-// vertex in error messages (a line number for files, an id otherwise).
-func checkAdjacency(g *Graph, where func(v int32) string) error {
+// vertex in error messages (a line number for files, an id otherwise);
+// neighbours are named counting from base (1 in METIS files, 0 in CSR
+// arrays), like the vertices.
+func checkAdjacency(g *Graph, where func(v int32) string, base int64) error {
 	n := int32(len(g.VW))
 	for e, u := range g.Adj {
 		if u < 0 || u >= n {
 			v := ownerOf(g, int64(e))
-			return fmt.Errorf("%s: neighbour %d is out of range [1,%d]", where(v), int64(u)+1, n)
+			return fmt.Errorf("%s: neighbour %d is out of range [%d,%d]", where(v), int64(u)+base, base, int64(n)-1+base)
 		}
 		if w := g.W(int64(e)); w < 0 {
 			v := ownerOf(g, int64(e))
-			return fmt.Errorf("%s: edge to %d has negative weight %d", where(v), u+1, w)
+			return fmt.Errorf("%s: edge to %d has negative weight %d", where(v), int64(u)+base, w)
 		}
 	}
 	// mark[u] = v+1 while scanning v; weight[u] = w(v,u).
@@ -259,10 +265,10 @@ func checkAdjacency(g *Graph, where func(v int32) string) error {
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 			u := g.Adj[e]
 			if u == v {
-				return fmt.Errorf("%s: self loop (vertex lists itself as neighbour %d)", where(v), v+1)
+				return fmt.Errorf("%s: self loop (vertex lists itself as neighbour %d)", where(v), int64(v)+base)
 			}
 			if mark[u] == v+1 {
-				return fmt.Errorf("%s: duplicate edge to neighbour %d", where(v), u+1)
+				return fmt.Errorf("%s: duplicate edge to neighbour %d", where(v), int64(u)+base)
 			}
 			mark[u], weight[u] = v+1, g.W(e)
 		}
@@ -273,14 +279,14 @@ func checkAdjacency(g *Graph, where func(v int32) string) error {
 			for i := cnt[v]; i < cnt[v+1]; i++ {
 				if mark[rev[i]] != v+1 {
 					return fmt.Errorf("asymmetric edge: %s lists neighbour %d, but %s does not list %d",
-						where(rev[i]), v+1, where(v), rev[i]+1)
+						where(rev[i]), int64(v)+base, where(v), int64(rev[i])+base)
 				}
 			}
 			for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 				u := g.Adj[e]
 				if !listsNeighbour(g, u, v) {
 					return fmt.Errorf("asymmetric edge: %s lists neighbour %d, but %s does not list %d",
-						where(v), u+1, where(u), v+1)
+						where(v), int64(u)+base, where(u), int64(v)+base)
 				}
 			}
 			return fmt.Errorf("asymmetric edges at %s", where(v))
@@ -289,11 +295,11 @@ func checkAdjacency(g *Graph, where func(v int32) string) error {
 			u := rev[i]
 			if mark[u] != v+1 {
 				return fmt.Errorf("asymmetric edge: %s lists neighbour %d, but %s does not list %d",
-					where(u), v+1, where(v), u+1)
+					where(u), int64(v)+base, where(v), int64(u)+base)
 			}
 			if weight[u] != revW[i] {
 				return fmt.Errorf("asymmetric edge weight: %s gives edge to %d weight %d, but %s gives it weight %d",
-					where(v), u+1, weight[u], where(u), revW[i])
+					where(v), int64(u)+base, weight[u], where(u), revW[i])
 			}
 		}
 	}

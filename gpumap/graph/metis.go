@@ -3,68 +3,12 @@ package graph
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
-
-	"github.com/klauspost/compress/zstd"
 )
-
-// ReadFile reads a METIS graph file. Input compressed with gzip or zstd is
-// recognised by its magic bytes, whatever the file is called.
-func ReadFile(path string) (*Graph, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	g, err := ReadMETIS(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return g, nil
-}
-
-var (
-	gzipMagic = []byte{0x1f, 0x8b}
-	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
-)
-
-// ReadMETIS parses a METIS graph: a header "n m [fmt [ncon]]" followed by one
-// line per vertex ([size] [weight] neighbour [edge-weight] ...), neighbours
-// numbered from 1, lines starting with '%' ignored. fmt is up to three
-// binary digits: vertex sizes (read and ignored), vertex weights, edge
-// weights. Errors name the line and the problem.
-func ReadMETIS(r io.Reader) (*Graph, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	head, _ := br.Peek(4)
-	var src io.Reader = br
-	switch {
-	case bytes.HasPrefix(head, gzipMagic):
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("gzip: %w", err)
-		}
-		defer zr.Close()
-		src = zr
-	case bytes.HasPrefix(head, zstdMagic):
-		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
-		if err != nil {
-			return nil, fmt.Errorf("zstd: %w", err)
-		}
-		defer zr.Close()
-		src = zr
-	}
-	data, err := io.ReadAll(src)
-	if err != nil {
-		return nil, fmt.Errorf("reading graph: %w", err)
-	}
-	return ParseMETIS(data)
-}
 
 type metisParser struct {
 	data []byte
@@ -158,14 +102,15 @@ func tokenAt(ln []byte, start int) string {
 	return string(ln[start:end])
 }
 
-// ParseMETIS parses METIS text held in memory (see ReadMETIS).
-func ParseMETIS(data []byte) (*Graph, error) {
-	p := &metisParser{data: data}
-	hdr, ok := p.nextLine()
-	if !ok {
-		return nil, fmt.Errorf("bad header: the file has no header line")
-	}
-	hline := p.line
+// header is the first line of a METIS file.
+type header struct {
+	n, m                  int64
+	hasSize, hasVW, hasEW bool
+}
+
+// parseHeader parses "n m [fmt [ncon]]" (line hline of the file).
+func parseHeader(hdr []byte, hline int) (header, error) {
+	var h header
 	var fields []int64
 	var fmtTok string
 	for i := 0; ; {
@@ -180,7 +125,7 @@ func ParseMETIS(data []byte) (*Graph, error) {
 		}
 		v, ok, err := nextInt(hdr, &i)
 		if err != nil {
-			return nil, fmt.Errorf("line %d: bad header: %v", hline, err)
+			return h, fmt.Errorf("line %d: bad header: %v", hline, err)
 		}
 		if !ok {
 			break
@@ -188,38 +133,52 @@ func ParseMETIS(data []byte) (*Graph, error) {
 		fields = append(fields, v)
 	}
 	if len(fields) < 2 || len(fields) > 4 {
-		return nil, fmt.Errorf("line %d: bad header: want \"n m [fmt [ncon]]\", found %d fields", hline, len(fields))
+		return h, fmt.Errorf("line %d: bad header: want \"n m [fmt [ncon]]\", found %d fields", hline, len(fields))
 	}
-	n, m := fields[0], fields[1]
-	if n < 0 || m < 0 {
-		return nil, fmt.Errorf("line %d: bad header: negative vertex or edge count (n=%d, m=%d)", hline, n, m)
+	h.n, h.m = fields[0], fields[1]
+	if h.n < 0 || h.m < 0 {
+		return h, fmt.Errorf("line %d: bad header: negative vertex or edge count (n=%d, m=%d)", hline, h.n, h.m)
 	}
-	if n > MaxVertices {
-		return nil, fmt.Errorf("line %d: bad header: n=%d exceeds the 32-bit vertex limit", hline, n)
+	if h.n > MaxVertices {
+		return h, fmt.Errorf("line %d: bad header: n=%d exceeds the 32-bit vertex limit", hline, h.n)
 	}
-	var hasSize, hasVW, hasEW bool
 	if len(fields) >= 3 {
 		if len(fmtTok) > 3 || fmtTok != "" && fmtTok[0] == '-' {
-			return nil, fmt.Errorf("line %d: bad header: fmt %q must be up to three binary digits", hline, fmtTok)
+			return h, fmt.Errorf("line %d: bad header: fmt %q must be up to three binary digits", hline, fmtTok)
 		}
 		f := strings.Repeat("0", 3-len(fmtTok)) + fmtTok
 		for _, c := range f {
 			if c != '0' && c != '1' {
-				return nil, fmt.Errorf("line %d: bad header: fmt %q must be up to three binary digits", hline, fmtTok)
+				return h, fmt.Errorf("line %d: bad header: fmt %q must be up to three binary digits", hline, fmtTok)
 			}
 		}
-		hasSize, hasVW, hasEW = f[0] == '1', f[1] == '1', f[2] == '1'
+		h.hasSize, h.hasVW, h.hasEW = f[0] == '1', f[1] == '1', f[2] == '1'
 	}
-	ncon := int64(1)
 	if len(fields) == 4 {
-		ncon = fields[3]
+		ncon := fields[3]
 		if ncon < 1 {
-			return nil, fmt.Errorf("line %d: bad header: ncon=%d must be positive", hline, ncon)
+			return h, fmt.Errorf("line %d: bad header: ncon=%d must be positive", hline, ncon)
 		}
 		if ncon > 1 {
-			return nil, fmt.Errorf("line %d: bad header: ncon=%d: multi-constraint vertex weights are not supported", hline, ncon)
+			return h, fmt.Errorf("line %d: bad header: ncon=%d: multi-constraint vertex weights are not supported", hline, ncon)
 		}
 	}
+	return h, nil
+}
+
+// ParseMETIS parses METIS text held in memory (see ReadMETIS).
+func ParseMETIS(data []byte) (*Graph, error) {
+	p := &metisParser{data: data}
+	hdr, ok := p.nextLine()
+	if !ok {
+		return nil, fmt.Errorf("bad header: the file has no header line")
+	}
+	hline := p.line
+	h, err := parseHeader(hdr, hline)
+	if err != nil {
+		return nil, err
+	}
+	n, m, hasSize, hasVW, hasEW := h.n, h.m, h.hasSize, h.hasVW, h.hasEW
 	// Every vertex needs a line: reject absurd counts before allocating.
 	if lines := int64(bytes.Count(data[p.pos:], []byte{'\n'})) + 1; n > lines {
 		return nil, fmt.Errorf("line %d: bad header: n=%d vertices but only %d lines follow", hline, n, lines)
@@ -228,10 +187,12 @@ func ParseMETIS(data []byte) (*Graph, error) {
 		return nil, fmt.Errorf("line %d: bad header: m=%d edges cannot fit in a %d-byte file", hline, m, len(data))
 	}
 	g := &Graph{XAdj: make([]int64, n+1), VW: make([]int64, n)}
-	g.Adj = make([]int32, 0, 2*m)
+	// Every neighbour entry takes at least two bytes of the file.
+	entries := min(2*m, int64(len(data))/2+1)
+	g.Adj = make([]int32, 0, entries)
 	var ew []int64
 	if hasEW {
-		ew = make([]int64, 0, 2*m)
+		ew = make([]int64, 0, entries)
 	}
 	lineOf := make([]int32, n)
 	for v := int64(0); v < n; v++ {
@@ -328,7 +289,10 @@ func ParseMETIS(data []byte) (*Graph, error) {
 		g.SetEdgeWeights(ew)
 	}
 	where := func(v int32) string { return fmt.Sprintf("line %d (vertex %d)", lineOf[v], v+1) }
-	if err := checkAdjacency(g, where); err != nil {
+	if err := checkAdjacency(g, where, 1); err != nil {
+		return nil, err
+	}
+	if err := CheckWeights(g, where); err != nil {
 		return nil, err
 	}
 	return g, nil
