@@ -35,42 +35,54 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 	total := g.TotalVertexWeight()
 	res := &Result{Backend: "cpu"}
 	res.OneToOne = isOneToOne(g, k, total, opt.Eps)
+	// A regular machine with many more PEs than vertices is mapped onto
+	// its first PEs (sparse.go); tiny instances are solved exactly on the
+	// whole machine.
+	mtop, mopt := top, opt
+	tiny := g.N() <= exact.MaxVertices
+	if !tiny {
+		if r, eps, ok := sparseMachine(top, g.N(), total, opt.Eps); ok {
+			t.logf("sparse machine: %d vertices on %d PEs: mapping onto the first %d (%s)", g.N(), k, r.K(), r)
+			mtop, mopt.Eps = r, eps
+		}
+	}
+	oneToOne := isOneToOne(g, mtop.K(), total, mopt.Eps)
 	alg := opt.Algorithm
 	if alg == AutoAlgorithm {
-		alg = presetAlgorithm(opt.Preset, res.OneToOne)
+		alg = presetAlgorithm(opt.Preset, oneToOne)
 	}
 	t.logf("n=%d m=%d k=%d (%s) eps=%g preset=%s algorithm=%s threads=%d one-to-one=%v",
 		g.N(), g.M(), k, top, opt.Eps, opt.Preset, alg, x.Threads(), res.OneToOne)
-	p := newPipeline(x, g, top, opt, t)
-	b, err := selectBackend(opt, t, g.N(), res.OneToOne)
+	p := newPipeline(x, g, mtop, mopt, t)
+	b, err := selectBackend(opt, t, g.N(), oneToOne || tiny)
 	if err != nil {
 		return nil, err
 	}
 	p.backend = b
 	defer b.Close()
 	res.Backend = b.Name()
-	if _, onCPU := b.(*cpu.Backend); !onCPU && opt.Algorithm == AutoAlgorithm && !res.OneToOne {
+	if _, onCPU := b.(*cpu.Backend); !onCPU && opt.Algorithm == AutoAlgorithm && !oneToOne {
 		alg = Integrated // the data-parallel pipeline is what a GPU runs
 	}
-	switch {
-	case res.OneToOne:
-		res.PE = p.oneToOne()
-	case alg == Multisection:
-		res.PE = p.multisection()
-	default:
-		res.PE = p.integrated()
+	run := func() []int32 {
+		switch {
+		case oneToOne:
+			return p.oneToOne()
+		case alg == Multisection:
+			return p.multisection()
+		default:
+			return p.integrated()
+		}
+	}
+	if tiny {
+		res.PE = p.tiny(run)
+	} else {
+		res.PE = run()
 	}
 	if p.err != nil {
 		return nil, p.err
 	}
 	res.Backend = p.backend.Name()
-	if g.N() <= exact.MaxVertices {
-		t.phase("exact", func() {
-			if exact.Improve(g, top, p.lmax, res.PE, 1<<21) {
-				t.logf("exact: optimal mapping proven by branch and bound")
-			}
-		})
-	}
 	t.phase("evaluate", func() { res.Metrics, err = graph.Evaluate(g, top, res.PE, opt.Eps) })
 	if err != nil {
 		return nil, fmt.Errorf("internal error: %w", err)
@@ -100,10 +112,11 @@ func validate(g *graph.Graph, top *topology.Topology, opt Options) error {
 	case opt.Threads < 0:
 		return fmt.Errorf("thread count %d is negative", opt.Threads)
 	}
-	if total := g.TotalVertexWeight(); total > math.MaxInt64/4 {
-		return fmt.Errorf("total vertex weight %d is too large", total)
+	where := func(v int32) string { return fmt.Sprintf("vertex %d", v) }
+	if err := graph.CheckWeights(g, where); err != nil {
+		return err
 	}
-	return nil
+	return graph.CheckCost(g, top.MaxDistance())
 }
 
 // isOneToOne: the weight fills every PE exactly (c(V) = k and Lmax = 1),
@@ -118,6 +131,48 @@ func isOneToOne(g *graph.Graph, k int, total int64, eps float64) bool {
 // integrated pipeline is what data-parallel backends run.
 func presetAlgorithm(Preset, bool) Algorithm {
 	return Multisection
+}
+
+// tinyFallbackPEs: when branch and bound cannot prove a tiny instance
+// optimal within its budget, machines up to this size also run the
+// heuristic pipeline (and branch and bound from its result); the lower J
+// wins.
+const tinyFallbackPEs = 1 << 16
+
+// tinyBudget is the node budget of branch and bound on tiny instances.
+const tinyBudget = 1 << 21
+
+// tiny maps an instance of at most exact.MaxVertices vertices by branch
+// and bound from a greedy placement: its candidates are the occupied PEs
+// and one empty PE per level and occupied group, so the time does not
+// depend on the number of PEs (4 vertices on -h 2147483647 take
+// microseconds). heuristic runs the usual pipeline.
+func (p *pipeline) tiny(heuristic func() []int32) []int32 {
+	var pe []int32
+	var optimal bool
+	p.t.phase("exact", func() { pe, optimal = exact.Solve(p.g, p.top, p.lmax, nil, tinyBudget) })
+	if optimal {
+		p.t.logf("exact: optimal mapping proven by branch and bound")
+		return pe
+	}
+	if p.top.K() > tinyFallbackPEs {
+		return pe
+	}
+	h := heuristic()
+	if p.err != nil {
+		return nil
+	}
+	p.t.phase("exact", func() {
+		if exact.Improve(p.g, p.top, p.lmax, h, tinyBudget) {
+			p.t.logf("exact: optimal mapping proven by branch and bound")
+		}
+	})
+	mh, err1 := graph.Evaluate(p.g, p.top, h, p.opt.Eps)
+	mb, err2 := graph.Evaluate(p.g, p.top, pe, p.opt.Eps)
+	if err1 != nil || err2 != nil || mb.Feasible && mb.J < mh.J {
+		return pe
+	}
+	return h
 }
 
 // GPUMinVertices is the size below which the automatic backend choice

@@ -2,51 +2,61 @@
 // bound: vertices are placed one by one (heaviest connections first), the
 // partial cost bounds the search, and PEs in untouched sibling groups of
 // equal size are treated as interchangeable, so only the first of them is
-// tried. A node budget keeps the worst case bounded; the caller's mapping
-// is kept when the budget runs out.
+// tried. A node budget keeps the worst case bounded; the best mapping found
+// so far is kept when the budget runs out.
+//
+// On a regular hierarchy the candidates of a vertex are the occupied PEs
+// and, per level, the first PE of the first empty child of every occupied
+// group: at most n(L+1) PEs, whatever the number of PEs, so four tasks on
+// a flat machine of 2^31-1 PEs cost microseconds. Irregular trees (which
+// come from real allocations) are scanned PE by PE.
 package exact
 
 import (
+	"math"
+	"slices"
+
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/topology"
 )
 
-// MaxVertices is the largest graph Improve attempts.
+// MaxVertices is the largest graph Improve and Solve attempt.
 const MaxVertices = 12
 
 // Improve replaces pe by an optimal mapping when it can prove one within
 // budget search nodes; it returns whether pe is now optimal. pe must be a
 // feasible mapping (its cost is the initial bound).
 func Improve(g *graph.Graph, top *topology.Topology, lmax int64, pe []int32, budget int) bool {
+	best, optimal := Solve(g, top, lmax, pe, budget)
+	if optimal {
+		copy(pe, best)
+	}
+	return optimal
+}
+
+// Solve maps g (at most MaxVertices vertices) onto top with at most lmax
+// weight per PE. init, when not nil, is a feasible mapping whose cost
+// bounds the search; otherwise a greedy placement does. It returns the
+// best mapping found (the greedy one, possibly infeasible, when no
+// feasible mapping was found) and whether it is proven optimal.
+func Solve(g *graph.Graph, top *topology.Topology, lmax int64, init []int32, budget int) ([]int32, bool) {
 	n := g.N()
 	if n > MaxVertices || n == 0 {
-		return false
+		return init, false
 	}
-	k := top.K()
-	_, regular := top.Arity()
-	s := &search{g: g, top: top, lmax: lmax, k: k, budget: budget, regular: regular,
-		pe: make([]int32, n), load: make([]int64, k), cnt: make([]int32, k), best: append([]int32(nil), pe...)}
-	s.bestCost = cost(g, top, pe)
-	s.order = order(g)
-	s.pos = make([]int, n)
-	for i, v := range s.order {
-		s.pos[v] = i
-	}
-	for i := range s.pe {
-		s.pe[i] = -1
-	}
-	// Occupancy per group and level, for the symmetry rule.
-	L := top.Levels()
-	s.occ = make([][]int32, L)
-	for l := 1; l < L; l++ {
-		s.occ[l] = make([]int32, k)
+	s := newSearch(g, top, lmax, budget)
+	if init != nil {
+		s.best = append([]int32(nil), init...)
+		s.bestCost = cost(g, top, init)
+	} else {
+		greedy, c, feasible := s.greedy()
+		s.best = greedy
+		if feasible {
+			s.bestCost = c
+		}
 	}
 	s.rec(0, 0)
-	if s.nodes > s.budget {
-		return false
-	}
-	copy(pe, s.best)
-	return true
+	return s.best, s.nodes <= s.budget && s.bestCost < math.MaxInt64
 }
 
 type search struct {
@@ -55,16 +65,43 @@ type search struct {
 	lmax     int64
 	k        int
 	order    []int32
-	pos      []int
 	pe       []int32
-	load     []int64
-	cnt      []int32   // tasks per PE
-	occ      [][]int32 // occ[l][first PE of a level-l group] = tasks inside
-	regular  bool      // sibling groups of equal size are interchangeable
+	budget   int
+	nodes    int
 	best     []int32
 	bestCost int64
-	nodes    int
-	budget   int
+
+	// Occupied PEs (regular hierarchies): distinct PEs in placement order
+	// with their load and task count.
+	used     []int32
+	usedLoad []int64
+	usedCnt  []int32
+	arity    []int // regular hierarchies; nil for trees
+	span     []int // span[i] = a1*...*ai
+
+	// Trees: dense tables per PE (k is a real allocation).
+	load []int64
+	cnt  []int32
+}
+
+func newSearch(g *graph.Graph, top *topology.Topology, lmax int64, budget int) *search {
+	n := g.N()
+	s := &search{g: g, top: top, lmax: lmax, k: top.K(), budget: budget, pe: make([]int32, n),
+		order: order(g), bestCost: math.MaxInt64}
+	for i := range s.pe {
+		s.pe[i] = -1
+	}
+	if a, regular := top.Arity(); regular {
+		s.arity = a
+		s.span = make([]int, len(a)+1)
+		s.span[0] = 1
+		for i, x := range a {
+			s.span[i+1] = s.span[i] * x
+		}
+		return s
+	}
+	s.load, s.cnt = make([]int64, s.k), make([]int32, s.k)
+	return s
 }
 
 func (s *search) rec(i int, partial int64) {
@@ -72,23 +109,18 @@ func (s *search) rec(i int, partial int64) {
 	if s.nodes > s.budget || partial >= s.bestCost {
 		return
 	}
-	g := s.g
 	if i == len(s.order) {
 		s.bestCost = partial
-		copy(s.best, s.pe)
+		s.best = append(s.best[:0], s.pe...)
 		return
 	}
 	v := s.order[i]
-	for p := 0; p < s.k; p++ {
-		if s.load[p]+g.VW[v] > s.lmax || !s.canonical(p) {
+	w := s.g.VW[v]
+	for _, p := range s.candidates() {
+		if s.loadOf(p)+w > s.lmax {
 			continue
 		}
-		add := int64(0)
-		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-			if u := g.Adj[e]; s.pe[u] >= 0 {
-				add += g.W(e) * s.top.Distance(p, int(s.pe[u]))
-			}
-		}
+		add := s.added(v, p)
 		s.place(v, p, 1)
 		s.rec(i+1, partial+add)
 		s.place(v, p, -1)
@@ -98,45 +130,145 @@ func (s *search) rec(i int, partial int64) {
 	}
 }
 
-func (s *search) place(v int32, p int, d int) {
+// greedy places the vertices in search order, each on the candidate that
+// adds least (lowest PE on ties) among those with room, or on the least
+// loaded candidate when none has room.
+func (s *search) greedy() ([]int32, int64, bool) {
+	var c int64
+	feasible := true
+	for _, v := range s.order {
+		w := s.g.VW[v]
+		best, bestAdd, fits := int32(-1), int64(0), false
+		for _, p := range s.candidates() {
+			room := s.loadOf(p)+w <= s.lmax
+			add := s.added(v, p)
+			switch {
+			case best < 0, room && !fits, room == fits && room && add < bestAdd,
+				!room && !fits && s.loadOf(p) < s.loadOf(best):
+				best, bestAdd, fits = p, add, room
+			}
+		}
+		feasible = feasible && fits
+		c += bestAdd
+		s.place(v, best, 1)
+	}
+	out := append([]int32(nil), s.pe...)
+	for i := len(s.order) - 1; i >= 0; i-- {
+		v := s.order[i]
+		s.place(v, s.pe[v], -1)
+	}
+	return out, c, feasible
+}
+
+// added is the cost of the edges from v to its placed neighbours if v
+// goes to p.
+func (s *search) added(v, p int32) int64 {
+	g := s.g
+	var add int64
+	for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+		if u := g.Adj[e]; s.pe[u] >= 0 {
+			add += g.W(e) * s.top.Distance(int(p), int(s.pe[u]))
+		}
+	}
+	return add
+}
+
+func (s *search) loadOf(p int32) int64 {
+	if s.arity == nil {
+		return s.load[p]
+	}
+	if i := slices.Index(s.used, p); i >= 0 {
+		return s.usedLoad[i]
+	}
+	return 0
+}
+
+func (s *search) place(v, p int32, d int) {
+	w := int64(d) * s.g.VW[v]
 	if d > 0 {
-		s.pe[v] = int32(p)
+		s.pe[v] = p
 	} else {
 		s.pe[v] = -1
 	}
-	s.load[p] += int64(d) * s.g.VW[v]
-	s.cnt[p] += int32(d)
-	for l := 1; l < s.top.Levels(); l++ {
-		s.occ[l][s.top.GroupOf(l, p).Lo] += int32(d)
+	if s.arity != nil {
+		i := slices.Index(s.used, p)
+		if i < 0 {
+			s.used, s.usedLoad, s.usedCnt = append(s.used, p), append(s.usedLoad, 0), append(s.usedCnt, 0)
+			i = len(s.used) - 1
+		}
+		s.usedLoad[i] += w
+		s.usedCnt[i] += int32(d)
+		if s.usedCnt[i] == 0 { // the last one placed is the first removed
+			s.used, s.usedLoad, s.usedCnt = s.used[:i], s.usedLoad[:i], s.usedCnt[:i]
+		}
+		return
 	}
+	s.load[p] += w
+	s.cnt[p] += int32(d)
 }
 
-// canonical: p may be used only if, at every level, its group is occupied
-// or no earlier sibling group is both empty and interchangeable with it.
-// Empty PEs of one socket are always interchangeable; empty sibling groups
-// of a regular hierarchy are too (irregular trees only use the PE rule).
+// candidates lists, in increasing order, the PEs worth trying for the next
+// vertex: one representative of every class of interchangeable PEs.
+func (s *search) candidates() []int32 {
+	if s.arity == nil {
+		var out []int32
+		for p := 0; p < s.k; p++ {
+			if s.canonical(p) {
+				out = append(out, int32(p))
+			}
+		}
+		return out
+	}
+	out := append([]int32(nil), s.used...)
+	L := len(s.arity)
+	for l := 0; l < L; l++ {
+		if s.arity[l] == 1 {
+			continue // no sibling to move to
+		}
+		// Occupied level-(l+1) groups (the machine when l+1 = L), each
+		// with the level-l children that hold tasks.
+		up := s.span[l+1]
+		var groups []int
+		for _, q := range s.used {
+			if lo := int(q) / up * up; !slices.Contains(groups, lo) {
+				groups = append(groups, lo)
+			}
+		}
+		if len(groups) == 0 {
+			groups = []int{0}
+		}
+		for _, lo := range groups {
+			var taken []int
+			for _, q := range s.used {
+				if int(q)/up*up == lo {
+					taken = append(taken, (int(q)-lo)/s.span[l])
+				}
+			}
+			c := 0
+			for slices.Contains(taken, c) {
+				c++
+			}
+			if c < s.arity[l] {
+				out = append(out, int32(lo+c*s.span[l]))
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// canonical (trees): p may be used only if, at every level, its group is
+// occupied or no earlier sibling group is both empty and interchangeable
+// with it. Only the empty PEs of one socket are interchangeable in an
+// irregular tree.
 func (s *search) canonical(p int) bool {
-	top := s.top
-	L := top.Levels()
-	for l := L - 1; l >= 0; l-- {
-		if l > 0 && !s.regular {
-			continue
-		}
-		grp := top.GroupOf(l, p)
-		if l == 0 && s.cnt[p] > 0 || l > 0 && s.occ[l][grp.Lo] > 0 {
-			continue
-		}
-		for _, sib := range top.Children(top.GroupOf(l+1, p)) {
-			if sib.Lo == grp.Lo {
-				break
-			}
-			empty := s.cnt[sib.Lo] == 0
-			if l > 0 {
-				empty = s.occ[l][sib.Lo] == 0
-			}
-			if empty {
-				return false // an earlier interchangeable group is still empty
-			}
+	if s.cnt[p] > 0 {
+		return true
+	}
+	sock := s.top.GroupOf(1, p)
+	for q := sock.Lo; q < p; q++ {
+		if s.cnt[q] == 0 {
+			return false // an earlier empty PE of the same socket
 		}
 	}
 	return true
