@@ -8,9 +8,10 @@
 // per-phase times go to stderr (-q silences them); results go to stdout as
 // key=value lines.
 //
-// Exit status: 0 success, 1 failure (unreadable or malformed input), 2 bad
-// usage, 3 the mapping violates the balance constraint (it is still
-// written or evaluated).
+// Exit status: 0 success (and -help), 1 failure (unreadable, malformed or
+// too large input), 2 bad usage (unknown flags, malformed or out-of-range
+// -h, -d, -e, ...), 3 the mapping violates the balance constraint (it is
+// still written or evaluated).
 package main
 
 import (
@@ -18,6 +19,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -40,6 +42,8 @@ func main() {
 }
 
 type usageError struct{ error }
+
+func (u usageError) Unwrap() error { return u.error }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -94,14 +98,27 @@ Run "gpumap map -help" for every option.
 type common struct {
 	graph, hier, dist, mapFile string
 	eps                        float64
+	maxBytes                   byteSize
 }
 
 func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.graph, "g", "", "task graph in METIS format (gzip or zstd compressed input is fine)")
-	fs.StringVar(&c.hier, "h", "", "hierarchy a1:a2:...:aL, innermost first (e.g. 4:8:6)")
+	fs.StringVar(&c.hier, "h", "", "hierarchy a1:a2:...:aL, innermost first (e.g. 4:8:6), at most 64 levels")
 	fs.StringVar(&c.dist, "d", "", "distances d1:d2:...:dL (e.g. 1:10:100)")
-	fs.Float64Var(&c.eps, "e", 0.03, "allowed imbalance eps: Lmax = ceil((1+eps) c(V)/k)")
+	fs.Float64Var(&c.eps, "e", 0.03, "allowed imbalance eps >= 0: Lmax = ceil((1+eps) c(V)/k)")
 	fs.StringVar(&c.mapFile, "m", "", "mapping file (one PE per line)")
+	fs.Var(&c.maxBytes, "max-graph-bytes", "largest graph text after decompression, e.g. 40G (default: 64 x a compressed file, at least 1M, at most 16G)")
+}
+
+// maxEps bounds -e (the mapper rejects more).
+const maxEps = 1e6
+
+// check validates the flags that need no file.
+func (c *common) check() error {
+	if math.IsNaN(c.eps) || math.IsInf(c.eps, 0) || c.eps < 0 || c.eps > maxEps {
+		return usageError{fmt.Errorf("-e %v: the imbalance must be a finite number in [0, %g]", c.eps, maxEps)}
+	}
+	return nil
 }
 
 func (c *common) load(stderr io.Writer, quiet bool) (*graph.Graph, *topology.Topology, error) {
@@ -115,12 +132,18 @@ func (c *common) load(stderr io.Writer, quiet bool) (*graph.Graph, *topology.Top
 	case c.mapFile == "":
 		return nil, nil, usageError{errors.New("missing -m mapping file")}
 	}
+	if err := c.check(); err != nil {
+		return nil, nil, err
+	}
 	top, err := topology.Parse(c.hier, c.dist)
 	if err != nil {
 		return nil, nil, usageError{err}
 	}
 	start := time.Now()
-	g, err := graph.ReadFile(c.graph)
+	g, err := graph.ReadFileLimit(c.graph, int64(c.maxBytes))
+	if errors.Is(err, graph.ErrTooLarge) {
+		return nil, nil, fmt.Errorf("%w (a larger limit: -max-graph-bytes)", err)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -246,6 +269,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) (int, error) {
 		return 0, err
 	}
 	if !m.Feasible {
+		fmt.Fprintf(stderr, "gpumap: the mapping is infeasible: heaviest PE %d > Lmax %d\n", m.MaxBlock, m.Lmax)
 		return exitInfeasible, nil
 	}
 	return exitOK, nil
