@@ -35,15 +35,22 @@ func plain(g *graph.Graph, top *topology.Topology, lmax int64) int64 {
 	return best
 }
 
-func TestExactMatchesEnumeration(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 9))
-	tops := []*topology.Topology{}
-	for _, h := range [][2]string{{"2:2", "1:10"}, {"2:2:2", "1:10:100"}, {"3:2", "1:4"}, {"4", "3"}} {
+// testMachines: six regular hierarchies (levels of arity 1 and falling
+// distances among them) and an irregular tree.
+func testMachines() []*topology.Topology {
+	var tops []*topology.Topology
+	for _, h := range [][2]string{{"2:2", "1:10"}, {"2:2:2", "1:10:100"}, {"3:2", "1:4"}, {"4", "3"}, {"1:3:1:2", "1:2:3:9"}, {"2:3", "5:1"}} {
 		top, _ := topology.Parse(h[0], h[1])
 		tops = append(tops, top)
 	}
 	tree, _ := topology.NewTree([][]int{{0, 0, 0, 1, 2, 2}, {0, 0, 0, 0, 1, 1}}, []int64{1, 5, 20})
-	tops = append(tops, tree)
+	return append(tops, tree)
+}
+
+func TestExactMatchesEnumeration(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	tops := testMachines()[:4]
+	tops = append(tops, testMachines()[6])
 	for trial := 0; trial < 120; trial++ {
 		top := tops[trial%len(tops)]
 		n := 2 + rng.IntN(6)
@@ -88,13 +95,7 @@ func TestExactMatchesEnumeration(t *testing.T) {
 // finds the optimum too, infeasible instances included (no mapping).
 func TestSolveFromScratch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 1))
-	var tops []*topology.Topology
-	for _, h := range [][2]string{{"2:2", "1:10"}, {"2:2:2", "1:10:100"}, {"3:2", "1:4"}, {"4", "3"}, {"1:3:1:2", "1:2:3:9"}, {"2:3", "5:1"}} {
-		top, _ := topology.Parse(h[0], h[1])
-		tops = append(tops, top)
-	}
-	tree, _ := topology.NewTree([][]int{{0, 0, 0, 1, 2, 2}, {0, 0, 0, 0, 1, 1}}, []int64{1, 5, 20})
-	tops = append(tops, tree)
+	tops := testMachines()
 	for trial := 0; trial < 150; trial++ {
 		top := tops[trial%len(tops)]
 		n := 2 + rng.IntN(6)
