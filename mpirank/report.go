@@ -8,6 +8,8 @@ import "C"
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"unsafe"
 
@@ -24,6 +26,14 @@ func cgetenv(name string) string {
 		return C.GoString(v)
 	}
 	return ""
+}
+
+// program is the name of the running program.
+func program() string {
+	if len(os.Args) > 0 && os.Args[0] != "" {
+		return filepath.Base(os.Args[0])
+	}
+	return "MPI program"
 }
 
 // writeReport draws the traffic before and after the reordering into the
@@ -69,7 +79,7 @@ func writeReport(log io.Writer, w *weighted, m *hwdetect.Machine, recs []hwdetec
 		}
 	}
 	p := &report.Picture{
-		Title:   fmt.Sprintf("gpumap_reorder: %d ranks on %s", w.n, m.Describe()),
+		Title:   fmt.Sprintf("%s: gpumap_reorder of %d ranks on %d hosts", program(), w.n, m.Hosts),
 		Traffic: report.Traffic{N: w.n, U: w.u, V: w.v, W: w.vol},
 		Top:     top, Level: level, LevelNames: names, GroupNames: groups, Bytes: true,
 		Panels: []report.Panel{{Title: "before (launch order)", PE: before}, {Title: "after (gpumap)", PE: after}},

@@ -8,6 +8,8 @@
 # the exchange, calls gpumap_reorder, measures again, and does the same
 # with OpenMPI's treematch (MPI_Dist_graph_create, reorder=1, weights).
 # Sockets are faked with an hwloc XML topology (two per node).
+# GPUMAP_REPORT makes rank 0 draw the traffic between the nodes before and
+# after each reordering: tests/out/demo/stencil-NXxNYxNZ.svg.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -16,6 +18,8 @@ ROOT=$PWD
 C=tests/cluster/cluster.sh
 $C up 2 --rate 400mbit >/dev/null
 trap '$C down >/dev/null' EXIT
+SVG=$ROOT/tests/out/demo
+mkdir -p "$SVG"
 echo "gpumap demo: 2 nodes x 8 ranks, 400 Mbit/s between nodes, 1 MiB halos, --map-by node"
 for grid in "4 4 1" "2 2 4"; do
   echo
@@ -26,6 +30,7 @@ for grid in "4 4 1" "2 2 4"; do
     --mca btl_tcp_if_include gc0 --mca oob_tcp_if_include gc0 \
     --mca plm_rsh_agent "$ROOT/tests/cluster/rsh" --mca topo treematch \
     -x HWLOC_XMLFILE="$ROOT/hwdetect/testdata/two-sockets.xml" -x HWLOC_THISSYSTEM=1 \
+    -x GPUMAP_REPORT="$SVG/stencil-${grid// /x}.svg" \
     "$ROOT/build/tests/stencil" $grid 3 1048576 treematch 2>&1 |
     grep -v -e '^LOCATION' -e 'nodeid from the modex' |
     awk '/^PLACEMENT/ {
@@ -36,4 +41,5 @@ for grid in "4 4 1" "2 2 4"; do
          { print "  " $0 }'
 done
 echo
+echo "before/after pictures of the traffic between nodes: $(cd "$SVG" && ls stencil-*.svg | sed "s|^|tests/out/demo/|" | tr '\n' ' ')"
 echo "(treematch also printed \"Unable to extract peer nodeid from the modex\" on every rank; filtered above)"

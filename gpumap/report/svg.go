@@ -148,7 +148,7 @@ func (p *Picture) WriteSVG(out io.Writer) error {
 	}
 	notes := []string{
 		fmt.Sprintf("Cell (a, b): %s exchanged between %s a and %s b; outlined diagonal: inside one %s.", unit, lvl, lvl, lvl),
-		fmt.Sprintf("%d tasks on %s; one colour scale for all panels.", p.Traffic.N, p.Top),
+		fmt.Sprintf("%d tasks on %s; one colour scale for all panels.", p.Traffic.N, describe(p.Top, names)),
 	}
 	if p.Level+1 < p.Top.Levels() {
 		notes[1] += " Thick lines: " + names[p.Level+1] + " boundaries."
@@ -320,6 +320,15 @@ func plural(s string) string {
 		return s + " groups"
 	}
 	return s + "s"
+}
+
+// describe: "16 PEs in 4 sockets in 2 nodes, distances 1:10:100".
+func describe(top *topology.Topology, names []string) string {
+	s := fmt.Sprintf("%d PEs", top.K())
+	for l := 1; l < top.Levels(); l++ {
+		s += fmt.Sprintf(" in %d %s", len(Groups(top, l)), plural(names[l]))
+	}
+	return s + ", distances " + topology.FormatInts(top.Distances())
 }
 
 // num prints a float so that it parses back to the same value.
