@@ -130,7 +130,7 @@ func (p *Picture) WriteSVG(out io.Writer) error {
 	labelW := 0
 	if showLabels {
 		for i := 0; i < n; i++ {
-			labelW = max(labelW, len(groupName(i)))
+			labelW = max(labelW, len(label(groupName(i))))
 		}
 		labelW = labelW*charPx + 10
 	}
@@ -196,8 +196,8 @@ func (p *Picture) panel(w io.Writer, d panelData, x0, top, matrixY, labelW, cell
 	if showLabels {
 		for i := 0; i < n; i++ {
 			c := cell*i + cell/2 + 4
-			fmt.Fprintf(w, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", mx-6, matrixY+c, esc(groupName(i)))
-			fmt.Fprintf(w, `<text transform="translate(%d,%d) rotate(-90)">%s</text>`+"\n", mx+c, matrixY-6, esc(groupName(i)))
+			fmt.Fprintf(w, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", mx-6, matrixY+c, esc(label(groupName(i))))
+			fmt.Fprintf(w, `<text transform="translate(%d,%d) rotate(-90)">%s</text>`+"\n", mx+c, matrixY-6, esc(label(groupName(i))))
 		}
 	}
 	fmt.Fprintf(w, `<rect x="%d" y="%d" width="%d" height="%d" fill="#ffffff" stroke="#888"/>`+"\n", mx, matrixY, side, side)
@@ -310,6 +310,16 @@ func (p *Picture) amount(v float64) string {
 		return strconv.FormatFloat(v, 'f', 0, 64) + " " + units[i]
 	}
 	return strconv.FormatFloat(v, 'g', 3, 64) + " " + units[i]
+}
+
+// label shortens a long group name (a fully qualified host name) for the
+// axes; the cells' tooltips keep it whole.
+func label(s string) string {
+	const most = 24
+	if r := []rune(s); len(r) > most {
+		return string(r[:most-1]) + "…"
+	}
+	return s
 }
 
 func plural(s string) string {
