@@ -246,3 +246,28 @@ func TestLevelLimit(t *testing.T) {
 		t.Errorf("NewTree with 65 levels: %v", err)
 	}
 }
+
+func TestWithDistances(t *testing.T) {
+	tree, _ := NewTree([][]int{{0, 0, 1, 2}, {0, 0, 0, 1}}, []int64{1, 5, 20})
+	reg, _ := Parse("2:2", "1:10")
+	for _, top := range []*Topology{tree, reg} {
+		d := top.Distances()
+		for i := range d {
+			d[i] *= 3
+		}
+		u, err := top.WithDistances(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p := 0; p < top.K(); p++ {
+			for q := 0; q < top.K(); q++ {
+				if u.Distance(p, q) != 3*top.Distance(p, q) {
+					t.Fatalf("%v: distance(%d,%d) %d, want 3 x %d", top, p, q, u.Distance(p, q), top.Distance(p, q))
+				}
+			}
+		}
+	}
+	if _, err := reg.WithDistances([]int64{1}); err == nil {
+		t.Fatal("wrong number of distances accepted")
+	}
+}
