@@ -29,7 +29,8 @@ var (
 func codecs() (*zstd.Encoder, *zstd.Decoder) {
 	encOnce.Do(func() {
 		enc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
-		dec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<34))
+		dec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxPayload),
+			zstd.WithDecodeAllCapLimit(true))
 	})
 	return enc, dec
 }
@@ -64,16 +65,25 @@ func encodePayload(p payload) []byte {
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(p.Volumes[i]))
 	}
 	e, _ := codecs()
-	return e.EncodeAll(b, nil)
+	return e.EncodeAll(b, binary.AppendUvarint(nil, uint64(len(b))))
 }
 
-// decodePayload reverses encodePayload; errors mean corruption.
-func decodePayload(data []byte) (payload, error) {
+// decodePayload reverses encodePayload; errors mean corruption. The
+// encoding starts with the length of the decompressed payload, which may
+// be at most maxRaw bytes: nothing larger is ever allocated.
+func decodePayload(data []byte, maxRaw int) (payload, error) {
 	var p payload
+	raw, n := binary.Uvarint(data)
+	if n <= 0 || raw > uint64(maxRaw) {
+		return p, fmt.Errorf("bad payload length")
+	}
 	_, d := codecs()
-	b, err := d.DecodeAll(data, nil)
+	b, err := d.DecodeAll(data[n:], make([]byte, 0, raw))
 	if err != nil {
 		return p, fmt.Errorf("zstd: %w", err)
+	}
+	if uint64(len(b)) != raw {
+		return p, fmt.Errorf("payload of %d bytes, %d announced", len(b), raw)
 	}
 	if len(b) == 0 || b[0] != payloadVersion {
 		return p, fmt.Errorf("payload version mismatch (libraries of different versions?)")
@@ -126,7 +136,7 @@ func decodePayload(data []byte) (payload, error) {
 	prev := int64(0)
 	for i := range p.Neighbors {
 		d, ok := uv()
-		if !ok {
+		if !ok || d > math.MaxInt32 {
 			return p, bad
 		}
 		prev += int64(d)

@@ -11,7 +11,16 @@ static int g_ready(void) {
 	MPI_Finalized(&fin);
 	return init && !fin;
 }
-static MPI_Fint g_null(void) { return MPI_Comm_c2f(MPI_COMM_NULL); }
+// The Fortran handle of MPI_COMM_NULL without calling MPI, which may not
+// be initialized: OpenMPI's MPI_Comm_c2f needs MPI_Init, its mpif.h fixes
+// MPI_COMM_NULL at 2; MPICH's MPI_Comm_c2f is a cast of a constant.
+static MPI_Fint g_null(void) {
+#if defined(OPEN_MPI)
+	return 2;
+#else
+	return MPI_Comm_c2f(MPI_COMM_NULL);
+#endif
+}
 static int g_inspect(MPI_Fint f, int *size, int *rank, int *inter) {
 	MPI_Comm c = MPI_Comm_f2c(f);
 	if (c == MPI_COMM_NULL) return 1;
@@ -38,6 +47,9 @@ static int g_gather_int(MPI_Fint f, int v, int *all, int root) {
 }
 static int g_gatherv(MPI_Fint f, void *buf, int len, void *all, int *counts, int *displs, int root) {
 	return MPI_Gatherv(buf, len, MPI_BYTE, all, counts, displs, MPI_BYTE, root, MPI_Comm_f2c(f));
+}
+static int g_scatter_int(MPI_Fint f, int *all, int *v, int root) {
+	return MPI_Scatter(all, 1, MPI_INT, v, 1, MPI_INT, root, MPI_Comm_f2c(f));
 }
 static int g_bcast(MPI_Fint f, void *buf, int len, int root) {
 	return MPI_Bcast(buf, len, MPI_BYTE, root, MPI_Comm_f2c(f));
@@ -66,7 +78,8 @@ import (
 // representation that is a plain integer in every MPI implementation.
 type Comm int32
 
-// CommNull is MPI_COMM_NULL.
+// CommNull is MPI_COMM_NULL; it calls no MPI function, so it may be used
+// before MPI_Init and after MPI_Finalize.
 func CommNull() Comm { return Comm(C.g_null()) }
 
 // Ready reports whether MPI is initialized and not finalized.
@@ -132,6 +145,15 @@ func gatherv(c Comm, buf []byte, all []byte, counts, displs []int32, root int) e
 		cp, dp = (*C.int)(unsafe.Pointer(&counts[0])), (*C.int)(unsafe.Pointer(&displs[0]))
 	}
 	return mpiErr("MPI_Gatherv", C.g_gatherv(C.MPI_Fint(c), sb, C.int(len(buf)), rb, cp, dp, C.int(root)))
+}
+
+// scatterInt gives every rank r its entry all[r] of root's array.
+func scatterInt(c Comm, all []int32, v *int32, root int) error {
+	var p *C.int
+	if len(all) > 0 {
+		p = (*C.int)(unsafe.Pointer(&all[0]))
+	}
+	return mpiErr("MPI_Scatter", C.g_scatter_int(C.MPI_Fint(c), p, (*C.int)(unsafe.Pointer(v)), C.int(root)))
 }
 
 // bcast broadcasts buf from root in pieces of at most 1 GiB.

@@ -12,7 +12,7 @@ import (
 func TestPayloadRoundTrip(t *testing.T) {
 	p := payload{Rec: hwdetect.Record{Host: "node7", BootID: "b", Switch: "s1", Socket: 1, Core: 13},
 		Neighbors: []int32{9, 2, 5, 2}, Volumes: []float64{1.5, 2, 3, math.MaxFloat64}}
-	q, err := decodePayload(encodePayload(p))
+	q, err := decodePayload(encodePayload(p), maxPayload)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func TestPayloadRoundTrip(t *testing.T) {
 			t.Fatalf("volume of %d: %g", nb, q.Volumes[i])
 		}
 	}
-	if _, err := decodePayload([]byte("not zstd")); err == nil {
+	if _, err := decodePayload([]byte("not zstd"), maxPayload); err == nil {
 		t.Fatal("garbage accepted")
 	}
 }

@@ -3,9 +3,6 @@ package mpirank
 import (
 	"math"
 	"sort"
-
-	"github.com/gpumap/gpumap/gpumap/graph"
-	"github.com/gpumap/gpumap/topology"
 )
 
 // Pattern tells how the volumes of different ranks combine.
@@ -109,31 +106,4 @@ func merge(pats []payload, kind Pattern) (*weighted, *Error) {
 		w.maxV = math.Max(w.maxV, vol)
 	}
 	return w, nil
-}
-
-// weightScale: integer weights keep the largest volume at 2^24 (enough
-// resolution, far from overflow in J sums).
-const weightScale = 1 << 24
-
-// taskGraph turns merged volumes into a unit-weight task graph with
-// integer edge weights proportional to the volumes.
-func (w *weighted) taskGraph() (*graph.Graph, error) {
-	b := graph.NewBuilder(w.n)
-	for i := range w.u {
-		iw := int64(0)
-		if w.maxV > 0 {
-			iw = int64(math.Round(w.vol[i] / w.maxV * weightScale))
-		}
-		b.AddEdge(int(w.u[i]), int(w.v[i]), iw)
-	}
-	return b.Build()
-}
-
-// cost is J in bytes (float) when task t runs on PE pe(t).
-func (w *weighted) cost(top *topology.Topology, pe func(t int32) int) float64 {
-	var j float64
-	for i := range w.u {
-		j += w.vol[i] * float64(top.Distance(pe(w.u[i]), pe(w.v[i])))
-	}
-	return j
 }

@@ -1,41 +1,28 @@
 package mpirank
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"math"
 	"os"
-	"runtime/debug"
 	"time"
 
-	"github.com/gpumap/gpumap/gpumap"
 	"github.com/gpumap/gpumap/hwdetect"
-	"github.com/gpumap/gpumap/topology"
 )
 
-// Options configure Reorder. They must agree on every rank (Verbosity and
-// Log excepted).
-type Options struct {
-	Preset    gpumap.Preset
-	Seed      uint64
-	Hierarchy string // override of the detected hierarchy ("" = detect)
-	Distance  string // override of the default distances ("" = default)
-	Backend   gpumap.Backend
-	Pattern   Pattern
-	Threads   int
-	Verbosity int       // 0 silent, 1 summary on rank 0, 2 also the mapper's phases
-	Log       io.Writer // where rank 0 reports (nil: stderr)
-}
-
-// Result describes a reordering (the same on every rank).
+// Result describes what a call did. Every field but CallSeconds is the
+// same on every rank.
 type Result struct {
-	Reordered  bool    // false when disabled (GPUMAP_DISABLE=1) or for a single process
-	JBefore    float64 // cost of the original placement, bytes x distance
-	JAfter     float64 // cost after reordering
-	Machine    string  // the inferred machine
-	MapSeconds float64 // time spent on rank 0 building the graph and mapping
+	Reordered   bool    // the new communicator's order differs from the input's (Changed > 0)
+	Changed     int     // ranks whose rank differs in the new communicator
+	Disabled    bool    // GPUMAP_DISABLE was set: the order was kept, the cost still computed
+	JBefore     float64 // cost of the original placement, bytes x distance
+	JAfter      float64 // cost after reordering (JBefore when the order was kept)
+	Machine     string  // the inferred machine
+	MapSeconds  float64 // time rank 0 spent building the graph and mapping
+	CallSeconds float64 // time this process spent in the call
 }
 
 // Reorder returns a new communicator in which rank t is played by the
@@ -43,19 +30,21 @@ type Result struct {
 // every rank gets the same status. On error the returned communicator is
 // MPI_COMM_NULL. pre, when not nil, is an argument error the caller found
 // on this rank (a null pointer, say): it is agreed on like any other.
+// The order changes only when the mapping lowers J by at least MinGain.
 func Reorder(c Comm, neighbors []int32, volumes []float64, opt Options, pre *Error) (Comm, Result, *Error) {
-	return run(c, neighbors, volumes, opt, pre, false)
+	return run(c, neighbors, volumes, opt, pre, callReorder)
 }
 
 // Cost evaluates the current placement: Result.JBefore is the cost of
 // running task r of the pattern on the process of rank r of c, with the
 // same machine model Reorder uses. Collective like Reorder.
 func Cost(c Comm, neighbors []int32, volumes []float64, opt Options, pre *Error) (Result, *Error) {
-	_, res, err := run(c, neighbors, volumes, opt, pre, true)
+	_, res, err := run(c, neighbors, volumes, opt, pre, callCost)
 	return res, err
 }
 
-func run(c Comm, neighbors []int32, volumes []float64, opt Options, pre *Error, evalOnly bool) (Comm, Result, *Error) {
+func run(c Comm, neighbors []int32, volumes []float64, opt Options, pre *Error, kind call) (Comm, Result, *Error) {
+	t0 := time.Now()
 	var res Result
 	null := CommNull()
 	if !Ready() {
@@ -68,10 +57,13 @@ func run(c Comm, neighbors []int32, volumes []float64, opt Options, pre *Error, 
 	if inter {
 		return null, res, errorf(ErrComm, "inter-communicators are not supported")
 	}
-	t0 := time.Now()
+	log := opt.Log
+	if log == nil {
+		log = os.Stderr
+	}
 	trace := func(step string) {
 		if opt.Verbosity >= 3 && rank == 0 {
-			fmt.Fprintf(os.Stderr, "gpumap: %-10s %8.2f ms\n", step, float64(time.Since(t0).Microseconds())/1000)
+			fmt.Fprintf(log, "gpumap: %-10s %8.2f ms\n", step, float64(time.Since(t0).Microseconds())/1000)
 		}
 	}
 	d, err := dup(c, true)
@@ -81,93 +73,44 @@ func run(c Comm, neighbors []int32, volumes []float64, opt Options, pre *Error, 
 	defer Free(d)
 	trace("dup")
 
-	// 1. Agree on the arguments.
-	local := pre
-	if local != nil {
-		local = &Error{Code: pre.Code, Msg: fmt.Sprintf("rank %d: %s", rank, pre.Msg)}
-	} else {
-		local = checkLocal(rank, size, neighbors, volumes)
-	}
-	if local == nil {
-		if local = checkOptions(opt); local != nil {
-			local.Msg = fmt.Sprintf("rank %d: %s", rank, local.Msg)
-		}
-	}
-	vals := []int32{0, 0, 0, 0}
-	if local != nil {
-		vals[0] = int32(size - rank)
-	}
-	h := optionsHash(opt)
-	vals[1], vals[2] = h, 0x3fffffff-h
-	if os.Getenv("GPUMAP_DISABLE") == "1" {
-		vals[3] = 1
-	}
-	if err := allreduceMax(d, vals); err != nil {
-		return null, res, errorf(ErrMPI, "%v", err)
-	}
-	trace("agree")
-	if vals[0] > 0 {
-		e := shareError(d, int(size-int(vals[0])), rank, local)
+	// 1. Agree on the call, the options and the environment.
+	cn, e := agree(d, rank, size, kind, neighbors, volumes, opt, pre)
+	if e != nil {
 		return null, res, e
 	}
-	if vals[1] != 0x3fffffff-vals[2] {
-		return null, res, errorf(ErrInconsistent, "options differ across ranks (preset, seed, hierarchy, distance, backend or pattern)")
-	}
-	if !evalOnly && (vals[3] == 1 || size == 1) {
+	trace("agree")
+	res.Disabled = cn.disabled
+	if kind == callReorder && size == 1 {
 		nc, err := Dup(c)
 		if err != nil {
 			return null, res, errorf(ErrMPI, "%v", err)
 		}
+		res.CallSeconds = time.Since(t0).Seconds()
 		return nc, res, nil
 	}
 
 	// 2. Gather locations and patterns on rank 0.
-	data := encodePayload(payload{Rec: hwdetect.Locate(ProcessorName()), Neighbors: neighbors, Volumes: volumes})
-	trace("locate")
-	var sizes []int32
-	if rank == 0 {
-		sizes = make([]int32, size)
-	}
-	if err := gatherInt(d, int32(len(data)), sizes, 0); err != nil {
-		return null, res, errorf(ErrMPI, "%v", err)
-	}
-	var all []byte
-	var displs []int32
-	flag := []byte{0}
-	if rank == 0 {
-		displs = make([]int32, size)
-		total := int64(0)
-		for r, s := range sizes {
-			displs[r] = int32(min(total, math.MaxInt32))
-			total += int64(s)
-		}
-		if total > math.MaxInt32 {
-			flag[0] = 1
-		} else {
-			all = make([]byte, total)
-		}
-	}
-	if err := bcast(d, flag, 0); err != nil {
-		return null, res, errorf(ErrMPI, "%v", err)
-	}
-	if flag[0] == 1 {
-		return null, res, errorf(ErrArgument, "the patterns of all ranks exceed 2 GiB even compressed")
-	}
-	if err := gatherv(d, data, all, sizes, displs, 0); err != nil {
-		return null, res, errorf(ErrMPI, "%v", err)
+	all, sizes, displs, e := gather(d, rank, size, neighbors, volumes)
+	if e != nil {
+		return null, res, e
 	}
 	trace("gather")
 
-	// 3. Map on rank 0; 4. broadcast status, costs and permutation.
+	// 3. Map on rank 0 (or only evaluate); broadcast status and result.
+	mode := modeMap
+	if kind == callCost || cn.disabled {
+		mode = modeCost
+	}
 	hdr := make([]byte, headerSize)
 	var keys []int32
 	if rank == 0 {
 		start := time.Now()
 		var e *Error
-		keys, res, e = mapOnRoot(all, sizes, displs, opt, evalOnly)
+		keys, res, e = rootWork(all, sizes, displs, opt, cn, mode, log)
 		res.MapSeconds = time.Since(start).Seconds()
 		encodeHeader(hdr, e, res)
 	}
+	all = nil
 	trace("map")
 	if err := bcast(d, hdr, 0); err != nil {
 		return null, res, errorf(ErrMPI, "%v", err)
@@ -177,27 +120,137 @@ func run(c Comm, neighbors []int32, volumes []float64, opt Options, pre *Error, 
 		return null, r, e
 	}
 	res = r
-	if evalOnly {
+	res.Disabled = cn.disabled
+	if kind == callCost {
+		res.CallSeconds = time.Since(t0).Seconds()
+		summarize(log, rank, kind, size, res, opt)
 		return null, res, nil
 	}
-	kb := make([]byte, 4*size)
-	if rank == 0 {
-		for i, k := range keys {
-			binary.LittleEndian.PutUint32(kb[4*i:], uint32(k))
+
+	// 4. Each rank receives its new rank; split (or duplicate when the
+	// order is kept).
+	var nc Comm
+	if res.Changed == 0 {
+		nc, err = Dup(c)
+	} else {
+		var key int32
+		if err := scatterInt(d, keys, &key, 0); err != nil {
+			return null, res, errorf(ErrMPI, "%v", err)
 		}
+		trace("scatter")
+		nc, err = split(c, 0, int(key))
 	}
-	if err := bcast(d, kb, 0); err != nil {
-		return null, res, errorf(ErrMPI, "%v", err)
-	}
-	key := int(binary.LittleEndian.Uint32(kb[4*rank:]))
-	trace("bcast")
-	nc, err := split(c, 0, key)
 	if err != nil {
 		return null, res, errorf(ErrMPI, "%v", err)
 	}
 	trace("split")
-	res.Reordered = true
+	res.Reordered = res.Changed > 0
+	res.CallSeconds = time.Since(t0).Seconds()
+	summarize(log, rank, kind, size, res, opt)
 	return nc, res, nil
+}
+
+// summarize prints the summary of a call on rank 0 (verbosity >= 1).
+func summarize(log io.Writer, rank int, kind call, size int, res Result, opt Options) {
+	if opt.Verbosity < 1 || rank != 0 {
+		return
+	}
+	what := fmt.Sprintf("J %.6g -> %.6g, %d of %d ranks moved", res.JBefore, res.JAfter, res.Changed, size)
+	switch {
+	case kind == callCost:
+		what = fmt.Sprintf("J %.6g", res.JBefore)
+	case res.Disabled:
+		what = fmt.Sprintf("J %.6g, order kept (%s)", res.JBefore, envDisable)
+	case res.Changed == 0:
+		what = fmt.Sprintf("J %.6g, order kept (no mapping %.1f%% cheaper)", res.JBefore, 100*MinGain)
+	}
+	fmt.Fprintf(log, "gpumap: %s of %d ranks on %s: %s; map %.3f s, call %.3f s\n",
+		kind, size, res.Machine, what, res.MapSeconds, res.CallSeconds)
+}
+
+// agree runs the first collective steps: rank 0 broadcasts the canonical
+// form of its call and options, every rank compares it with its own, and
+// one reduction tells every rank whether some rank found an argument error
+// (the lowest one then broadcasts its message) or different options (the
+// lowest such rank says what differs). Every rank returns the same status.
+func agree(d Comm, rank, size int, kind call, neighbors []int32, volumes []float64, opt Options, pre *Error) (canon, *Error) {
+	local := pre
+	if local != nil {
+		local = &Error{Code: pre.Code, Msg: fmt.Sprintf("rank %d: %s", rank, pre.Msg)}
+	} else {
+		local = checkLocal(rank, size, neighbors, volumes)
+	}
+	cn, oe := canonical(kind, opt)
+	if local == nil && oe != nil {
+		local = &Error{Code: oe.Code, Msg: fmt.Sprintf("rank %d: %s", rank, oe.Msg)}
+	}
+	mine := cn.encode()
+	root := append([]byte(nil), mine...)
+	if err := bcast(d, root, 0); err != nil {
+		return cn, errorf(ErrMPI, "%v", err)
+	}
+	vals := []int32{0, 0}
+	if local != nil {
+		vals[0] = int32(size - rank)
+	}
+	if !bytes.Equal(mine, root) {
+		vals[1] = int32(size - rank)
+	}
+	if err := allreduceMax(d, vals); err != nil {
+		return cn, errorf(ErrMPI, "%v", err)
+	}
+	switch {
+	case vals[0] > 0:
+		return cn, shareError(d, size-int(vals[0]), rank, local)
+	case vals[1] > 0:
+		return cn, shareError(d, size-int(vals[1]), rank, &Error{Code: ErrInconsistent, Msg: differs(rank, cn, root)})
+	}
+	return cn, nil
+}
+
+// gather collects every rank's location and compressed pattern on rank 0.
+func gather(d Comm, rank, size int, neighbors []int32, volumes []float64) ([]byte, []int32, []int32, *Error) {
+	data := encodePayload(payload{Rec: hwdetect.Locate(ProcessorName()), Neighbors: neighbors, Volumes: volumes})
+	var sizes []int32
+	if rank == 0 {
+		sizes = make([]int32, size)
+	}
+	n := int32(len(data))
+	if len(data) > math.MaxInt32 {
+		n = -1 // too large: rank 0 says so
+	}
+	if err := gatherInt(d, n, sizes, 0); err != nil {
+		return nil, nil, nil, errorf(ErrMPI, "%v", err)
+	}
+	var all []byte
+	var displs []int32
+	flag := []byte{0}
+	if rank == 0 {
+		displs = make([]int32, size)
+		total := int64(0)
+		for r, s := range sizes {
+			displs[r] = int32(min(total, math.MaxInt32))
+			if s < 0 {
+				total = math.MaxInt32 + 1
+			}
+			total += int64(max(s, 0))
+		}
+		if total > math.MaxInt32 {
+			flag[0] = 1
+		} else {
+			all = make([]byte, total)
+		}
+	}
+	if err := bcast(d, flag, 0); err != nil {
+		return nil, nil, nil, errorf(ErrMPI, "%v", err)
+	}
+	if flag[0] == 1 {
+		return nil, nil, nil, errorf(ErrArgument, "the patterns of all ranks exceed 2 GiB even compressed")
+	}
+	if err := gatherv(d, data, all, sizes, displs, 0); err != nil {
+		return nil, nil, nil, errorf(ErrMPI, "%v", err)
+	}
+	return all, sizes, displs, nil
 }
 
 // shareError broadcasts the error of rank root so that every rank returns
@@ -214,144 +267,35 @@ func shareError(d Comm, root, rank int, local *Error) *Error {
 	return &Error{Code: Code(binary.LittleEndian.Uint32(buf)), Msg: cstring(buf[4:])}
 }
 
-func checkOptions(opt Options) *Error {
-	switch {
-	case opt.Preset < gpumap.Fast || opt.Preset > gpumap.Strong:
-		return errorf(ErrOptions, "unknown preset %d", int(opt.Preset))
-	case opt.Backend < gpumap.AutoBackend || opt.Backend > gpumap.GPU:
-		return errorf(ErrOptions, "unknown backend %d", int(opt.Backend))
-	case opt.Pattern != PatternSend && opt.Pattern != PatternExchange:
-		return errorf(ErrOptions, "unknown pattern kind %d", int(opt.Pattern))
-	case opt.Threads < 0:
-		return errorf(ErrOptions, "negative thread count %d", opt.Threads)
-	}
-	if opt.Hierarchy != "" {
-		if _, err := topology.ParseHierarchy(opt.Hierarchy); err != nil {
-			return errorf(ErrOptions, "%v", err)
-		}
-	}
-	if opt.Distance != "" {
-		if _, err := topology.ParseDistances(opt.Distance); err != nil {
-			return errorf(ErrOptions, "%v", err)
-		}
-	}
-	return nil
-}
-
-// optionsHash condenses the options that must agree into 30 bits.
-func optionsHash(opt Options) int32 {
-	h := fnv.New32a()
-	fmt.Fprintf(h, "%d|%d|%s|%s|%d|%d", opt.Preset, opt.Seed, opt.Hierarchy, opt.Distance, opt.Backend, opt.Pattern)
-	return int32(h.Sum32() & 0x3fffffff)
-}
-
-// mapOnRoot decodes the patterns, builds the task graph and the machine
-// and maps; every failure, panics included, becomes an *Error.
-func mapOnRoot(all []byte, sizes, displs []int32, opt Options, evalOnly bool) (keys []int32, res Result, e *Error) {
-	defer func() {
-		if p := recover(); p != nil {
-			e = errorf(ErrInternal, "panic on rank 0: %v\n%s", p, debug.Stack())
-		}
-	}()
-	size := len(sizes)
-	pats := make([]payload, size)
-	recs := make([]hwdetect.Record, size)
-	for r := range pats {
-		p, err := decodePayload(all[displs[r] : displs[r]+sizes[r]])
-		if err != nil {
-			return nil, res, errorf(ErrInternal, "pattern of rank %d: %v", r, err)
-		}
-		if le := checkLocal(r, size, p.Neighbors, p.Volumes); le != nil {
-			return nil, res, le
-		}
-		pats[r], recs[r] = p, p.Rec
-	}
-	w, me := merge(pats, opt.Pattern)
-	if me != nil {
-		return nil, res, me
-	}
-	g, err := w.taskGraph()
-	if err != nil {
-		return nil, res, errorf(ErrInternal, "task graph: %v", err)
-	}
-	m, err := hwdetect.Infer(recs, hwdetect.Spec{Hierarchy: opt.Hierarchy, Distance: opt.Distance})
-	if err != nil {
-		return nil, res, errorf(ErrOptions, "%v", err)
-	}
-	res.Machine = m.Describe()
-	res.JBefore = w.cost(m.Top, func(t int32) int { return m.Slot[t] })
-	if evalOnly {
-		res.JAfter = res.JBefore
-		return nil, res, nil
-	}
-	mo := gpumap.DefaultOptions()
-	mo.Preset, mo.Seed, mo.Eps, mo.Threads, mo.Backend = opt.Preset, opt.Seed, 0, opt.Threads, opt.Backend
-	log := opt.Log
-	if log == nil {
-		log = os.Stderr
-	}
-	if opt.Verbosity >= 2 {
-		mo.Progress = log
-	}
-	out, err := gpumap.Map(g, m.Top, mo)
-	if err != nil {
-		code := ErrInternal
-		if gpumap.IsNoGPU(err) {
-			code = ErrNoGPU
-		}
-		return nil, res, errorf(code, "%v", err)
-	}
-	if !out.Metrics.Feasible {
-		return nil, res, errorf(ErrInfeasible, "the mapping is not a permutation (max load %d)", out.Metrics.MaxBlock)
-	}
-	// Task t runs on PE out.PE[t], played by process m.Rank[PE]: that
-	// process gets new rank t.
-	keys = make([]int32, size)
-	for t, p := range out.PE {
-		keys[m.Rank[p]] = int32(t)
-	}
-	res.JAfter = w.cost(m.Top, func(t int32) int { return int(out.PE[t]) })
-	if res.JAfter > res.JBefore {
-		// Never make things worse: keep the original order.
-		for r := range keys {
-			keys[r] = int32(r)
-		}
-		res.JAfter = res.JBefore
-	}
-	if opt.Verbosity >= 1 {
-		fmt.Fprintf(log, "gpumap: reorder of %d ranks on %s: J %.6g -> %.6g\n", size, res.Machine, res.JBefore, res.JAfter)
-	}
-	writeReport(log, w, m, recs, keys)
-	return keys, res, nil
-}
-
 const (
 	msgMax     = 512
 	machineMax = 400
-	headerSize = 4 + 3*8 + msgMax + machineMax
+	headerSize = 4 + 4*8 + msgMax + machineMax
 )
 
 func encodeHeader(b []byte, e *Error, r Result) {
 	if e != nil {
 		binary.LittleEndian.PutUint32(b, uint32(e.Code))
-		copy(b[28:28+msgMax], truncate(e.Msg, msgMax))
+		copy(b[36:36+msgMax], truncate(e.Msg, msgMax))
 		return
 	}
 	binary.LittleEndian.PutUint64(b[4:], math.Float64bits(r.JBefore))
 	binary.LittleEndian.PutUint64(b[12:], math.Float64bits(r.JAfter))
 	binary.LittleEndian.PutUint64(b[20:], math.Float64bits(r.MapSeconds))
-	copy(b[28+msgMax:], truncate(r.Machine, machineMax))
+	binary.LittleEndian.PutUint64(b[28:], uint64(r.Changed))
+	copy(b[36+msgMax:], truncate(r.Machine, machineMax))
 }
 
 func decodeHeader(b []byte) (*Error, Result) {
 	if c := Code(binary.LittleEndian.Uint32(b)); c != OK {
-		return &Error{Code: c, Msg: cstring(b[28 : 28+msgMax])}, Result{}
+		return &Error{Code: c, Msg: cstring(b[36 : 36+msgMax])}, Result{}
 	}
 	return nil, Result{
 		JBefore:    math.Float64frombits(binary.LittleEndian.Uint64(b[4:])),
 		JAfter:     math.Float64frombits(binary.LittleEndian.Uint64(b[12:])),
 		MapSeconds: math.Float64frombits(binary.LittleEndian.Uint64(b[20:])),
-		Machine:    cstring(b[28+msgMax:]),
+		Changed:    int(binary.LittleEndian.Uint64(b[28:])),
+		Machine:    cstring(b[36+msgMax:]),
 	}
 }
 
