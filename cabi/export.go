@@ -9,6 +9,7 @@ package main
 #include <stdlib.h>
 #include "gpumap.h"
 void gpumap_set_last_error(const char *msg);
+void gpumap_set_last_result(const gpumap_result *r);
 */
 import "C"
 
@@ -16,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strings"
 	"unsafe"
 
 	"github.com/gpumap/gpumap/gpumap"
@@ -26,8 +28,8 @@ import (
 
 func main() {}
 
-var lastResult mpirank.Result
-
+// setError stores msg as this thread's last error (support.c keeps it in
+// thread-local storage: an exported function runs on the caller's thread).
 func setError(code mpirank.Code, msg string) C.int {
 	cs := C.CString(msg)
 	C.gpumap_set_last_error(cs)
@@ -42,15 +44,15 @@ func recoverTo(status *C.int) {
 	}
 }
 
-// options converts the C options (NULL: defaults) and applies the
-// GPUMAP_HIERARCHY / GPUMAP_DISTANCE environment where fields are unset.
-func options(o *C.gpumap_options) (mpirank.Options, gpumap.Algorithm, float64, *mpirank.Error) {
-	opt := mpirank.Options{Preset: gpumap.Default}
-	alg := gpumap.AutoAlgorithm
-	eps := 0.03
+// options converts the C options (NULL: defaults). The environment
+// (GPUMAP_HIERARCHY, ...) is applied by mpirank at call time; imbalance
+// GPUMAP_IMBALANCE_DEFAULT is 0 for a reordering, 0.03 for a graph.
+func options(o *C.gpumap_options) (opt mpirank.Options, eps float64, e *mpirank.Error) {
+	opt = mpirank.Options{Preset: gpumap.Default}
+	eps = C.GPUMAP_IMBALANCE_DEFAULT
 	if o != nil {
 		if o.version != C.GPUMAP_OPTIONS_VERSION {
-			return opt, alg, eps, &mpirank.Error{Code: mpirank.ErrOptions,
+			return opt, eps, &mpirank.Error{Code: mpirank.ErrOptions,
 				Msg: fmt.Sprintf("options version %d is not supported (want %d): initialise them with gpumap_options_init", int(o.version), C.GPUMAP_OPTIONS_VERSION)}
 		}
 		opt.Preset = gpumap.Preset(o.preset)
@@ -59,7 +61,7 @@ func options(o *C.gpumap_options) (mpirank.Options, gpumap.Algorithm, float64, *
 		opt.Verbosity = int(o.verbosity)
 		opt.Threads = int(o.threads)
 		opt.Seed = uint64(o.seed)
-		alg = gpumap.Algorithm(o.algorithm)
+		opt.Algorithm = gpumap.Algorithm(o.algorithm)
 		eps = float64(o.imbalance)
 		if o.hierarchy != nil {
 			opt.Hierarchy = C.GoString(o.hierarchy)
@@ -68,16 +70,18 @@ func options(o *C.gpumap_options) (mpirank.Options, gpumap.Algorithm, float64, *
 			opt.Distance = C.GoString(o.distance)
 		}
 	}
-	if opt.Hierarchy == "" {
-		opt.Hierarchy = os.Getenv("GPUMAP_HIERARCHY")
+	return opt, eps, nil
+}
+
+// reorderOptions are the options of gpumap_reorder and gpumap_cost, which
+// place one task per process: the default imbalance means 0, anything
+// else is passed on (and rejected by mpirank unless 0).
+func reorderOptions(o *C.gpumap_options) (mpirank.Options, *mpirank.Error) {
+	opt, eps, e := options(o)
+	if eps != C.GPUMAP_IMBALANCE_DEFAULT {
+		opt.Imbalance = eps
 	}
-	if opt.Distance == "" {
-		opt.Distance = os.Getenv("GPUMAP_DISTANCE")
-	}
-	if alg < gpumap.AutoAlgorithm || alg > gpumap.Multisection {
-		return opt, alg, eps, &mpirank.Error{Code: mpirank.ErrOptions, Msg: fmt.Sprintf("unknown algorithm %d", int(alg))}
-	}
-	return opt, alg, eps, nil
+	return opt, e
 }
 
 // The exports below are wrapped by the const-correct functions of
@@ -103,10 +107,11 @@ func pattern(degree C.int, neighbors *C.int, volumes *C.double, pre *mpirank.Err
 func gpumap_go_reorder(comm C.MPI_Fint, degree C.int, neighbors *C.int, volumes *C.double,
 	copt *C.gpumap_options, newcomm *C.MPI_Fint) (status C.int) {
 	defer recoverTo(&status)
+	// CommNull calls no MPI function (MPI may not be initialized).
 	if newcomm != nil {
 		*newcomm = C.MPI_Fint(mpirank.CommNull())
 	}
-	opt, _, _, pre := options(copt)
+	opt, pre := reorderOptions(copt)
 	if pre == nil && newcomm == nil {
 		pre = &mpirank.Error{Code: mpirank.ErrArgument, Msg: "newcomm is NULL"}
 	}
@@ -115,7 +120,7 @@ func gpumap_go_reorder(comm C.MPI_Fint, degree C.int, neighbors *C.int, volumes 
 	if err != nil {
 		return setError(err.Code, err.Msg)
 	}
-	lastResult = res
+	setResult(res)
 	*newcomm = C.MPI_Fint(nc)
 	return C.GPUMAP_OK
 }
@@ -124,7 +129,7 @@ func gpumap_go_reorder(comm C.MPI_Fint, degree C.int, neighbors *C.int, volumes 
 func gpumap_go_cost(comm C.MPI_Fint, degree C.int, neighbors *C.int, volumes *C.double,
 	copt *C.gpumap_options, cost *C.double) (status C.int) {
 	defer recoverTo(&status)
-	opt, _, _, pre := options(copt)
+	opt, pre := reorderOptions(copt)
 	if pre == nil && cost == nil {
 		pre = &mpirank.Error{Code: mpirank.ErrArgument, Msg: "cost is NULL"}
 	}
@@ -137,39 +142,41 @@ func gpumap_go_cost(comm C.MPI_Fint, degree C.int, neighbors *C.int, volumes *C.
 	return C.GPUMAP_OK
 }
 
-//export gpumap_go_last_result
-func gpumap_go_last_result(r *C.gpumap_result) (status C.int) {
-	defer recoverTo(&status)
-	if r == nil {
-		return setError(mpirank.ErrArgument, "result is NULL")
-	}
-	r.reordered = 0
-	if lastResult.Reordered {
+// setResult stores what the last successful reordering on this thread did
+// (support.c keeps it in thread-local storage).
+func setResult(res mpirank.Result) {
+	var r C.gpumap_result
+	if res.Reordered {
 		r.reordered = 1
 	}
-	r.cost_before = C.double(lastResult.JBefore)
-	r.cost_after = C.double(lastResult.JAfter)
-	r.map_seconds = C.double(lastResult.MapSeconds)
-	m := lastResult.Machine
+	r.cost_before = C.double(res.JBefore)
+	r.cost_after = C.double(res.JAfter)
+	r.map_seconds = C.double(res.MapSeconds)
+	m := res.Machine
 	if len(m) >= len(r.machine) {
 		m = m[:len(r.machine)-1]
-	}
-	for i := range r.machine {
-		r.machine[i] = 0
 	}
 	for i := 0; i < len(m); i++ {
 		r.machine[i] = C.char(m[i])
 	}
-	return C.GPUMAP_OK
+	r.changed = C.int(res.Changed)
+	if res.Disabled {
+		r.disabled = 1
+	}
+	r.call_seconds = C.double(res.CallSeconds)
+	C.gpumap_set_last_result(&r)
 }
 
 //export gpumap_go_map_graph
 func gpumap_go_map_graph(n C.int32_t, xadj *C.int64_t, adjncy *C.int32_t, vwgt *C.int64_t, adjwgt *C.int64_t,
 	hierarchy *C.char, distance *C.char, copt *C.gpumap_options, pe *C.int32_t, cost *C.int64_t) (status C.int) {
 	defer recoverTo(&status)
-	opt, alg, eps, oerr := options(copt)
+	opt, eps, oerr := options(copt)
 	if oerr != nil {
 		return setError(oerr.Code, oerr.Msg)
+	}
+	if eps == C.GPUMAP_IMBALANCE_DEFAULT {
+		eps = gpumap.DefaultOptions().Eps
 	}
 	switch {
 	case n <= 0:
@@ -179,50 +186,38 @@ func gpumap_go_map_graph(n C.int32_t, xadj *C.int64_t, adjncy *C.int32_t, vwgt *
 	case hierarchy == nil || distance == nil:
 		return setError(mpirank.ErrArgument, "hierarchy or distance is NULL")
 	}
-	nv := int(n)
-	xa := unsafe.Slice((*int64)(unsafe.Pointer(xadj)), nv+1)
-	m := xa[nv]
-	if xa[0] != 0 || m < 0 || m > 1<<40 {
-		return setError(mpirank.ErrGraph, fmt.Sprintf("xadj spans [%d,%d)", xa[0], m))
-	}
-	if m > 0 && adjncy == nil {
-		return setError(mpirank.ErrArgument, "adjncy is NULL")
-	}
-	g := &graph.Graph{XAdj: append([]int64(nil), xa...), VW: make([]int64, nv)}
-	if m > 0 {
-		g.Adj = append([]int32(nil), unsafe.Slice((*int32)(unsafe.Pointer(adjncy)), m)...)
-	}
-	if adjwgt != nil && m > 0 {
-		g.SetEdgeWeights(append([]int64(nil), unsafe.Slice((*int64)(unsafe.Pointer(adjwgt)), m)...))
-	}
-	if vwgt != nil {
-		copy(g.VW, unsafe.Slice((*int64)(unsafe.Pointer(vwgt)), nv))
-	} else {
-		for i := range g.VW {
-			g.VW[i] = 1
-		}
-	}
-	if err := g.Validate(); err != nil {
-		return setError(mpirank.ErrGraph, err.Error())
-	}
 	top, err := topology.Parse(C.GoString(hierarchy), C.GoString(distance))
 	if err != nil {
 		return setError(mpirank.ErrOptions, err.Error())
 	}
+	g, err := csrGraph(int(n), xadj, adjncy, vwgt, adjwgt)
+	if err == nil {
+		err = graph.CheckCost(g, top.MaxDistance())
+	}
+	if err != nil {
+		code := mpirank.ErrGraph
+		if _, ok := err.(nullError); ok {
+			code = mpirank.ErrArgument
+		}
+		return setError(code, err.Error())
+	}
 	mo := gpumap.DefaultOptions()
-	mo.Preset, mo.Algorithm, mo.Eps, mo.Seed, mo.Threads, mo.Backend = opt.Preset, alg, eps, opt.Seed, opt.Threads, opt.Backend
+	mo.Preset, mo.Algorithm, mo.Eps, mo.Seed, mo.Threads, mo.Backend = opt.Preset, opt.Algorithm, eps, opt.Seed, opt.Threads, opt.Backend
 	if opt.Verbosity >= 2 {
 		mo.Progress = os.Stderr
 	}
 	res, err := gpumap.Map(g, top, mo)
 	if err != nil {
 		code := mpirank.ErrOptions
-		if gpumap.IsNoGPU(err) {
+		switch {
+		case gpumap.IsNoGPU(err):
 			code = mpirank.ErrNoGPU
+		case strings.HasPrefix(err.Error(), "internal error"):
+			code = mpirank.ErrInternal
 		}
 		return setError(code, err.Error())
 	}
-	copy(unsafe.Slice((*int32)(unsafe.Pointer(pe)), nv), res.PE)
+	copy(unsafe.Slice((*int32)(unsafe.Pointer(pe)), int(n)), res.PE)
 	if cost != nil {
 		*cost = C.int64_t(res.Metrics.J)
 	}
@@ -230,4 +225,35 @@ func gpumap_go_map_graph(n C.int32_t, xadj *C.int64_t, adjncy *C.int32_t, vwgt *
 		return setError(mpirank.ErrInfeasible, fmt.Sprintf("heaviest PE %d exceeds Lmax %d", res.Metrics.MaxBlock, res.Metrics.Lmax))
 	}
 	return C.GPUMAP_OK
+}
+
+type nullError string
+
+func (e nullError) Error() string { return string(e) }
+
+// csrGraph reads the caller's CSR arrays and validates them (graph.FromCSR,
+// messages 0-based). xadj[n] is checked before adjncy and adjwgt are
+// looked at.
+func csrGraph(n int, xadj *C.int64_t, adjncy *C.int32_t, vwgt, adjwgt *C.int64_t) (*graph.Graph, error) {
+	xa := unsafe.Slice((*int64)(unsafe.Pointer(xadj)), n+1)
+	m := xa[n]
+	if m < 0 || m > graph.MaxCSREdges {
+		// FromCSR names what is wrong with the offsets.
+		return graph.FromCSR(xa, nil, nil, nil)
+	}
+	if m > 0 && adjncy == nil {
+		return nil, nullError("adjncy is NULL")
+	}
+	var adj []int32
+	var vw, ew []int64
+	if m > 0 {
+		adj = unsafe.Slice((*int32)(unsafe.Pointer(adjncy)), m)
+		if adjwgt != nil {
+			ew = unsafe.Slice((*int64)(unsafe.Pointer(adjwgt)), m)
+		}
+	}
+	if vwgt != nil {
+		vw = unsafe.Slice((*int64)(unsafe.Pointer(vwgt)), n)
+	}
+	return graph.FromCSR(xa, adj, vw, ew)
 }

@@ -1,4 +1,6 @@
-// C side of the ABI: static strings and the per-process error buffer.
+// C side of the ABI: static strings, the last error and result of every
+// thread, and the const-correct public entry points.
+#include <stddef.h>
 #include <string.h>
 #include "gpumap.h"
 #include "_cgo_export.h"
@@ -24,7 +26,10 @@ const char *gpumap_error_string(int status) {
     return messages[status];
 }
 
-static char last_error[1024];
+// Per thread: an exported Go function runs on the thread that called it,
+// so the C calls it makes store into the caller's own copy.
+static __thread char last_error[1024];
+static __thread gpumap_result last_result;
 
 const char *gpumap_last_error(void) { return last_error; }
 
@@ -43,7 +48,7 @@ void gpumap_options_init(gpumap_options *o) {
     o->backend = GPUMAP_BACKEND_AUTO;
     o->algorithm = GPUMAP_ALGORITHM_AUTO;
     o->pattern = GPUMAP_PATTERN_SEND;
-    o->imbalance = 0.03;
+    o->imbalance = GPUMAP_IMBALANCE_DEFAULT;
 }
 
 // The public, const-correct entry points over the Go exports.
@@ -72,7 +77,27 @@ int gpumap_reorder(MPI_Comm comm, int degree, const int neighbors[], const doubl
     return rc;
 }
 
-int gpumap_last_result(gpumap_result *result) { return gpumap_go_last_result(result); }
+void gpumap_set_last_result(const gpumap_result *r) { last_result = *r; }
+
+int gpumap_last_result_size(gpumap_result *result, size_t size) {
+    if (!result) {
+        gpumap_set_last_error("result is NULL");
+        return GPUMAP_ERR_ARGUMENT;
+    }
+    if (size <= sizeof last_result) {
+        memcpy(result, &last_result, size);
+    } else { // a newer header: fields this library does not know are 0
+        memcpy(result, &last_result, sizeof last_result);
+        memset((char *)result + sizeof last_result, 0, size - sizeof last_result);
+    }
+    return GPUMAP_OK;
+}
+
+// The symbol programs built against the 0.1 header call: it fills the
+// fields that header declared.
+int (gpumap_last_result)(gpumap_result *result) {
+    return gpumap_last_result_size(result, offsetof(gpumap_result, changed));
+}
 
 int gpumap_cost_f(MPI_Fint comm, int degree, const int neighbors[], const double volumes[],
                   const gpumap_options *options, double *cost) {

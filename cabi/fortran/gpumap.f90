@@ -6,7 +6,9 @@
 ! comm/newcomm may be INTEGER handles (use mpi) or TYPE(MPI_Comm)
 ! (use mpi_f08): the generic name resolves to either. Neighbour ranks are
 ! 0-based, as everywhere in MPI. ierr is a gpumap status (GPUMAP_OK = 0);
-! gpumap_error_message returns the detailed message of the last failure.
+! gpumap_error_message returns the detailed message of the calling
+! thread's last failure. Called before MPI_Init or after MPI_Finalize,
+! every routine returns GPUMAP_ERR_MPI without calling MPI.
 module gpumap
   use, intrinsic :: iso_c_binding
   use mpi_f08, only: MPI_Comm
@@ -24,6 +26,10 @@ module gpumap
   integer(c_int), parameter, public :: GPUMAP_BACKEND_AUTO = 0, GPUMAP_BACKEND_CPU = 1, &
        GPUMAP_BACKEND_GPU = 2
   integer(c_int), parameter, public :: GPUMAP_PATTERN_SEND = 0, GPUMAP_PATTERN_EXCHANGE = 1
+  integer(c_int), parameter, public :: GPUMAP_ALGORITHM_AUTO = 0, GPUMAP_ALGORITHM_IM = 1, &
+       GPUMAP_ALGORITHM_HM = 2
+  ! options%imbalance left at its default (0 for a reordering; see gpumap.h)
+  real(c_double), parameter, public :: GPUMAP_IMBALANCE_DEFAULT = -1.0_c_double
 
   ! Mirrors gpumap_options in gpumap.h (initialise with gpumap_options_init).
   type, bind(C) :: gpumap_options

@@ -15,7 +15,56 @@
  *
  * Every rank returns the same status. On failure *newcomm is
  * MPI_COMM_NULL and the input communicator is untouched; on success
- * *newcomm is an ordinary communicator that the caller frees.
+ * *newcomm is an ordinary communicator that the caller frees. The order
+ * changes only when the mapping lowers J by at least 0.1%
+ * (GPUMAP_MIN_GAIN); otherwise *newcomm is a duplicate in the same order.
+ *
+ * Agreement. The first step of every gpumap_reorder and gpumap_cost is
+ * collective: rank 0 broadcasts the call (reorder or cost), its options in
+ * canonical form (hierarchy "4", " 4 " and "+4" are the same) and the
+ * GPUMAP_* environment it sees; every rank compares them byte by byte
+ * with its own. A rank in gpumap_cost while the others are in
+ * gpumap_reorder, different seeds, presets, hierarchies or GPUMAP_DISABLE
+ * settings give GPUMAP_ERR_INCONSISTENT on every rank, with a message
+ * naming the first rank and field that differ. What MPI itself cannot
+ * protect against: a rank that never makes the call, or makes it on
+ * another communicator (MPI_COMM_NULL on one rank, say), or enters another
+ * collective instead; the others then wait in MPI_Comm_dup, as in any
+ * mismatched MPI program. An invalid (garbage) handle is undefined
+ * behaviour, as in MPI.
+ *
+ * Environment, read through getenv at every call on every rank (setenv
+ * before the call works) and agreed on like the options:
+ *   GPUMAP_DISABLE=1     keep the order: *newcomm is a duplicate of comm;
+ *                        cost_before is still computed (0/1, also
+ *                        true/false, yes/no, on/off; anything else is
+ *                        GPUMAP_ERR_OPTIONS)
+ *   GPUMAP_HIERARCHY, GPUMAP_DISTANCE
+ *                        used when options.hierarchy / .distance are NULL
+ *                        or ""
+ *   GPUMAP_REPORT=f.svg  rank 0 draws the traffic before and after
+ *   (GPUMAP_REPORT_LEVEL picks the level; not agreed on: rank 0's count)
+ *
+ * Limits (input beyond them is an error naming it, never a crash):
+ *   hierarchy             at most 64 levels, at most 2^31-1 PEs
+ *   distances             0 .. 2^40 per level
+ *   gpumap_reorder        volumes finite and >= 0, their sum per pair of
+ *                         ranks and J (a double) finite
+ *   gpumap_map_graph      n <= 2^31-1, xadj[n] <= 2^40; vertex weights
+ *                         summing to at most 2^61, edge weights (each
+ *                         edge once) to at most 2^61, and that sum times
+ *                         the largest distance at most 2^62
+ *
+ * Threads. gpumap_last_error() and gpumap_last_result() are per thread:
+ * each thread sees the outcome of its own last call. The collective calls
+ * follow MPI's rules for the communicator they are given.
+ *
+ * Versions. Structs only grow at their end. gpumap_options carries a
+ * version (set by gpumap_options_init); gpumap_last_result() is a macro
+ * that passes sizeof(gpumap_result) as the program was compiled, so a
+ * library never writes past an older program's struct (the function
+ * gpumap_last_result, which programs built against 0.1 call, fills the
+ * 0.1 fields).
  *
  * Link with -lgpumap (pkg-config gpumap). Handwritten; not generated.
  */
@@ -23,6 +72,7 @@
 #define GPUMAP_H
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -30,7 +80,7 @@ extern "C" {
 #endif
 
 #define GPUMAP_VERSION_MAJOR 0
-#define GPUMAP_VERSION_MINOR 1
+#define GPUMAP_VERSION_MINOR 2
 #define GPUMAP_VERSION_PATCH 0
 
 /* Status codes. The values are stable. */
@@ -78,21 +128,31 @@ typedef enum gpumap_pattern {
 
 #define GPUMAP_OPTIONS_VERSION 1
 
+/* The least relative drop of J for which gpumap_reorder changes the order. */
+#define GPUMAP_MIN_GAIN 0.001
+
+/* options.imbalance left at its default: 0.03 for gpumap_map_graph, 0 for
+ * gpumap_reorder and gpumap_cost (one task per process; any other value
+ * is GPUMAP_ERR_OPTIONS there). */
+#define GPUMAP_IMBALANCE_DEFAULT (-1.0)
+
 /* Options. Always start from gpumap_options_init(): it sets version and
  * the defaults, so programs built against this header keep working when
  * later versions add fields. All ranks must pass the same options
- * (verbosity and threads excepted). */
+ * (verbosity and threads excepted); see "Agreement" above. */
 typedef struct gpumap_options {
     int version;           /* GPUMAP_OPTIONS_VERSION */
     int preset;            /* gpumap_preset; default GPUMAP_PRESET_DEFAULT */
     int backend;           /* gpumap_backend; default GPUMAP_BACKEND_AUTO */
-    int algorithm;         /* gpumap_algorithm; default GPUMAP_ALGORITHM_AUTO */
+    int algorithm;         /* gpumap_algorithm; default GPUMAP_ALGORITHM_AUTO; gpumap_reorder
+                              runs HM (IM cannot map one task per process: GPUMAP_ERR_OPTIONS) */
     int pattern;           /* gpumap_pattern; default GPUMAP_PATTERN_SEND */
-    int verbosity;         /* 0 silent, 1 summary on rank 0, 2 phase times */
+    int verbosity;         /* 0 silent, 1 summary and times on rank 0, 2 phase times */
     int threads;           /* threads of the mapper on rank 0; 0: all cores */
     int reserved_int;
     uint64_t seed;         /* random seed; same seed, same result */
-    double imbalance;      /* gpumap_map_graph: eps of Lmax = ceil((1+eps) c(V)/k); default 0.03 */
+    double imbalance;      /* eps of Lmax = ceil((1+eps) c(V)/k), finite, >= 0; default
+                              GPUMAP_IMBALANCE_DEFAULT */
     const char *hierarchy; /* "a1:a2:...": override detection (else GPUMAP_HIERARCHY); NULL: detect */
     const char *distance;  /* "d1:d2:...": override distances (else GPUMAP_DISTANCE); NULL: 1:10:100[:1000] */
     void *reserved[4];
@@ -109,6 +169,9 @@ void gpumap_options_init(gpumap_options *options);
  *   options     NULL for the defaults
  *   newcomm     receives the reordered communicator (MPI_COMM_NULL on error)
  * Size-1 communicators and GPUMAP_DISABLE=1 return a duplicate of comm.
+ * Before MPI_Init and after MPI_Finalize every entry point returns
+ * GPUMAP_ERR_MPI having called only MPI_Initialized and MPI_Finalized
+ * (the _f variants set *newcomm to the Fortran MPI_COMM_NULL).
  */
 int gpumap_reorder(MPI_Comm comm, int degree, const int neighbors[], const double volumes[],
                    const gpumap_options *options, MPI_Comm *newcomm);
@@ -128,16 +191,25 @@ int gpumap_cost(MPI_Comm comm, int degree, const int neighbors[], const double v
 int gpumap_cost_f(MPI_Fint comm, int degree, const int neighbors[], const double volumes[],
                   const gpumap_options *options, double *cost);
 
-/* What the last successful gpumap_reorder on this process did. */
+/* What the last successful gpumap_reorder of the calling thread did. Every
+ * field but call_seconds is the same on every rank. */
 typedef struct gpumap_result {
-    int reordered;       /* 0 when disabled or for one process */
-    double cost_before;  /* J of the original placement (bytes x distance) */
-    double cost_after;   /* J after reordering */
+    int reordered;       /* 1 when the order changed (changed > 0) */
+    double cost_before;  /* J of the original placement (bytes x distance), also when disabled */
+    double cost_after;   /* J of the new order (= cost_before when the order was kept) */
     double map_seconds;  /* time rank 0 spent building the graph and mapping */
     char machine[400];   /* the inferred machine, e.g. "2 hosts, 16 PEs, ..." */
+    /* since 0.2 */
+    int changed;         /* ranks whose rank differs in *newcomm */
+    int disabled;        /* 1 when GPUMAP_DISABLE kept the order */
+    double call_seconds; /* time this process spent in the call */
 } gpumap_result;
 
-int gpumap_last_result(gpumap_result *result);
+/* Fills the first size bytes of *result (fields beyond this library's
+ * struct are zeroed). Use the macro gpumap_last_result. */
+int gpumap_last_result_size(gpumap_result *result, size_t size);
+int (gpumap_last_result)(gpumap_result *result); /* the 0.1 fields only */
+#define gpumap_last_result(result) gpumap_last_result_size((result), sizeof(gpumap_result))
 
 /*
  * gpumap_map_graph: map a graph in CSR form (METIS conventions, 0-based)
@@ -147,6 +219,10 @@ int gpumap_last_result(gpumap_result *result);
  *   hierarchy, distance             e.g. "4:8:6" and "1:10:100"
  *   pe[n]                           receives the PE of every vertex
  *   cost                            receives J (may be NULL)
+ * Messages name vertices and neighbours 0-based, as the arrays do. Input
+ * errors are GPUMAP_ERR_GRAPH (the arrays, their weights and sums),
+ * GPUMAP_ERR_OPTIONS (hierarchy, distance, options), GPUMAP_ERR_ARGUMENT
+ * (NULL pointers, n <= 0).
  */
 int gpumap_map_graph(int32_t n, const int64_t xadj[], const int32_t adjncy[],
                      const int64_t vwgt[], const int64_t adjwgt[],
@@ -156,8 +232,8 @@ int gpumap_map_graph(int32_t n, const int64_t xadj[], const int32_t adjncy[],
 /* Short description of a status code (static storage). */
 const char *gpumap_error_string(int status);
 
-/* The detailed message of the last failure on this process, naming what
- * was wrong and on which rank (valid until the next gpumap call). */
+/* The detailed message of the calling thread's last failure, naming what
+ * was wrong and on which rank (valid until that thread's next gpumap call). */
 const char *gpumap_last_error(void);
 
 /* The library version, "0.2.0": also the name of the shared library
