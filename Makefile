@@ -101,7 +101,7 @@ $(LIB)/pkgconfig/gpumap.pc: cabi/gpumap.pc.in gpumap/options.go
 # rpath makes the remote node find libgpumap without any environment.
 CFLAGS_T := -O2 -Wall -I$(INC)
 LDFLAGS_T := -L$(LIB) -lgpumap -lm -Wl,-rpath,'$$ORIGIN/../lib'
-TESTPROGS := $(TESTBIN)/hello $(TESTBIN)/stencil $(TESTBIN)/invalid $(TESTBIN)/hello_f $(TESTBIN)/hello_f08
+TESTPROGS := $(TESTBIN)/hello $(TESTBIN)/stencil $(TESTBIN)/invalid $(TESTBIN)/threads $(TESTBIN)/hello_f $(TESTBIN)/hello_f08
 
 testprogs: lib $(TESTPROGS)
 
