@@ -27,6 +27,7 @@ import (
 
 	"github.com/gpumap/gpumap/gpumap"
 	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/memstat"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -99,6 +100,7 @@ type common struct {
 	graph, hier, dist, mapFile string
 	eps                        float64
 	maxBytes                   byteSize
+	memtrace                   bool
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -139,6 +141,9 @@ func (c *common) load(stderr io.Writer, quiet bool) (*graph.Graph, *topology.Top
 	if err != nil {
 		return nil, nil, usageError{err}
 	}
+	if c.memtrace {
+		memstat.ResetPeak()
+	}
 	start := time.Now()
 	g, err := graph.ReadFileLimit(c.graph, int64(c.maxBytes))
 	if errors.Is(err, graph.ErrTooLarge) {
@@ -150,6 +155,11 @@ func (c *common) load(stderr io.Writer, quiet bool) (*graph.Graph, *topology.Top
 	if !quiet {
 		fmt.Fprintf(stderr, "gpumap: read %s: n=%d m=%d in %.1f ms\n", c.graph, g.N(), g.M(),
 			float64(time.Since(start).Microseconds())/1000)
+		if c.memtrace {
+			u := memstat.Read()
+			fmt.Fprintf(stderr, "gpumap: read: peak RSS %.1f MiB, RSS %.1f MiB, Go heap %.1f MiB\n",
+				memstat.MB(u.Peak), memstat.MB(u.RSS), memstat.MB(u.Heap))
+		}
 	}
 	return g, top, nil
 }
@@ -166,6 +176,7 @@ func cmdMap(args []string, stdout, stderr io.Writer) (int, error) {
 	backend := fs.String("backend", "auto", "where data-parallel phases run: auto, cpu or gpu")
 	quiet := fs.Bool("q", false, "no progress on stderr")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile (for developers)")
+	memtrace := fs.Bool("memtrace", false, "report every phase's peak resident memory (Linux)")
 	if err := fs.Parse(args); err != nil {
 		return 0, usageError{err}
 	}
@@ -197,9 +208,15 @@ func cmdMap(args []string, stdout, stderr io.Writer) (int, error) {
 		return 0, usageError{fmt.Errorf("-t %d: thread count must be >= 0", *threads)}
 	}
 	opt.Eps, opt.Seed, opt.Threads = c.eps, *seed, *threads
+	if *threads > 0 {
+		// -t bounds every goroutine of the run, the garbage collector's too.
+		runtime.GOMAXPROCS(*threads)
+	}
 	if !*quiet {
 		opt.Progress = stderr
 	}
+	opt.MemoryTrace = *memtrace
+	c.memtrace = *memtrace
 	g, top, err := c.load(stderr, *quiet)
 	if err != nil {
 		return 0, err

@@ -61,7 +61,7 @@ func Local(g *graph.Graph) bool {
 // Map returns a PE for every vertex of g.
 func Map(x *par.Exec, g *graph.Graph, top *topology.Topology, cfg Config) []int32 {
 	m := &mapper{x: x, top: top, cfg: cfg, total: g.TotalVertexWeight(),
-		sem: make(chan struct{}, x.Threads()), local: Local(g)}
+		sem: make(chan struct{}, x.Threads()-1), local: Local(g)}
 	m.lmax = graph.Lmax(m.total, top.K(), cfg.Eps)
 	// Lmax is rounded up, which grants more slack than eps says; with unit
 	// weights that slack is usable, so the splits see the real capacity
@@ -87,7 +87,7 @@ type mapper struct {
 	cfg   Config
 	total int64
 	lmax  int64
-	sem   chan struct{}
+	sem   chan struct{} // one token per goroutine beside the caller's
 	wg    sync.WaitGroup
 	local bool    // the input's numbering has locality
 	eps   float64 // imbalance the splits share out

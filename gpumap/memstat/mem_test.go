@@ -1,0 +1,25 @@
+package memstat
+
+import "testing"
+
+func TestField(t *testing.T) {
+	data := []byte("Name:\tx\nVmHWM:\t  2048 kB\nVmRSS:\t 1024 kB\n")
+	if got := field(data, "VmHWM:"); got != 2048<<10 {
+		t.Fatalf("VmHWM = %d", got)
+	}
+	if got := field(data, "VmRSS:"); got != 1024<<10 {
+		t.Fatalf("VmRSS = %d", got)
+	}
+	if got := field(data, "VmSwap:"); got != 0 {
+		t.Fatalf("missing field = %d", got)
+	}
+}
+
+func TestReadSeesTheHeap(t *testing.T) {
+	buf := make([]byte, 8<<20)
+	u := Read()
+	if u.Heap < int64(len(buf)) {
+		t.Fatalf("heap %d below a live 8 MiB buffer", u.Heap)
+	}
+	buf[0] = 1
+}
