@@ -186,6 +186,11 @@ func ParseMETIS(data []byte) (*Graph, error) {
 	if m > int64(len(data)) {
 		return nil, fmt.Errorf("line %d: bad header: m=%d edges cannot fit in a %d-byte file", hline, m, len(data))
 	}
+	// Large inputs are parsed and checked in parallel; anything unusual
+	// comes back here, where errors name their line.
+	if g := parseParallel(data[p.pos:], h); g != nil {
+		return g, nil
+	}
 	g := &Graph{XAdj: make([]int64, n+1), VW: make([]int64, n)}
 	// Every neighbour entry takes at least two bytes of the file.
 	entries := min(2*m, int64(len(data))/2+1)

@@ -7,6 +7,7 @@ package par
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // Exec runs data-parallel loops on a fixed number of goroutines.
@@ -109,4 +110,38 @@ func ExclusiveScan[T int32 | int64 | int](x *Exec, a []T) T {
 		}
 	})
 	return total
+}
+
+// Each calls f(i) for every i in [0,n) on up to Threads() goroutines,
+// handing the tasks out in increasing order as goroutines become free: for
+// a few coarse tasks of uneven size (file chunks, subproblems). Results
+// must not depend on which goroutine ran a task.
+func (x *Exec) Each(n int, f func(i int)) {
+	workers := min(x.threads, n)
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	wg.Add(workers - 1)
+	work := func() {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= n {
+				return
+			}
+			f(i)
+		}
+	}
+	for w := 1; w < workers; w++ {
+		go func() {
+			defer wg.Done()
+			work()
+		}()
+	}
+	work()
+	wg.Wait()
 }

@@ -2,6 +2,7 @@ package par
 
 import (
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 )
 
@@ -48,6 +49,20 @@ func TestForCoversRange(t *testing.T) {
 	for i, s := range seen {
 		if s != 1 {
 			t.Fatalf("index %d visited %d times", i, s)
+		}
+	}
+}
+
+func TestEachRunsEveryTaskOnce(t *testing.T) {
+	for _, threads := range []int{1, 2, 5} {
+		for _, n := range []int{0, 1, 3, 100} {
+			hits := make([]int32, n)
+			New(threads).Each(n, func(i int) { atomic.AddInt32(&hits[i], 1) })
+			for i, h := range hits {
+				if h != 1 {
+					t.Fatalf("threads=%d n=%d: task %d ran %d times", threads, n, i, h)
+				}
+			}
 		}
 	}
 }

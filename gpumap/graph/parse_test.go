@@ -1,0 +1,141 @@
+package graph
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// parallelParsing makes every input take the parallel parser, cut into
+// pieces of a few bytes, for the rest of the test.
+func parallelParsing(t *testing.T, chunk int) {
+	t.Helper()
+	oldMin, oldChunk := parallelParseMin, parseChunk
+	parallelParseMin, parseChunk = 0, chunk
+	t.Cleanup(func() { parallelParseMin, parseChunk = oldMin, oldChunk })
+}
+
+// The parallel parser hands every malformed file to the sequential one, so
+// the messages (and their line numbers) stay the same.
+func TestMalformedParallel(t *testing.T) {
+	for _, chunk := range []int{1, 3, 16} {
+		parallelParsing(t, chunk)
+		TestMalformed(t)
+		TestFmtVariants(t)
+		TestIsolatedVerticesAndComments(t)
+	}
+}
+
+// randomMETIS writes a random valid graph with sorted adjacency lists in
+// METIS form, with comments, blank (isolated) vertex lines, CRLF line ends
+// and trailing blank lines sprinkled in.
+func randomMETIS(rng *rand.Rand, n, m int, weighted bool) ([]byte, *Graph) {
+	b := NewBuilder(n)
+	for i := 0; i < m; i++ {
+		u, v := rng.IntN(n), rng.IntN(n)
+		if u != v {
+			w := int64(1)
+			if weighted {
+				w = 1 + rng.Int64N(1000)
+			}
+			b.AddEdge(u, v, w)
+		}
+	}
+	if weighted {
+		for v := 0; v < n; v++ {
+			b.SetVertexWeight(v, rng.Int64N(50))
+		}
+	}
+	g, _ := b.Build()
+	var buf bytes.Buffer
+	WriteMETIS(&buf, g)
+	var out bytes.Buffer
+	eol := "\n"
+	if rng.IntN(2) == 0 {
+		eol = "\r\n"
+	}
+	for i, ln := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
+		if rng.IntN(10) == 0 {
+			fmt.Fprintf(&out, "%% comment %d%s", i, eol)
+		}
+		if rng.IntN(3) == 0 {
+			ln = strings.ReplaceAll(ln, " ", " \t ")
+		}
+		out.WriteString(ln + eol)
+	}
+	if rng.IntN(2) == 0 {
+		out.WriteString("\n  \n")
+	}
+	return out.Bytes(), g
+}
+
+func TestParallelParseMatchesSequential(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := 0; trial < 60; trial++ {
+		n := 1 + rng.IntN(300)
+		text, want := randomMETIS(rng, n, rng.IntN(4*n), trial%2 == 0)
+		p := &metisParser{data: text}
+		hdr, _ := p.nextLine()
+		h, err := parseHeader(hdr, p.line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := text[p.pos:]
+		parallelParseMin = math.MaxInt // the sequential parser
+		seq, err := ParseMETIS(text)
+		if err != nil {
+			t.Fatalf("trial %d: sequential: %v", trial, err)
+		}
+		parallelParsing(t, 1+rng.IntN(64))
+		got := parseParallel(body, h)
+		if got == nil {
+			t.Fatalf("trial %d: the parallel parser declined a valid file:\n%s", trial, text)
+		}
+		if !equalGraphs(got, want) || !equalGraphs(seq, want) {
+			t.Fatalf("trial %d: parsers disagree", trial)
+		}
+		w32, w64 := got.Weights()
+		u32, _ := want.Weights()
+		if (w32 == nil) != (u32 == nil) || w64 != nil {
+			t.Fatalf("trial %d: weight form %v %v", trial, w32 == nil, w64 == nil)
+		}
+	}
+}
+
+// Unsorted adjacency lists are legal: the parallel parser declines them and
+// the sequential one accepts them.
+func TestUnsortedListsParse(t *testing.T) {
+	parallelParsing(t, 4)
+	g, err := ParseMETIS([]byte("3 3\n3 2\n1 3\n2 1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Adj[0] != 2 || g.Adj[1] != 1 {
+		t.Fatalf("neighbour order changed: %v", g.Adj)
+	}
+}
+
+// Validate's parallel check accepts what the exact check accepts and
+// leaves every rejection to it.
+func TestValidateFastPath(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := 0; trial < 50; trial++ {
+		g := Random(1+rng.IntN(200), rng.IntN(600), 9, 3, rng.Uint64())
+		if err := g.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if len(g.Adj) == 0 {
+			continue
+		}
+		ew := g.EdgeWeights()
+		e := rng.IntN(len(ew))
+		ew[e]++ // one direction only: asymmetric weight
+		g.SetEdgeWeights(ew)
+		if err := g.Validate(); err == nil || !strings.Contains(err.Error(), "asymmetric") {
+			t.Fatalf("trial %d: got %v", trial, err)
+		}
+	}
+}
