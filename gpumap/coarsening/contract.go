@@ -1,6 +1,8 @@
 package coarsening
 
 import (
+	"sync"
+
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
 )
@@ -44,82 +46,157 @@ func CoarseMap(x *par.Exec, match []int32) (cmap []int32, leaders []int32) {
 // leaders[c] and its partner, with their weights summed; edges between
 // coarse vertices are merged with weights summed and edges inside one are
 // dropped. Neighbours appear in order of first occurrence, so the result is
-// deterministic for any thread count.
+// deterministic for any thread count. The coarse graph's weights are
+// 32-bit unless g's are 64-bit (a narrow total stays narrow).
+//
+// Ranges of coarse vertices are contracted in parallel, each into a piece
+// of exactly its size (per-thread scratch: a small hash table per coarse
+// vertex, sized to its members' degrees); the pieces are then copied into
+// place. Peak extra memory: one copy of the coarse edges.
 func Contract(x *par.Exec, g *graph.Graph, match, cmap, leaders []int32) *graph.Graph {
-	nc := len(leaders)
-	chunks := x.Chunks(nc)
-	type buf struct {
-		adj []int32
-		ew  []int64
+	if g.Wide() {
+		return contract[int64](x, g, match, cmap, leaders)
 	}
-	bufs := make([]buf, chunks)
+	return contract[int32](x, g, match, cmap, leaders)
+}
+
+// contractGrain is the number of coarse vertices per contraction task.
+const contractGrain = 1 << 13
+
+func contract[W int32 | int64](x *par.Exec, g *graph.Graph, match, cmap, leaders []int32) *graph.Graph {
+	nc := len(leaders)
+	tasks := max((nc+contractGrain-1)/contractGrain, 1)
+	type piece struct {
+		adj []int32
+		ew  []W
+	}
+	pieces := make([]piece, tasks)
 	deg := make([]int64, nc+1)
 	vw := make([]int64, nc)
-	x.For(nc, func(chunk, lo, hi int) {
-		pos := make([]int32, nc) // pos[c']-1 = slot of c' in the current list
-		// Capacity: the members' degrees bound the coarse degrees.
-		bound := int64(0)
-		for c := lo; c < hi; c++ {
-			v := leaders[c]
-			bound += g.XAdj[v+1] - g.XAdj[v]
-			if u := match[v]; u != v {
-				bound += g.XAdj[u+1] - g.XAdj[u]
-			}
+	scratch := make([]*neighbourSet[W], x.Workers(tasks))
+	for i := range scratch {
+		scratch[i] = getNeighbourSet[W]()
+	}
+	defer func() {
+		for _, ns := range scratch {
+			putNeighbourSet(ns)
 		}
-		b := buf{adj: make([]int32, 0, bound), ew: make([]int64, 0, bound)}
-		for c := lo; c < hi; c++ {
-			start := len(b.adj)
+	}()
+	x.Each(tasks, func(worker, t int) {
+		ns := scratch[worker]
+		ns.adj, ns.ew = ns.adj[:0], ns.ew[:0]
+		for c := t * nc / tasks; c < (t+1)*nc/tasks; c++ {
 			v := leaders[c]
-			members := [2]int32{v, match[v]}
-			cnt := 2
-			if match[v] == v {
-				cnt = 1
-			}
-			var w int64
-			for _, u := range members[:cnt] {
+			u := match[v]
+			ns.start(nc)
+			w := g.VW[v]
+			ns.addEdges(g, v, cmap, int32(c))
+			if u != v {
 				w += g.VW[u]
-				for e := g.XAdj[u]; e < g.XAdj[u+1]; e++ {
-					cu := cmap[g.Adj[e]]
-					if int(cu) == c {
-						continue
-					}
-					if p := pos[cu]; p > 0 {
-						b.ew[start+int(p)-1] += g.W(e)
-					} else {
-						b.adj = append(b.adj, cu)
-						b.ew = append(b.ew, g.W(e))
-						pos[cu] = int32(len(b.adj) - start)
-					}
-				}
-			}
-			for _, cu := range b.adj[start:] {
-				pos[cu] = 0
+				ns.addEdges(g, u, cmap, int32(c))
 			}
 			vw[c] = w
-			deg[c] = int64(len(b.adj) - start)
+			deg[c] = int64(ns.finish())
 		}
-		bufs[chunk] = b
+		pieces[t] = piece{append([]int32(nil), ns.adj...), append([]W(nil), ns.ew...)}
 	})
 	total := par.ExclusiveScan(x, deg[:nc])
 	deg[nc] = total
-	if chunks == 1 { // the single buffer already is the adjacency array
-		cg := &graph.Graph{XAdj: deg, Adj: bufs[0].adj, VW: vw}
-		cg.SetEdgeWeights(bufs[0].ew)
+	cg := &graph.Graph{XAdj: deg, VW: vw}
+	if tasks == 1 {
+		cg.Adj = pieces[0].adj
+		setWeights(cg, pieces[0].ew)
 		return cg
 	}
 	adj := make([]int32, total)
-	ew := make([]int64, total)
-	x.For(nc, func(chunk, lo, hi int) {
-		if lo == hi {
-			return
-		}
-		off := deg[lo]
-		copy(adj[off:], bufs[chunk].adj)
-		copy(ew[off:], bufs[chunk].ew)
+	ew := make([]W, total)
+	x.Each(tasks, func(_, t int) {
+		off := deg[t*nc/tasks]
+		copy(adj[off:], pieces[t].adj)
+		copy(ew[off:], pieces[t].ew)
+		pieces[t] = piece{}
 	})
-	cg := &graph.Graph{XAdj: deg, Adj: adj, VW: vw}
-	cg.SetEdgeWeights(ew)
+	cg.Adj = adj
+	setWeights(cg, ew)
 	return cg
+}
+
+// setWeights stores contracted weights: 32-bit ones come from a narrow or
+// unit-weight graph, whose every sum of weights fits.
+func setWeights[W int32 | int64](g *graph.Graph, ew []W) {
+	switch w := any(ew).(type) {
+	case []int32:
+		g.SetNarrowWeights(w)
+	case []int64:
+		g.SetEdgeWeights(w)
+	}
+}
+
+// neighbourSet collects the coarse neighbourhood of one coarse vertex in
+// order of first occurrence, merging repeated neighbours through pos. It is
+// a thread's scratch, reused across tasks and levels (pos is all zero
+// between coarse vertices).
+type neighbourSet[W int32 | int64] struct {
+	adj   []int32 // the task's output so far
+	ew    []W
+	first int
+	pos   []int32 // pos[cu]-1: index of cu in adj[first:]
+}
+
+func (ns *neighbourSet[W]) start(nc int) {
+	if len(ns.pos) < nc {
+		ns.pos = make([]int32, nc)
+	}
+	ns.first = len(ns.adj)
+}
+
+// addEdges adds the edges of member v of coarse vertex c.
+func (ns *neighbourSet[W]) addEdges(g *graph.Graph, v int32, cmap []int32, c int32) {
+	for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+		cu := cmap[g.Adj[e]]
+		if cu == c {
+			continue
+		}
+		w := W(g.W(e))
+		if p := ns.pos[cu]; p > 0 {
+			ns.ew[ns.first+int(p)-1] += w
+		} else {
+			ns.adj = append(ns.adj, cu)
+			ns.ew = append(ns.ew, w)
+			ns.pos[cu] = int32(len(ns.adj) - ns.first)
+		}
+	}
+}
+
+// finish clears the table and returns the vertex's coarse degree.
+func (ns *neighbourSet[W]) finish() int {
+	for _, cu := range ns.adj[ns.first:] {
+		ns.pos[cu] = 0
+	}
+	return len(ns.adj) - ns.first
+}
+
+var neighbourSets32, neighbourSets64 sync.Pool
+
+func getNeighbourSet[W int32 | int64]() *neighbourSet[W] {
+	p := &neighbourSets32
+	var zero W
+	if _, wide := any(zero).(int64); wide {
+		p = &neighbourSets64
+	}
+	if ns, ok := p.Get().(*neighbourSet[W]); ok {
+		return ns
+	}
+	return &neighbourSet[W]{}
+}
+
+func putNeighbourSet[W int32 | int64](ns *neighbourSet[W]) {
+	ns.adj, ns.ew = ns.adj[:0], ns.ew[:0]
+	if _, wide := any(ns.ew).([]int64); wide {
+		neighbourSets64.Put(ns)
+	} else {
+		neighbourSets32.Put(ns)
+	}
 }
 
 // Project maps a coarse assignment back to the finer graph:

@@ -41,7 +41,7 @@ func parseParallel(body []byte, h header) *Graph {
 	// Pass 1: tokens on every vertex (non-comment) line of every piece.
 	tokens := make([][]int32, pieces)
 	bad := make([]bool, pieces)
-	x.Each(pieces, func(i int) {
+	x.Each(pieces, func(_, i int) {
 		var tk []int32
 		forLines(body[start[i]:start[i+1]], func(ln []byte) {
 			if isComment(ln) {
@@ -83,7 +83,7 @@ func parseParallel(body []byte, h header) *Graph {
 		per = 2
 	}
 	g := &Graph{XAdj: make([]int64, n+1), VW: make([]int64, n)}
-	x.Each(pieces, func(i int) {
+	x.Each(pieces, func(_, i int) {
 		for j, c := range tokens[i] {
 			v := first[i] + int64(j)
 			switch {
@@ -115,7 +115,7 @@ func parseParallel(body []byte, h header) *Graph {
 	vwSum := make([]int64, pieces)
 	ewSum := make([]int64, pieces)
 	unit := make([]bool, pieces)
-	x.Each(pieces, func(i int) {
+	x.Each(pieces, func(_, i int) {
 		v := first[i]
 		var vs, es int64
 		ones := true

@@ -22,7 +22,7 @@ func (c *ConnTable) bestMoveAggregated(v int32, slack int64) (target int32, gain
 	o := &s.Obj
 	p := s.Part[v]
 	w := s.G.VW[v]
-	base := s.G.XAdj[v]
+	base := c.off[v]
 	t := int(c.cnt[v])
 	conn := c.w[base : base+int64(t)]
 	a := &c.agg

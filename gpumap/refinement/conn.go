@@ -2,17 +2,22 @@ package refinement
 
 import "github.com/gpumap/gpumap/gpumap/graph"
 
-// ConnTable holds, for every vertex, its connectivity to each adjacent
-// block: the pairs (block, weight) with weight > 0 live in the vertex's own
-// CSR slot range (a vertex has at most deg(v) adjacent blocks), so the
-// table needs no hashing and O(m) memory. Moves update it in O(deg) time.
+// ConnTable holds, for the vertices refinement asks about, their
+// connectivity to each adjacent block: pairs (block, weight) with weight >
+// 0. A vertex's entries are built on first use in a slot range of an arena
+// (deg(v) slots, as a vertex has at most deg(v) adjacent blocks), so the
+// table needs no hashing and its memory follows the vertices refinement
+// touches (the boundary and its neighbours), not n x k or all m edges.
+// Moves update the built entries in O(deg) time.
 type ConnTable struct {
 	s     *State
-	cnt   []int32  // entries of v: slots [XAdj[v], XAdj[v]+cnt[v])
-	valid []uint32 // valid[v] == gen: entries built (they are built on first use)
+	cnt   []int32  // entries of v: slots [off[v], off[v]+cnt[v])
+	valid []uint32 // valid[v] == gen: entries built
+	off   []int64  // v's slot range in blk and w
 	gen   uint32
-	blk   []int32
-	w     []int64
+	blk   []int32 // the arena: blocks ...
+	w     []int64 // ... and connectivities
+	used  int64   // arena slots handed out
 
 	agg aggScratch // for BestMove on vertices with many adjacent blocks
 	hub int64      // vertices of higher degree are frozen: no entries, never moved
@@ -55,19 +60,38 @@ func (c *ConnTable) reset(s *State) {
 	}
 	c.cnt = grow(c.cnt, g.N())
 	c.valid = growU32(c.valid, g.N())
-	c.blk = grow(c.blk, len(g.Adj))
-	if cap(c.w) < len(g.Adj) {
-		c.w = make([]int64, len(g.Adj))
-	}
-	c.w = c.w[:len(g.Adj)]
+	c.off = grow(c.off, g.N())
+	c.used = 0
 	c.hub = hubDegree(g)
+}
+
+// slots returns the start of d free arena slots; with keep they stay
+// handed out, else they are scratch that the next call reuses (for frozen
+// vertices, whose entries are rebuilt on every query).
+func (c *ConnTable) slots(d int64, keep bool) int64 {
+	start := c.used
+	if need := start + d; need > int64(len(c.blk)) {
+		size := max(need, int64(len(c.blk))+int64(len(c.blk))/2, 1024)
+		blk := make([]int32, size)
+		copy(blk, c.blk[:c.used])
+		w := make([]int64, size)
+		copy(w, c.w[:c.used])
+		c.blk, c.w = blk, w
+	}
+	if keep {
+		c.used += d
+	}
+	return start
 }
 
 // ensure builds v's entries if they are not built yet.
 // Frozen vertices are not kept up to date and are rebuilt on every query.
 func (c *ConnTable) ensure(v int32) {
 	if c.valid[v] != c.gen {
-		if !c.Frozen(v) {
+		g := c.s.G
+		frozen := c.Frozen(v)
+		c.off[v] = c.slots(g.XAdj[v+1]-g.XAdj[v], !frozen)
+		if !frozen {
 			c.valid[v] = c.gen
 		}
 		c.rebuild(v)
@@ -77,10 +101,11 @@ func (c *ConnTable) ensure(v int32) {
 // rebuild recomputes v's entries from its neighbourhood.
 func (c *ConnTable) rebuild(v int32) {
 	g, part := c.s.G, c.s.Part
-	base := g.XAdj[v]
+	base := c.off[v]
 	n := int64(0)
 	for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-		if g.W(e) == 0 {
+		w := g.W(e)
+		if w == 0 {
 			continue
 		}
 		b := part[g.Adj[e]]
@@ -91,7 +116,7 @@ func (c *ConnTable) rebuild(v int32) {
 			c.blk[i], c.w[i] = b, 0
 			n++
 		}
-		c.w[i] += g.W(e)
+		c.w[i] += w
 	}
 	c.cnt[v] = int32(n)
 }
@@ -105,7 +130,7 @@ func (c *ConnTable) Move(v, to int32) {
 	}
 	s.Move(v, to)
 	g := s.G
-	xadj, blk, cw, cnt := g.XAdj, c.blk, c.w, c.cnt
+	xadj, blk, cw, cnt, off := g.XAdj, c.blk, c.w, c.cnt, c.off
 	for e := xadj[v]; e < xadj[v+1]; e++ {
 		w := g.W(e)
 		if w == 0 {
@@ -115,7 +140,7 @@ func (c *ConnTable) Move(v, to int32) {
 		if c.valid[u] != c.gen {
 			continue // not built yet (or frozen): built from scratch when needed
 		}
-		base := xadj[u]
+		base := off[u]
 		// One scan finds both entries: from loses w, to gains w.
 		end := base + int64(cnt[u])
 		fi, ti := int64(-1), int64(-1)
@@ -149,7 +174,7 @@ func (c *ConnTable) Move(v, to int32) {
 // Conn returns v's connectivity to b.
 func (c *ConnTable) Conn(v, b int32) int64 {
 	c.ensure(v)
-	base := c.s.G.XAdj[v]
+	base := c.off[v]
 	for i := base; i < base+int64(c.cnt[v]); i++ {
 		if c.blk[i] == b {
 			return c.w[i]
@@ -165,13 +190,13 @@ func (c *ConnTable) Boundary(v int32) bool {
 	if n == 0 {
 		return false
 	}
-	return n > 1 || c.blk[c.s.G.XAdj[v]] != c.s.Part[v]
+	return n > 1 || c.blk[c.off[v]] != c.s.Part[v]
 }
 
 // costAt is v's objective contribution if it sat in block b.
 func (c *ConnTable) costAt(v, b int32) int64 {
 	o := &c.s.Obj
-	base := c.s.G.XAdj[v]
+	base := c.off[v]
 	var cost int64
 	for i := base; i < base+int64(c.cnt[v]); i++ {
 		if x := c.blk[i]; x != b {
@@ -189,7 +214,7 @@ func (c *ConnTable) BestMove(v int32, slack int64) (target int32, gain int64) {
 	s := c.s
 	p := s.Part[v]
 	w := s.G.VW[v]
-	base := s.G.XAdj[v]
+	base := c.off[v]
 	end := base + int64(c.cnt[v])
 	target = -1
 	if s.Obj.IsCut() {

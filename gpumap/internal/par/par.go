@@ -112,36 +112,41 @@ func ExclusiveScan[T int32 | int64 | int](x *Exec, a []T) T {
 	return total
 }
 
-// Each calls f(i) for every i in [0,n) on up to Threads() goroutines,
-// handing the tasks out in increasing order as goroutines become free: for
-// a few coarse tasks of uneven size (file chunks, subproblems). Results
-// must not depend on which goroutine ran a task.
-func (x *Exec) Each(n int, f func(i int)) {
-	workers := min(x.threads, n)
+// Each calls f(worker, i) for every i in [0,n) on up to Threads()
+// goroutines, handing the tasks out in increasing order as goroutines
+// become free: for a few coarse tasks of uneven size (file pieces, ranges
+// of coarse vertices, subproblems). worker in [0, Workers(n)) identifies
+// the goroutine, for per-thread scratch memory. Results must not depend on
+// which goroutine ran a task.
+func (x *Exec) Each(n int, f func(worker, i int)) {
+	workers := x.Workers(n)
 	if workers <= 1 {
 		for i := 0; i < n; i++ {
-			f(i)
+			f(0, i)
 		}
 		return
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	wg.Add(workers - 1)
-	work := func() {
+	work := func(w int) {
 		for {
 			i := int(next.Add(1) - 1)
 			if i >= n {
 				return
 			}
-			f(i)
+			f(w, i)
 		}
 	}
 	for w := 1; w < workers; w++ {
 		go func() {
 			defer wg.Done()
-			work()
+			work(w)
 		}()
 	}
-	work()
+	work(0)
 	wg.Wait()
 }
+
+// Workers is the number of goroutines Each uses for n tasks.
+func (x *Exec) Workers(n int) int { return max(min(x.threads, n), 1) }

@@ -57,7 +57,12 @@ func TestEachRunsEveryTaskOnce(t *testing.T) {
 	for _, threads := range []int{1, 2, 5} {
 		for _, n := range []int{0, 1, 3, 100} {
 			hits := make([]int32, n)
-			New(threads).Each(n, func(i int) { atomic.AddInt32(&hits[i], 1) })
+			New(threads).Each(n, func(w, i int) {
+				if w < 0 || w >= New(threads).Workers(n) {
+					t.Errorf("worker %d", w)
+				}
+				atomic.AddInt32(&hits[i], 1)
+			})
 			for i, h := range hits {
 				if h != 1 {
 					t.Fatalf("threads=%d n=%d: task %d ran %d times", threads, n, i, h)
