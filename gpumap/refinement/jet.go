@@ -2,6 +2,7 @@ package refinement
 
 import (
 	"math/bits"
+	"slices"
 	"sort"
 
 	"github.com/gpumap/gpumap/gpumap/internal/hash"
@@ -360,10 +361,16 @@ func (j *jet) blockWeightsAfter(moving []int32) {
 // SelectRebalance picks, for every overloaded block, the cheapest
 // candidates that cover its excess: candidates sorted by (block, loss
 // bucket, id), losses in log2-spaced buckets (positive gains first, then
-// zero, then losses of growing magnitude). With strong, destinations take
-// at most their room below their limit and the rest go to blocks that
-// still have room. It returns the vertices to move (dest may be updated).
-// Shared by the CPU and GPU backends (the GPU computes the candidates).
+// zero, then losses of growing magnitude); a block takes candidates while
+// its excess is positive. With strong, every destination then accepts the
+// moves that target it in (bucket, id) order while they fit below its
+// limit; the rest overflow and, in id order, fill the room left in all
+// blocks: the overflowing vertex at weight position P (of the overflow)
+// goes to the block whose share [R_b, R_b+1) of the room contains P
+// (to its destination when P is past all room). It returns the vertices
+// to move (dest may be updated). Every choice is a prefix of an order
+// or a position in one, so the GPU backend computes the same moves with
+// bucket counts, prefix sums and a search by id (kernels reb_*).
 func SelectRebalance(part []int32, vw, bw, maxW []int64, cand []bool, dest []int32, gain []int64, strong bool) []int32 {
 	k := len(bw)
 	bucket := func(v int32) int {
@@ -405,24 +412,41 @@ func SelectRebalance(part []int32, vw, bw, maxW []int64, cand []bool, dest []int
 		for b := 0; b < k; b++ {
 			left[b] = maxW[b] - bw[b]
 		}
+		byDest := slices.Clone(moving)
+		sort.Slice(byDest, func(a, b int) bool {
+			u, v := byDest[a], byDest[b]
+			if dest[u] != dest[v] {
+				return dest[u] < dest[v]
+			}
+			if bu, bv := bucket(u), bucket(v); bu != bv {
+				return bu < bv
+			}
+			return u < v
+		})
+		accepted := make([]int64, k)
+		full := make([]bool, k)
 		var overflow []int32
-		for _, v := range moving {
-			if d := dest[v]; left[d] >= vw[v] {
-				left[d] -= vw[v]
+		for _, v := range byDest {
+			if d := dest[v]; !full[d] && accepted[d]+vw[v] <= left[d] {
+				accepted[d] += vw[v]
 			} else {
+				full[d] = true
 				overflow = append(overflow, v)
 			}
 		}
-		b := 0
+		slices.Sort(overflow)
+		room := make([]int64, k+1) // room[b]: the room of the blocks before b
+		for b := 0; b < k; b++ {
+			room[b+1] = room[b] + max(left[b]-accepted[b], 0)
+		}
+		var pos int64
 		for _, v := range overflow {
-			for b < k && left[b] < vw[v] {
-				b++
+			if pos < room[k] {
+				// the largest b with room[b] <= pos: its share holds pos
+				b := sort.Search(k, func(b int) bool { return room[b+1] > pos })
+				dest[v] = int32(b)
 			}
-			if b == k {
-				break
-			}
-			dest[v] = int32(b)
-			left[b] -= vw[v]
+			pos += vw[v]
 		}
 	}
 	return moving
