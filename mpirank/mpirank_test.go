@@ -126,21 +126,3 @@ func TestMapOnRootImprovesSynthetic(t *testing.T) {
 		t.Fatalf("J %g -> %g: expected at least a halving on a round-robin launch", res.JBefore, res.JAfter)
 	}
 }
-
-func benchmarkMapOnRoot(b *testing.B, nx, ny, nz int) {
-	all, sizes, displs := synthetic(nx, ny, nz)
-	b.SetBytes(int64(len(all)))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		_, res, e := mapOnRoot(all, sizes, displs, Options{}, false)
-		if e != nil {
-			b.Fatal(e)
-		}
-		b.ReportMetric(res.JAfter/res.JBefore, "J_after/J_before")
-	}
-}
-
-// The root's work in a reorder call: decode the gathered patterns, merge
-// them, infer the machine and map one-to-one.
-func BenchmarkMapOnRoot4096(b *testing.B)  { benchmarkMapOnRoot(b, 16, 16, 16) }
-func BenchmarkMapOnRoot65536(b *testing.B) { benchmarkMapOnRoot(b, 64, 32, 32) }
