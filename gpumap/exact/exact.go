@@ -76,8 +76,19 @@ type search struct {
 	used     []int32
 	usedLoad []int64
 	usedCnt  []int32
-	arity    []int // regular hierarchies; nil for trees
-	span     []int // span[i] = a1*...*ai
+	// The regular hierarchy with levels of arity 1 dropped and adjacent
+	// levels of equal distance merged: the same PEs at the same distances,
+	// fewer levels to branch over (nil for trees).
+	arity []int
+	span  []int // span[i] = arity[0]*...*arity[i-1]
+	dist  []int64
+
+	// rem is a lower bound on the cost of the edges not yet placed: each
+	// edge whose ends cannot share a PE costs at least the smallest
+	// distance between two PEs; pairLB[e] is that bound per stored edge.
+	rem    int64
+	pairLB []int64
+	cand   [][]int32 // candidate buffers, one per depth
 
 	// Trees: dense tables per PE (k is a real allocation).
 	load []int64
@@ -87,26 +98,69 @@ type search struct {
 func newSearch(g *graph.Graph, top *topology.Topology, lmax int64, budget int) *search {
 	n := g.N()
 	s := &search{g: g, top: top, lmax: lmax, k: top.K(), budget: budget, pe: make([]int32, n),
-		order: order(g), bestCost: math.MaxInt64}
+		order: order(g), bestCost: math.MaxInt64, cand: make([][]int32, n+1)}
 	for i := range s.pe {
 		s.pe[i] = -1
 	}
+	dmin := int64(math.MaxInt64)
 	if a, regular := top.Arity(); regular {
-		s.arity = a
-		s.span = make([]int, len(a)+1)
-		s.span[0] = 1
+		s.span = []int{1}
 		for i, x := range a {
-			s.span[i+1] = s.span[i] * x
+			d := top.Distances()[i]
+			switch {
+			case x == 1:
+				continue // no two PEs differ first at this level
+			case len(s.arity) > 0 && s.dist[len(s.dist)-1] == d:
+				s.arity[len(s.arity)-1] *= x
+			default:
+				s.arity, s.dist, s.span = append(s.arity, x), append(s.dist, d), append(s.span, 0)
+			}
+			s.span[len(s.span)-1] = s.span[len(s.span)-2] * s.arity[len(s.arity)-1]
 		}
-		return s
+		if s.arity == nil { // a single PE
+			s.arity, s.dist, s.span = []int{1}, []int64{0}, []int{1, 1}
+		}
+		for _, d := range s.dist {
+			dmin = min(dmin, d)
+		}
+	} else {
+		s.load, s.cnt = make([]int64, s.k), make([]int32, s.k)
+		for _, d := range top.Distances() {
+			dmin = min(dmin, d)
+		}
 	}
-	s.load, s.cnt = make([]int64, s.k), make([]int32, s.k)
+	s.pairLB = make([]int64, len(g.Adj))
+	for v := int32(0); v < int32(n); v++ {
+		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+			if u := g.Adj[e]; g.VW[u]+g.VW[v] > lmax {
+				s.pairLB[e] = g.W(e) * dmin
+				if u > v {
+					s.rem += s.pairLB[e]
+				}
+			}
+		}
+	}
 	return s
+}
+
+// distance between PEs p and q.
+func (s *search) distance(p, q int32) int64 {
+	if s.arity == nil {
+		return s.top.Distance(int(p), int(q))
+	}
+	if p == q {
+		return 0
+	}
+	for l := 0; ; l++ {
+		if int(p)/s.span[l+1] == int(q)/s.span[l+1] {
+			return s.dist[l]
+		}
+	}
 }
 
 func (s *search) rec(i int, partial int64) {
 	s.nodes++
-	if s.nodes > s.budget || partial >= s.bestCost {
+	if s.nodes > s.budget || partial+s.rem >= s.bestCost {
 		return
 	}
 	if i == len(s.order) {
@@ -116,7 +170,7 @@ func (s *search) rec(i int, partial int64) {
 	}
 	v := s.order[i]
 	w := s.g.VW[v]
-	for _, p := range s.candidates() {
+	for _, p := range s.candidates(i) {
 		if s.loadOf(p)+w > s.lmax {
 			continue
 		}
@@ -139,7 +193,7 @@ func (s *search) greedy() ([]int32, int64, bool) {
 	for _, v := range s.order {
 		w := s.g.VW[v]
 		best, bestAdd, fits := int32(-1), int64(0), false
-		for _, p := range s.candidates() {
+		for _, p := range s.candidates(0) {
 			room := s.loadOf(p)+w <= s.lmax
 			add := s.added(v, p)
 			switch {
@@ -167,7 +221,7 @@ func (s *search) added(v, p int32) int64 {
 	var add int64
 	for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 		if u := g.Adj[e]; s.pe[u] >= 0 {
-			add += g.W(e) * s.top.Distance(int(p), int(s.pe[u]))
+			add += g.W(e) * s.distance(p, s.pe[u])
 		}
 	}
 	return add
@@ -185,10 +239,16 @@ func (s *search) loadOf(p int32) int64 {
 
 func (s *search) place(v, p int32, d int) {
 	w := int64(d) * s.g.VW[v]
+	if d < 0 {
+		s.pe[v] = -1
+	}
+	for e := s.g.XAdj[v]; e < s.g.XAdj[v+1]; e++ {
+		if s.pe[s.g.Adj[e]] >= 0 {
+			s.rem -= int64(d) * s.pairLB[e] // the edge is placed (d > 0) or no longer (d < 0)
+		}
+	}
 	if d > 0 {
 		s.pe[v] = p
-	} else {
-		s.pe[v] = -1
 	}
 	if s.arity != nil {
 		i := slices.Index(s.used, p)
@@ -208,10 +268,12 @@ func (s *search) place(v, p int32, d int) {
 }
 
 // candidates lists, in increasing order, the PEs worth trying for the next
-// vertex: one representative of every class of interchangeable PEs.
-func (s *search) candidates() []int32 {
+// vertex (at depth i; the list lives in a buffer of that depth): one
+// representative of every class of interchangeable PEs.
+func (s *search) candidates(i int) []int32 {
+	out := s.cand[i][:0]
+	defer func() { s.cand[i] = out }()
 	if s.arity == nil {
-		var out []int32
 		for p := 0; p < s.k; p++ {
 			if s.canonical(p) {
 				out = append(out, int32(p))
@@ -219,37 +281,39 @@ func (s *search) candidates() []int32 {
 		}
 		return out
 	}
-	out := append([]int32(nil), s.used...)
-	L := len(s.arity)
-	for l := 0; l < L; l++ {
-		if s.arity[l] == 1 {
-			continue // no sibling to move to
-		}
-		// Occupied level-(l+1) groups (the machine when l+1 = L), each
-		// with the level-l children that hold tasks.
-		up := s.span[l+1]
-		var groups []int
-		for _, q := range s.used {
-			if lo := int(q) / up * up; !slices.Contains(groups, lo) {
-				groups = append(groups, lo)
-			}
-		}
-		if len(groups) == 0 {
-			groups = []int{0}
-		}
-		for _, lo := range groups {
-			var taken []int
-			for _, q := range s.used {
-				if int(q)/up*up == lo {
-					taken = append(taken, (int(q)-lo)/s.span[l])
+	out = append(out, s.used...)
+	if len(s.used) == 0 {
+		return append(out, 0)
+	}
+	for l := range s.arity {
+		// For every occupied level-(l+1) group (the machine when l+1 = L),
+		// the first PE of its first level-l child without tasks.
+		up, step := s.span[l+1], s.span[l]
+		for a, q := range s.used {
+			lo := int(q) / up * up
+			first := true
+			for _, r := range s.used[:a] {
+				if int(r)/up*up == lo {
+					first = false
+					break
 				}
 			}
+			if !first {
+				continue // the group was seen at an earlier occupied PE
+			}
 			c := 0
-			for slices.Contains(taken, c) {
-				c++
+			for taken := true; taken && c < s.arity[l]; {
+				taken = false
+				for _, r := range s.used[a:] {
+					if int(r)/up*up == lo && (int(r)-lo)/step == c {
+						taken = true
+						c++
+						break
+					}
+				}
 			}
 			if c < s.arity[l] {
-				out = append(out, int32(lo+c*s.span[l]))
+				out = append(out, int32(lo+c*step))
 			}
 		}
 	}
