@@ -43,6 +43,7 @@ func TestHostileInput(t *testing.T) {
 		{"D6 bomb, limit raised", []string{"map", "-q", "-g", bomb, "-h", "2", "-d", "1", "-m", m, "-max-graph-bytes", "80M"}, exitOK, "feasible=true"},
 		{"D6 bad limit", []string{"map", "-g", bomb, "-h", "2", "-d", "1", "-m", m, "-max-graph-bytes", "lots"}, exitUsage, `"lots" is not a positive size`},
 		{"D6 /dev/zero", []string{"map", "-g", "/dev/zero", "-h", "2", "-d", "1", "-m", m}, exitFailure, "byte 0 is NUL: binary data"},
+		{"eval -m /dev/zero", []string{"eval", "-g", tiny, "-h", "4", "-d", "1", "-m", "/dev/zero"}, exitFailure, "line 1: longer than 65536 bytes"},
 		{"D7 vertex weights", []string{"map", "-g", heavy, "-h", "2", "-d", "1", "-m", m}, exitFailure, "line 2 (vertex 1): the vertex weights sum to more than 2305843009213693952"},
 		{"D7 eval", []string{"eval", "-g", heavy, "-h", "2", "-d", "1", "-m", m}, exitFailure, "the vertex weights sum"},
 		{"D9 edge weights", []string{"map", "-g", heavyEdges, "-h", "2", "-d", "1", "-m", m}, exitFailure, "the edge weights sum to more than"},

@@ -25,41 +25,61 @@ func WriteMapping(w io.Writer, pe []int32) error {
 
 // ReadMapping reads a mapping file for n vertices and k PEs: n lines with
 // one integer in [0,k) each ('%' comment lines and trailing blank lines are
-// ignored).
+// ignored). It reads line by line and stops at binary data or beyond
+// 64 MiB + 32 bytes per vertex, so /dev/zero or an endless stream is an
+// error, not a hang.
 func ReadMapping(r io.Reader, n, k int) ([]int32, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
-	}
+	limit := int64(64<<20) + 32*int64(n)
+	br := bufio.NewReaderSize(r, 1<<16)
 	pe := make([]int32, 0, n)
 	line := 0
-	for len(data) > 0 {
-		i := bytes.IndexByte(data, '\n')
-		var ln []byte
-		if i < 0 {
-			ln, data = data, nil
-		} else {
-			ln, data = data[:i], data[i+1:]
+	var read int64
+	for {
+		ln, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			return nil, fmt.Errorf("line %d: longer than %d bytes", line+1, br.Size())
 		}
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		if len(ln) == 0 && err == io.EOF {
+			break
+		}
+		read += int64(len(ln))
 		line++
+		if bytes.IndexByte(ln, 0) >= 0 {
+			return nil, fmt.Errorf("line %d: binary data (a NUL byte), not a mapping file", line)
+		}
+		if read > limit {
+			return nil, fmt.Errorf("line %d: the file exceeds %d bytes, far more than %d entries need", line, limit, n)
+		}
 		ln = bytes.TrimSpace(ln)
-		if len(ln) == 0 || ln[0] == '%' {
-			continue
+		if len(ln) > 0 && ln[0] != '%' {
+			if len(pe) == n {
+				return nil, fmt.Errorf("line %d: more than %d entries (the graph has %d vertices)", line, n, n)
+			}
+			v, perr := strconv.ParseInt(string(ln), 10, 64)
+			if perr != nil {
+				return nil, fmt.Errorf("line %d: %q is not a PE id", line, truncateBytes(ln, 40))
+			}
+			if v < 0 || v >= int64(k) {
+				return nil, fmt.Errorf("line %d: PE %d is outside [0,%d)", line, v, k)
+			}
+			pe = append(pe, int32(v))
 		}
-		if len(pe) == n {
-			return nil, fmt.Errorf("line %d: more than %d entries (the graph has %d vertices)", line, n, n)
+		if err == io.EOF {
+			break
 		}
-		v, err := strconv.ParseInt(string(ln), 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %q is not a PE id", line, ln)
-		}
-		if v < 0 || v >= int64(k) {
-			return nil, fmt.Errorf("line %d: PE %d is outside [0,%d)", line, v, k)
-		}
-		pe = append(pe, int32(v))
 	}
 	if len(pe) != n {
 		return nil, fmt.Errorf("mapping has %d entries, the graph has %d vertices", len(pe), n)
 	}
 	return pe, nil
+}
+
+func truncateBytes(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
 }
