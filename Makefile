@@ -5,6 +5,7 @@
 #   make lib     libgpumap.so/.a, gpumap.h, the Fortran module, gpumap.pc
 #   make install PREFIX=/usr/local   (and make uninstall): cabi/install/install.sh
 #   make test    everything above, then the unit tests and the mpirun tests
+#   make fuzz    each fuzz target for FUZZTIME (30s); make test runs their seed corpora
 #   make demo    the two-node reordering demo (needs root)
 #   make bench   gpumap against Scotch on ../shared/graphs
 #   make ptx     regenerate the CUDA PTX (needs nvcc 11.8)
@@ -48,7 +49,7 @@ CABI := $(wildcard cabi/*.go cabi/*.c cabi/include/*.h)
 APT_PACKAGES := build-essential pkg-config gfortran openmpi-bin libopenmpi-dev mpich libmpich-dev \
 	libhwloc-dev hwloc iproute2 util-linux procps scotch cmake
 
-.PHONY: all deps build lib testprogs test unit mpitest demo bench ptx gpucheck clean
+.PHONY: all deps build lib testprogs test unit mpitest fuzz demo bench ptx gpucheck clean
 
 all: build lib
 
@@ -119,6 +120,12 @@ test: deps build
 	$(MAKE) testprogs MPI=mpich
 	$(GO) vet ./...
 	GPUMAP_MPI_TESTS=1 $(GO) test -count=1 -timeout 25m ./...
+
+FUZZTIME ?= 30s
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzReadMETIS$$' -fuzztime $(FUZZTIME) ./gpumap/graph
+	$(GO) test -run '^$$' -fuzz '^FuzzFromCSR$$' -fuzztime $(FUZZTIME) ./gpumap/graph
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodePayload$$' -fuzztime $(FUZZTIME) ./mpirank
 
 demo: deps
 	$(MAKE) testprogs MPI=openmpi
