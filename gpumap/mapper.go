@@ -109,6 +109,8 @@ func validate(g *graph.Graph, top *topology.Topology, opt Options) error {
 		return fmt.Errorf("unknown algorithm %d", int(opt.Algorithm))
 	case opt.Backend < AutoBackend || opt.Backend > GPU:
 		return fmt.Errorf("unknown backend %d", int(opt.Backend))
+	case opt.Threads > MaxThreads:
+		return fmt.Errorf("thread count %d exceeds %d", opt.Threads, MaxThreads)
 	case opt.Threads < 0:
 		return fmt.Errorf("thread count %d is negative", opt.Threads)
 	}
@@ -132,6 +134,10 @@ func isOneToOne(g *graph.Graph, k int, total int64, eps float64) bool {
 func presetAlgorithm(Preset, bool) Algorithm {
 	return Multisection
 }
+
+// MaxThreads is the largest thread count accepted (the result does not
+// depend on it; a huge value would only cost memory).
+const MaxThreads = 4096
 
 // tinyFallbackPEs: when branch and bound cannot prove a tiny instance
 // optimal within its budget, machines up to this size also run the

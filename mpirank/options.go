@@ -110,6 +110,8 @@ func canonical(c call, opt Options) (canon, *Error) {
 		return cn, errorf(ErrOptions, "unknown pattern kind %d", int(opt.Pattern))
 	case opt.Threads < 0:
 		return cn, errorf(ErrOptions, "negative thread count %d", opt.Threads)
+	case opt.Threads > gpumap.MaxThreads:
+		return cn, errorf(ErrOptions, "thread count %d exceeds %d", opt.Threads, gpumap.MaxThreads)
 	}
 	var err error
 	if cn.disabled, err = parseSwitch(cgetenv(envDisable)); err != nil {

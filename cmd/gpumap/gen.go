@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -40,10 +41,24 @@ func cmdGen(args []string, stdout, stderr io.Writer) (int, error) {
 			}
 			ext = append(ext, v)
 		}
+		// A vertex has up to 2 neighbours per dimension of extent > 1.
+		deg := int64(0)
+		for _, v := range ext {
+			if v > 1 {
+				deg += 2
+			}
+		}
+		if err := fits(total, 24+12*deg); err != nil {
+			return 0, err
+		}
 		g = graph.Grid(ext...)
 	case "rgg":
 		if *n < 2 || int64(*n) > graph.MaxVertices {
 			return 0, usageError{fmt.Errorf("-n %d out of range", *n)}
+		}
+		// About ln(n) neighbours per point, coordinates and cell order.
+		if err := fits(int64(*n), 64+12*int64(math.Log(float64(*n))+1)); err != nil {
+			return 0, err
 		}
 		g = graph.RandomGeometric(*n, *seed)
 	default:
@@ -59,4 +74,24 @@ func cmdGen(args []string, stdout, stderr io.Writer) (int, error) {
 		w = f
 	}
 	return exitOK, graph.WriteMETIS(w, g)
+}
+
+// fits refuses a graph of n vertices needing about perVertex bytes each
+// when that exceeds the memory available (MemAvailable in /proc/meminfo):
+// a clear error instead of the runtime dying out of memory.
+func fits(n, perVertex int64) error {
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return nil // unknown: try
+	}
+	for _, ln := range strings.Split(string(data), "\n") {
+		var kb int64
+		if _, err := fmt.Sscanf(ln, "MemAvailable: %d kB", &kb); err == nil {
+			if need := n * perVertex; need > kb<<10 {
+				return fmt.Errorf("a graph of %d vertices needs about %.1f GiB, more than the %.1f GiB of memory available", n, float64(need)/(1<<30), float64(kb)/(1<<20))
+			}
+			return nil
+		}
+	}
+	return nil
 }

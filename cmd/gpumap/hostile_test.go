@@ -59,6 +59,9 @@ func TestHostileInput(t *testing.T) {
 		{"D13 map -help", []string{"map", "-help"}, exitOK, "-max-graph-bytes"},
 		{"D13 eval -help", []string{"eval", "-help"}, exitOK, "-e float"},
 		{"D13 gen -help", []string{"gen", "-help"}, exitOK, "-dims"},
+		{"threads beyond the limit", []string{"map", "-g", good, "-h", "4:4", "-d", "1:10", "-t", "2147483647", "-m", m}, exitUsage, "-t 2147483647: thread count must be in [0, 4096]"},
+		{"gen beyond memory", []string{"gen", "-t", "grid", "-dims", "46340x46340", "-o", m}, exitFailure, "more than the"},
+		{"gen rgg beyond memory", []string{"gen", "-t", "rgg", "-n", "2147483647", "-o", m}, exitFailure, "more than the"},
 		{"D13 unknown flag", []string{"map", "-frobnicate"}, exitUsage, "flag provided but not defined"},
 	}
 	for _, c := range cases {

@@ -204,8 +204,8 @@ func cmdMap(args []string, stdout, stderr io.Writer) (int, error) {
 	if opt.Backend, err = gpumap.ParseBackend(*backend); err != nil {
 		return 0, usageError{err}
 	}
-	if *threads < 0 {
-		return 0, usageError{fmt.Errorf("-t %d: thread count must be >= 0", *threads)}
+	if *threads < 0 || *threads > gpumap.MaxThreads {
+		return 0, usageError{fmt.Errorf("-t %d: thread count must be in [0, %d]", *threads, gpumap.MaxThreads)}
 	}
 	opt.Eps, opt.Seed, opt.Threads = c.eps, *seed, *threads
 	if *threads > 0 {
