@@ -60,6 +60,7 @@ func TestCanonicalRejects(t *testing.T) {
 		{Options{Hierarchy: "4:x"}, `options.hierarchy: hierarchy "4:x": field 2 ("x") is not an integer`},
 		{Options{Hierarchy: strings.Repeat("1:", 500000) + "4"}, "at most 64 are supported"},
 		{Options{Threads: -1}, "negative thread count"},
+		{Options{Hierarchy: "2:2", Distance: "1:2:3"}, "distance 1:2:3 (options.distance) has 3 levels but hierarchy 2:2 (options.hierarchy) has 2"},
 		{Options{Threads: 1 << 30}, "thread count 1073741824 exceeds 4096"},
 	}
 	for _, c := range cases {

@@ -137,6 +137,10 @@ func canonical(c call, opt Options) (canon, *Error) {
 			return cn, errorf(ErrOptions, "%s: %v", dfrom, err)
 		}
 	}
+	if cn.hierarchy != nil && cn.distance != nil && len(cn.hierarchy) != len(cn.distance) {
+		return cn, errorf(ErrOptions, "distance %s (%s) has %d levels but hierarchy %s (%s) has %d",
+			topology.FormatInts(cn.distance), dfrom, len(cn.distance), topology.FormatInts(cn.hierarchy), hfrom, len(cn.hierarchy))
+	}
 	return cn, nil
 }
 
