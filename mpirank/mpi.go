@@ -21,9 +21,28 @@ static MPI_Fint g_null(void) {
 	return MPI_Comm_c2f(MPI_COMM_NULL);
 #endif
 }
+// A handle that cannot be a communicator: MPI would abort on it (its
+// errors on an invalid communicator go to MPI_COMM_WORLD's handler). Only
+// the obvious cases are caught: OpenMPI's f2c gives NULL for an index out
+// of its table, MPICH's handles carry their kind in bits 26-29 and their
+// type in bits 30-31.
+static int g_invalid(MPI_Fint f, MPI_Comm c) {
+#if defined(OPEN_MPI)
+	(void)f;
+	return c == NULL;
+#elif defined(MPICH)
+	unsigned h = (unsigned)f;
+	(void)c;
+	return (h & 0x3c000000u) != 0x04000000u || (h >> 30) == 0;
+#else
+	(void)f; (void)c;
+	return 0;
+#endif
+}
 static int g_inspect(MPI_Fint f, int *size, int *rank, int *inter) {
 	MPI_Comm c = MPI_Comm_f2c(f);
 	if (c == MPI_COMM_NULL) return 1;
+	if (g_invalid(f, c)) return 2;
 	MPI_Comm_test_inter(c, inter);
 	if (*inter) return 0;
 	MPI_Comm_size(c, size);
@@ -95,13 +114,16 @@ func mpiErr(op string, rc C.int) error {
 	return fmt.Errorf("%s failed: %s (MPI error %d)", op, string(buf[:n]), int(rc))
 }
 
-// inspect returns (null, inter, size, rank) of c.
-func inspect(c Comm) (null, inter bool, size, rank int) {
+// inspect returns (null, invalid, inter, size, rank) of c.
+func inspect(c Comm) (null, invalid, inter bool, size, rank int) {
 	var s, r, i C.int
-	if C.g_inspect(C.MPI_Fint(c), &s, &r, &i) != 0 {
-		return true, false, 0, 0
+	switch C.g_inspect(C.MPI_Fint(c), &s, &r, &i) {
+	case 1:
+		return true, false, false, 0, 0
+	case 2:
+		return false, true, false, 0, 0
 	}
-	return false, i != 0, int(s), int(r)
+	return false, false, i != 0, int(s), int(r)
 }
 
 // dup duplicates c; quiet sets MPI_ERRORS_RETURN on the copy.

@@ -50,9 +50,12 @@ func run(c Comm, neighbors []int32, volumes []float64, opt Options, pre *Error, 
 	if !Ready() {
 		return null, res, errorf(ErrMPI, "MPI is not initialized (call MPI_Init first) or already finalized")
 	}
-	isNull, inter, size, rank := inspect(c)
+	isNull, invalid, inter, size, rank := inspect(c)
 	if isNull {
 		return null, res, errorf(ErrComm, "the communicator is MPI_COMM_NULL")
+	}
+	if invalid {
+		return null, res, errorf(ErrComm, "handle %d is not a communicator", int32(c))
 	}
 	if inter {
 		return null, res, errorf(ErrComm, "inter-communicators are not supported")

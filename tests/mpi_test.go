@@ -148,6 +148,7 @@ var invalidModes = []struct {
 		{"exchange-volumes-differ", 5, "exchanges", ""},
 		{"backend-gpu-without-gpu", 9, "", ""},
 		{"size-one-communicator", 0, "", ""},
+		{"fortran-handle-garbage", 4, "handle 12345 is not a communicator", "attack"},
 		{"hierarchy-1MB", 6, "options.hierarchy: hierarchy \"1:1:1:", "D1"},
 		{"crossed-reorders", 0, "new-order changed=2 disabled=0 reordered=1", "D3"},
 		{"disabled-by-setenv-keeps-order", 0, "same-order changed=0 disabled=1 reordered=0", "D3"},

@@ -30,8 +30,10 @@
  * protect against: a rank that never makes the call, or makes it on
  * another communicator (MPI_COMM_NULL on one rank, say), or enters another
  * collective instead; the others then wait in MPI_Comm_dup, as in any
- * mismatched MPI program. An invalid (garbage) handle is undefined
- * behaviour, as in MPI.
+ * mismatched MPI program. A handle that is plainly no communicator (a
+ * Fortran index outside OpenMPI's table, an MPICH handle of another kind)
+ * gives GPUMAP_ERR_COMM; other invalid handles (a freed communicator, say)
+ * are erroneous, as in MPI.
  *
  * Environment, read through getenv at every call on every rank (setenv
  * before the call works) and agreed on like the options:

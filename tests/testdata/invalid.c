@@ -247,6 +247,11 @@ int main(int argc, char **argv) {
 
     /* ---- issue 8 ---- */
 
+    /* A Fortran handle that is no communicator: MPI would abort on it. */
+    MPI_Fint garbage = 12345, nf = 0;
+    rc = gpumap_reorder_f(garbage, 2, nb, vol, NULL, &nf);
+    report("fortran-handle-garbage", rc, nf == MPI_Comm_c2f(MPI_COMM_NULL) ? MPI_COMM_NULL : MPI_COMM_WORLD);
+
     /* D1: a megabyte of levels. */
     char *mb = deep(500000);
     gpumap_options_init(&opt);
