@@ -38,9 +38,10 @@
  * Environment, read through getenv at every call on every rank (setenv
  * before the call works) and agreed on like the options:
  *   GPUMAP_DISABLE=1     keep the order: *newcomm is a duplicate of comm;
- *                        cost_before is still computed (0/1, also
- *                        true/false, yes/no, on/off; anything else is
- *                        GPUMAP_ERR_OPTIONS)
+ *                        the arguments are still checked and cost_before
+ *                        computed, so invalid input still fails (0/1,
+ *                        also true/false, yes/no, on/off; anything else
+ *                        is GPUMAP_ERR_OPTIONS)
  *   GPUMAP_HIERARCHY, GPUMAP_DISTANCE
  *                        used when options.hierarchy / .distance are NULL
  *                        or ""
@@ -50,6 +51,7 @@
  * Limits (input beyond them is an error naming it, never a crash):
  *   hierarchy             at most 64 levels, at most 2^31-1 PEs
  *   distances             0 .. 2^40 per level
+ *   threads               at most 4096
  *   gpumap_reorder        volumes finite and >= 0, their sum per pair of
  *                         ranks and J (a double) finite
  *   gpumap_map_graph      n <= 2^31-1, xadj[n] <= 2^40; vertex weights
