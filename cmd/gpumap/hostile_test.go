@@ -48,6 +48,7 @@ func TestHostileInput(t *testing.T) {
 		{"D7 eval", []string{"eval", "-g", heavy, "-h", "2", "-d", "1", "-m", m}, exitFailure, "the vertex weights sum"},
 		{"D9 edge weights", []string{"map", "-g", heavyEdges, "-h", "2", "-d", "1", "-m", m}, exitFailure, "the edge weights sum to more than"},
 		{"D9 J bound", []string{"map", "-g", bigEdges, "-h", "2", "-d", "1099511627776", "-m", m}, exitFailure, "the largest distance is 1099511627776"},
+		{"D9 J bound, eval", []string{"eval", "-g", bigEdges, "-h", "2", "-d", "1099511627776", "-m", m}, exitFailure, "the largest distance is 1099511627776"},
 		{"D8 tiny on -h 10000", []string{"map", "-q", "-g", tiny, "-h", "10000", "-d", "1", "-m", m}, exitOK, "J=3"},
 		{"D8 tiny on -h 2147483647", []string{"map", "-q", "-g", tiny, "-h", "2147483647", "-d", "5", "-m", m}, exitOK, "J=15"},
 		{"D8 eval on -h 2147483647", []string{"eval", "-g", tiny, "-h", "2147483647", "-d", "5", "-m", m}, exitOK, "J=15"},

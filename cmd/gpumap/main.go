@@ -264,6 +264,9 @@ func cmdEval(args []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if err := graph.CheckCost(g, top.MaxDistance()); err != nil {
+		return 0, err
+	}
 	level, err := svg.parseLevel(top)
 	if err != nil {
 		return 0, err
