@@ -59,7 +59,7 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 		return nil, err
 	}
 	p.backend = b
-	defer b.Close()
+	defer func() { p.backend.Close() }() // the pipeline may have replaced it (and closed the first)
 	res.Backend = b.Name()
 	if _, onCPU := b.(*cpu.Backend); !onCPU && opt.Algorithm == AutoAlgorithm && !oneToOne {
 		alg = Integrated // the data-parallel pipeline is what a GPU runs

@@ -76,7 +76,7 @@ func (p *pipeline) integrated() []int32 {
 	p.t.phase("integrated", func() {
 		pe, tm, err = integrated.Map(b, p.x, p.g, p.top, p.opt.Eps, c)
 	})
-	if errors.Is(err, cuda.ErrTooLarge) {
+	if errors.Is(err, cuda.ErrTooLarge) || errors.Is(err, cuda.ErrOutOfMemory) {
 		// Too big for the device: run the same pipeline on the CPU.
 		p.t.logf("%v: using the CPU", err)
 		b.Close()

@@ -50,12 +50,16 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 	}
 	graphs := []backend.Graph{dg}
 	var cmaps []backend.Vector
-	defer func() {
-		for _, h := range graphs[1:] {
-			b.Free(h)
+	var dpe backend.Vector
+	defer func() { // everything, the input graph last
+		for i := len(graphs) - 1; i >= 0; i-- {
+			b.Free(graphs[i])
 		}
 		for _, c := range cmaps {
 			b.Free(c)
+		}
+		if dpe != nil {
+			b.Free(dpe)
 		}
 	}()
 	for cur := dg; cur.N() > cfg.CoarsenC*k; {
@@ -87,8 +91,7 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 	ic := cfg.Initial
 	ic.Eps, ic.Seed = eps, cfg.Seed
 	pe := multisection.Map(x, coarsest, top, ic)
-	dpe, err := b.UploadVector(pe)
-	if err != nil {
+	if dpe, err = b.UploadVector(pe); err != nil {
 		return nil, tm, err
 	}
 	tm.Initial = time.Since(start)
@@ -98,10 +101,10 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 	for i := len(cmaps); i >= 0; i-- {
 		if i < len(cmaps) {
 			fine, err := b.Project(cmaps[i], dpe)
-			b.Free(dpe)
 			if err != nil {
 				return nil, tm, err
 			}
+			b.Free(dpe)
 			dpe = fine
 		}
 		jc.Seed = cfg.Seed ^ uint64(i)*0x51
@@ -110,7 +113,6 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 		}
 	}
 	out, err := b.DownloadVector(dpe)
-	b.Free(dpe)
 	tm.Uncoarsen = time.Since(start)
 	return out, tm, err
 }

@@ -77,5 +77,3 @@ func BenchmarkIntegrated(b *testing.B) {
 		}
 	}
 }
-
-func ms(d interface{ Microseconds() int64 }) float64 { return float64(d.Microseconds()) / 1000 }

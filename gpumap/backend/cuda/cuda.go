@@ -9,9 +9,6 @@ import (
 
 	"github.com/gpumap/gpumap/gpumap/backend"
 	"github.com/gpumap/gpumap/gpumap/backend/cuda/driver"
-	"github.com/gpumap/gpumap/gpumap/graph"
-	"github.com/gpumap/gpumap/gpumap/refinement"
-	"github.com/gpumap/gpumap/topology"
 )
 
 //go:embed kernels/gpumap.ptx
@@ -23,26 +20,40 @@ func PTX() string { return ptx }
 // ErrTooLarge: the graph does not fit the free device memory.
 var ErrTooLarge = errors.New("graph does not fit the GPU's free memory")
 
-const threads = 256
+// ErrOutOfMemory: a device allocation failed during a mapping (the caller
+// falls back to the CPU).
+var ErrOutOfMemory = errors.New("the GPU ran out of memory")
 
-var kernelNames = []string{"scan_block", "scan_add", "edge_sources", "copy_i32", "match_prefer", "match_resolve",
-	"hop_maker", "hop_pair", "match_self", "cmap_flags", "cmap_fill", "cmap_partner", "contract_bounds",
-	"contract_insert", "contract_count", "contract_compact", "project", "cost_kernel", "block_weights",
-	"jet_lp", "jet_after", "jet_apply", "jet_reb"}
+var errClosed = errors.New("cuda: the backend is closed")
 
-// Backend runs on one GPU.
+const (
+	threads = 256  // block size of the barrier-free kernels
+	spread  = 1024 // accumulators per sum of jet_cost (SPREAD in gpumap.cu)
+)
+
+var kernelNames = []string{"scan_up", "scan_mid", "scan_down", "edge_sources", "match_prefer", "match_resolve",
+	"hop_key", "hop_pair", "match_self", "cmap_flags", "cmap_fill", "cmap_partner", "contract_bounds",
+	"contract_insert", "contract_count", "contract_compact", "project", "block_weights", "jet_cost", "jet_stats",
+	"jet_lp", "jet_after", "jet_apply", "reb_room", "reb_cand", "reb_cut", "reb_hist", "reb_refine", "reb_evict",
+	"reb_over", "reb_place"}
+
+// Backend runs on one GPU. Its methods may be called from any goroutine,
+// one at a time: each binds the context to its OS thread for the call.
 type Backend struct {
 	dev    driver.Device
 	ctx    *driver.Context
 	mod    *driver.Module
 	fn     map[string]*driver.Function
 	stream *driver.Stream
-	grid   uint32 // blocks for grid-stride loops
+	grid   uint32 // blocks of the grid-stride kernels
+	scanB  uint32 // blocks of a scan's passes
+	team   uint32 // threads of the single-block kernels with barriers (at most TEAM in gpumap.cu)
+	phase  Phase
+	stats  Stats
 }
 
-// Open loads the driver, picks GPU 0, JIT-loads the kernels and binds the
-// calling goroutine to its thread until Close.
-func Open() (b *Backend, err error) {
+// Open loads the driver, picks GPU 0 and JIT-loads the kernels.
+func Open() (*Backend, error) {
 	if err := driver.Load(); err != nil {
 		return nil, err
 	}
@@ -53,34 +64,55 @@ func Open() (b *Backend, err error) {
 	if len(devs) == 0 {
 		return nil, fmt.Errorf("%w: the CUDA driver reports no device", driver.ErrUnavailable)
 	}
-	runtime.LockOSThread()
-	defer func() {
-		if err != nil {
-			runtime.UnlockOSThread()
-		}
-	}()
-	b = &Backend{dev: devs[0], fn: map[string]*driver.Function{}}
+	runtime.LockOSThread() // Retain makes the context current on this thread
+	defer runtime.UnlockOSThread()
+	b := &Backend{dev: devs[0], fn: map[string]*driver.Function{}}
 	if b.ctx, err = driver.Retain(b.dev); err != nil {
 		return nil, err
 	}
-	if b.mod, err = driver.LoadPTX(ptx); err != nil {
-		b.ctx.Release()
-		return nil, fmt.Errorf("loading the kernels: %w", err)
-	}
-	for _, name := range kernelNames {
-		f, err := b.mod.Function(name)
-		if err != nil {
-			b.Close()
-			return nil, err
-		}
-		b.fn[name] = f
-	}
-	if b.stream, err = driver.NewStream(); err != nil {
-		b.Close()
+	if err := b.load(); err != nil {
+		b.release()
 		return nil, err
 	}
-	b.grid = uint32(max(b.dev.SMs, 1) * 32)
+	sms := uint32(max(b.dev.SMs, 1))
+	b.grid = sms * 32
+	b.scanB = sms * 4
+	// The single-block kernels (scans of partial sums, J and balance)
+	// get 256 threads; a device of a few SMs (the emulator) gets 64, which
+	// keeps their barriers cheap to emulate.
+	b.team = 256
+	if sms < 8 {
+		b.team = 64
+	}
 	return b, nil
+}
+
+func (b *Backend) load() (err error) {
+	if b.mod, err = driver.LoadPTX(ptx); err != nil {
+		return fmt.Errorf("loading the kernels: %w", err)
+	}
+	for _, name := range kernelNames {
+		if b.fn[name], err = b.mod.Function(name); err != nil {
+			return err
+		}
+	}
+	b.stream, err = driver.NewStream()
+	return err
+}
+
+// release drops what Open acquired (on the thread where the context is
+// current).
+func (b *Backend) release() error {
+	var errs []error
+	if b.stream != nil {
+		errs = append(errs, b.stream.Destroy())
+	}
+	if b.mod != nil {
+		errs = append(errs, b.mod.Unload())
+	}
+	errs = append(errs, b.ctx.Release())
+	b.stream, b.mod, b.ctx = nil, nil, nil
+	return errors.Join(errs...)
 }
 
 // Name is the device and its capability.
@@ -88,21 +120,44 @@ func (b *Backend) Name() string {
 	return fmt.Sprintf("cuda (%s, sm_%d%d, %d SMs, %d MiB)", b.dev.Name, b.dev.Major, b.dev.Minor, b.dev.SMs, b.dev.TotalMem>>20)
 }
 
-// Close releases the device and unbinds the thread.
+// Close releases the device. Closing twice is harmless.
 func (b *Backend) Close() error {
-	if b.stream != nil {
-		b.stream.Destroy()
+	if b.ctx == nil {
+		return nil
 	}
-	if b.mod != nil {
-		b.mod.Unload()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := b.ctx.MakeCurrent(); err != nil {
+		return err
 	}
-	var err error
-	if b.ctx != nil {
-		err = b.ctx.Release()
-	}
-	runtime.UnlockOSThread()
-	return err
+	return b.release()
 }
+
+// bind makes the context current on the calling goroutine's OS thread for
+// the duration of one call: call the returned function when done.
+func (b *Backend) bind(p Phase) (func(), error) {
+	if b.ctx == nil {
+		return nil, errClosed
+	}
+	runtime.LockOSThread()
+	if err := b.ctx.MakeCurrent(); err != nil {
+		runtime.UnlockOSThread()
+		return nil, err
+	}
+	b.phase = p
+	return runtime.UnlockOSThread, nil
+}
+
+// Stats returns the counts of the current (or last) mapping: since the
+// last upload of an input graph.
+func (b *Backend) Stats() Stats { return b.stats }
+
+// Report is the performance model of the last mapping (see Stats.Table).
+func (b *Backend) Report() string { return b.stats.Table() }
+
+func (b *Backend) count() *Counts { return &b.stats.Phases[b.phase] }
+
+// --- launches and transfers, counted ---
 
 func (b *Backend) blocks(n int64) uint32 {
 	if n <= 0 {
@@ -111,386 +166,92 @@ func (b *Backend) blocks(n int64) uint32 {
 	return uint32(min((n+threads-1)/threads, int64(b.grid)))
 }
 
-func (b *Backend) launch(name string, n int64, args ...driver.Arg) error {
-	return b.fn[name].Launch(b.stream, b.blocks(n), threads, args...)
-}
-
-func (b *Backend) sync() error { return b.stream.Synchronize() }
-
-// --- device memory ---
-
-type devGraph struct {
-	n                      int
-	m2                     int64
-	xadj, adj, ew, vw, src driver.Ptr
-}
-
-func (g *devGraph) N() int { return g.n }
-
-type devVec struct {
-	n int
-	p driver.Ptr
-}
-
-func (v *devVec) Len() int { return v.n }
-
-func alloc(bytes int64) (driver.Ptr, error) { return driver.Alloc(uint64(max(bytes, 8))) }
-
-func (b *Backend) Free(values ...any) {
-	for _, v := range values {
-		switch x := v.(type) {
-		case *devGraph:
-			for _, p := range []driver.Ptr{x.xadj, x.adj, x.ew, x.vw, x.src} {
-				driver.Free(p)
-			}
-		case *devVec:
-			driver.Free(x.p)
-		}
-	}
-}
-
-func graphBytes(n int, m2 int64) int64 { return 8*int64(n+1) + 12*m2 + 8*int64(n) + 4*m2 }
-
-// UploadGraph checks that the working set (the graph, its coarse levels
-// and the refinement arrays: about 3.5 times the graph) fits the free
-// memory, then copies g to the device.
-func (b *Backend) UploadGraph(g *graph.Graph) (backend.Graph, error) {
-	n, m2 := g.N(), g.DirectedEdges()
-	need := uint64(graphBytes(n, m2))*7/2 + 64<<20
-	free, _, err := driver.MemInfo()
-	if err != nil {
-		return nil, err
-	}
-	if need > free {
-		return nil, fmt.Errorf("%w: %d vertices and %d edges need about %d MiB, %d MiB free", ErrTooLarge, n, m2/2, need>>20, free>>20)
-	}
-	dg := &devGraph{n: n, m2: m2}
-	ew := g.EdgeWeights() // the kernels read 64-bit weights
-	if err := b.allocGraph(dg); err != nil {
-		return nil, err
-	}
-	for _, c := range []struct {
-		p driver.Ptr
-		h unsafe.Pointer
-		n int64
-	}{{dg.xadj, unsafe.Pointer(&g.XAdj[0]), 8 * int64(n+1)}, {dg.vw, ptr64(g.VW), 8 * int64(n)},
-		{dg.adj, ptr32(g.Adj), 4 * m2}, {dg.ew, ptr64(ew), 8 * m2}} {
-		if err := driver.CopyIn(c.p, c.h, uint64(c.n)); err != nil {
-			b.Free(dg)
-			return nil, err
-		}
-	}
-	if err := b.launch("edge_sources", int64(n), driver.P(dg.xadj), driver.P(dg.src), driver.I32(int32(n))); err != nil {
-		return nil, err
-	}
-	return dg, b.sync()
-}
-
-func ptr64(a []int64) unsafe.Pointer {
-	if len(a) == 0 {
+// launch runs a kernel on grid x block threads; bytes is the device memory
+// it reads and writes (the model's figure).
+func (b *Backend) launch(name string, grid, block uint32, bytes int64, args ...driver.Arg) error {
+	if grid == 0 {
 		return nil
 	}
-	return unsafe.Pointer(&a[0])
+	c := b.count()
+	c.Launches++
+	c.DeviceBytes += bytes
+	return b.fn[name].Launch(b.stream, grid, block, args...)
 }
 
-func ptr32(a []int32) unsafe.Pointer {
-	if len(a) == 0 {
+// loop runs a grid-stride kernel over n items.
+func (b *Backend) loop(name string, n, bytes int64, args ...driver.Arg) error {
+	return b.launch(name, b.blocks(n), threads, bytes, args...)
+}
+
+func (b *Backend) sync() error {
+	b.count().Syncs++
+	return b.stream.Synchronize()
+}
+
+func (b *Backend) fill32(p driver.Ptr, v uint32, words int64) error {
+	if words <= 0 {
 		return nil
 	}
-	return unsafe.Pointer(&a[0])
+	c := b.count()
+	c.Memsets++
+	c.DeviceBytes += 4 * words
+	return driver.Fill32(p, v, uint64(words))
 }
 
-func (b *Backend) allocGraph(dg *devGraph) (err error) {
-	for _, a := range []struct {
-		p     *driver.Ptr
-		bytes int64
-	}{{&dg.xadj, 8 * int64(dg.n+1)}, {&dg.adj, 4 * dg.m2}, {&dg.ew, 8 * dg.m2}, {&dg.vw, 8 * int64(dg.n)}, {&dg.src, 4 * dg.m2}} {
-		if *a.p, err = alloc(a.bytes); err != nil {
-			b.Free(dg)
-			return err
-		}
+func (b *Backend) copyD2D(dst, src driver.Ptr, bytes int64) error {
+	if bytes <= 0 {
+		return nil
 	}
-	return nil
+	c := b.count()
+	c.D2D++
+	c.DeviceBytes += 2 * bytes
+	return driver.Copy(dst, src, uint64(bytes))
 }
 
-func (b *Backend) DownloadGraph(g backend.Graph) (*graph.Graph, error) {
-	dg := g.(*devGraph)
-	h := &graph.Graph{XAdj: make([]int64, dg.n+1), Adj: make([]int32, dg.m2), VW: make([]int64, dg.n)}
-	ew := make([]int64, dg.m2)
+func (b *Backend) copyIn(dst driver.Ptr, src unsafe.Pointer, bytes int64, pinned bool) error {
+	if bytes <= 0 {
+		return nil
+	}
+	c := b.count()
+	c.H2D++
+	c.H2DBytes += bytes
+	if pinned {
+		c.H2DPinnedBytes += bytes
+	}
+	return driver.CopyIn(dst, src, uint64(bytes))
+}
+
+// copyOut synchronises the stream (the copy must see its kernels) and
+// copies to the host.
+func (b *Backend) copyOut(dst unsafe.Pointer, src driver.Ptr, bytes int64) error {
+	if bytes <= 0 {
+		return nil
+	}
 	if err := b.sync(); err != nil {
-		return nil, err
-	}
-	for _, c := range []struct {
-		h unsafe.Pointer
-		p driver.Ptr
-		n int64
-	}{{unsafe.Pointer(&h.XAdj[0]), dg.xadj, 8 * int64(dg.n+1)}, {ptr64(h.VW), dg.vw, 8 * int64(dg.n)},
-		{ptr32(h.Adj), dg.adj, 4 * dg.m2}, {ptr64(ew), dg.ew, 8 * dg.m2}} {
-		if err := driver.CopyOut(c.h, c.p, uint64(c.n)); err != nil {
-			return nil, err
-		}
-	}
-	h.SetEdgeWeights(ew)
-	return h, nil
-}
-
-func (b *Backend) UploadVector(v []int32) (backend.Vector, error) {
-	p, err := alloc(4 * int64(len(v)))
-	if err != nil {
-		return nil, err
-	}
-	return &devVec{len(v), p}, driver.CopyIn(p, ptr32(v), uint64(4*len(v)))
-}
-
-func (b *Backend) DownloadVector(v backend.Vector) ([]int32, error) {
-	dv := v.(*devVec)
-	out := make([]int32, dv.n)
-	if err := b.sync(); err != nil {
-		return nil, err
-	}
-	return out, driver.CopyOut(ptr32(out), dv.p, uint64(4*dv.n))
-}
-
-// scan replaces a (n int64s on the device) by its exclusive prefix sums
-// and returns the total: block scans, a recursive scan of the block
-// totals, and an add-back pass.
-func (b *Backend) scan(a driver.Ptr, n int64) (int64, error) {
-	const per = 2 * 512
-	nb := (n + per - 1) / per
-	sums, err := alloc(8 * (nb + 1))
-	if err != nil {
-		return 0, err
-	}
-	defer driver.Free(sums)
-	if err := b.fn["scan_block"].LaunchShared(b.stream, uint32(nb), 512, 8*per,
-		driver.P(a), driver.I64(n), driver.P(sums)); err != nil {
-		return 0, err
-	}
-	var total int64
-	if nb > 1 {
-		if total, err = b.scan(sums, nb); err != nil {
-			return 0, err
-		}
-		if err := b.launch("scan_add", n, driver.P(a), driver.I64(n), driver.P(sums), driver.I32(per)); err != nil {
-			return 0, err
-		}
-	} else {
-		if err := b.sync(); err != nil {
-			return 0, err
-		}
-		if err := driver.CopyOut(unsafe.Pointer(&total), sums, 8); err != nil {
-			return 0, err
-		}
-	}
-	return total, b.sync()
-}
-
-// --- coarsening ---
-
-func (b *Backend) Match(g backend.Graph, maxWeight int64, seed uint64) (backend.Vector, error) {
-	dg := g.(*devGraph)
-	n := int64(dg.n)
-	match, err := alloc(4 * n)
-	if err != nil {
-		return nil, err
-	}
-	pref, err := alloc(4 * n)
-	if err != nil {
-		driver.Free(match)
-		return nil, err
-	}
-	defer driver.Free(pref)
-	counter, err := alloc(8)
-	if err != nil {
-		driver.Free(match)
-		return nil, err
-	}
-	defer driver.Free(counter)
-	if err := driver.Fill32(match, 0xffffffff, uint64(n)); err != nil {
-		return nil, err
-	}
-	matched := int64(0)
-	for r := 0; r < 8; r++ {
-		if err := driver.Fill32(counter, 0, 2); err != nil {
-			return nil, err
-		}
-		rs := seed + uint64(r)*0x9e37
-		if err := b.launch("match_prefer", n, driver.P(dg.xadj), driver.P(dg.adj), driver.P(dg.ew), driver.P(dg.vw),
-			driver.P(match), driver.P(pref), driver.I32(int32(n)), driver.I64(maxWeight), driver.I64(int64(rs))); err != nil {
-			return nil, err
-		}
-		if err := b.launch("match_resolve", n, driver.P(pref), driver.P(match), driver.I32(int32(n)), driver.P(counter)); err != nil {
-			return nil, err
-		}
-		var newly int64
-		if err := b.sync(); err != nil {
-			return nil, err
-		}
-		if err := driver.CopyOut(unsafe.Pointer(&newly), counter, 8); err != nil {
-			return nil, err
-		}
-		matched += newly
-		if newly == 0 || 4*matched >= 3*n {
-			break
-		}
-	}
-	if 4*matched < 3*n { // two-hop: leaves, twins and relatives through a matchmaker
-		maker := pref
-		if err := b.launch("hop_maker", n, driver.P(dg.xadj), driver.P(dg.adj), driver.P(dg.ew), driver.P(match),
-			driver.P(maker), driver.I32(int32(n))); err != nil {
-			return nil, err
-		}
-		out, err := alloc(4 * n)
-		if err != nil {
-			return nil, err
-		}
-		defer driver.Free(out)
-		if err := b.launch("copy_i32", n, driver.P(out), driver.P(match), driver.I64(n)); err != nil {
-			return nil, err
-		}
-		if err := b.launch("hop_pair", n, driver.P(dg.xadj), driver.P(dg.adj), driver.P(dg.vw), driver.P(maker),
-			driver.P(match), driver.P(out), driver.I32(int32(n)), driver.I64(maxWeight)); err != nil {
-			return nil, err
-		}
-		if err := b.launch("copy_i32", n, driver.P(match), driver.P(out), driver.I64(n)); err != nil {
-			return nil, err
-		}
-	}
-	if err := b.launch("match_self", n, driver.P(match), driver.I32(int32(n))); err != nil {
-		return nil, err
-	}
-	return &devVec{dg.n, match}, b.sync()
-}
-
-func (b *Backend) Contract(g backend.Graph, matchV backend.Vector) (backend.Graph, backend.Vector, error) {
-	dg := g.(*devGraph)
-	match := matchV.(*devVec).p
-	n := int64(dg.n)
-	flags, err := alloc(8 * (n + 1))
-	if err != nil {
-		return nil, nil, err
-	}
-	defer driver.Free(flags)
-	if err := b.launch("cmap_flags", n, driver.P(match), driver.P(flags), driver.I32(int32(n))); err != nil {
-		return nil, nil, err
-	}
-	nc, err := b.scan(flags, n)
-	if err != nil {
-		return nil, nil, err
-	}
-	cmap, err := alloc(4 * n)
-	if err != nil {
-		return nil, nil, err
-	}
-	leaders, err := alloc(4 * nc)
-	if err != nil {
-		driver.Free(cmap)
-		return nil, nil, err
-	}
-	defer driver.Free(leaders)
-	fail := func(err error) (backend.Graph, backend.Vector, error) {
-		driver.Free(cmap)
-		return nil, nil, err
-	}
-	if err := b.launch("cmap_fill", n, driver.P(match), driver.P(flags), driver.P(cmap), driver.P(leaders), driver.I32(int32(n))); err != nil {
-		return fail(err)
-	}
-	if err := b.launch("cmap_partner", n, driver.P(match), driver.P(cmap), driver.I32(int32(n))); err != nil {
-		return fail(err)
-	}
-	off, err := alloc(8 * (nc + 1))
-	if err != nil {
-		return fail(err)
-	}
-	defer driver.Free(off)
-	cg := &devGraph{n: int(nc)}
-	if cg.vw, err = alloc(8 * nc); err != nil {
-		return fail(err)
-	}
-	if err := b.launch("contract_bounds", nc, driver.P(dg.xadj), driver.P(dg.vw), driver.P(match), driver.P(leaders),
-		driver.P(off), driver.P(cg.vw), driver.I32(int32(nc))); err != nil {
-		return fail(err)
-	}
-	slots, err := b.scan(off, nc)
-	if err != nil {
-		return fail(err)
-	}
-	if err := driver.CopyIn(off+driver.Ptr(8*nc), unsafe.Pointer(&slots), 8); err != nil {
-		return fail(err)
-	}
-	hv, err := alloc(4 * slots)
-	if err != nil {
-		return fail(err)
-	}
-	defer driver.Free(hv)
-	hw, err := alloc(8 * slots)
-	if err != nil {
-		return fail(err)
-	}
-	defer driver.Free(hw)
-	if err := driver.Fill32(hv, 0xffffffff, uint64(slots)); err != nil {
-		return fail(err)
-	}
-	if err := driver.Fill32(hw, 0, uint64(2*slots)); err != nil {
-		return fail(err)
-	}
-	if err := b.launch("contract_insert", dg.m2, driver.P(dg.src), driver.P(dg.adj), driver.P(dg.ew), driver.P(cmap),
-		driver.P(off), driver.P(hv), driver.P(hw), driver.I64(dg.m2)); err != nil {
-		return fail(err)
-	}
-	if cg.xadj, err = alloc(8 * (nc + 1)); err != nil {
-		return fail(err)
-	}
-	if err := b.launch("contract_count", nc, driver.P(hv), driver.P(off), driver.P(cg.xadj), driver.I32(int32(nc))); err != nil {
-		return fail(err)
-	}
-	m2, err := b.scan(cg.xadj, nc)
-	if err != nil {
-		return fail(err)
-	}
-	if err := driver.CopyIn(cg.xadj+driver.Ptr(8*nc), unsafe.Pointer(&m2), 8); err != nil {
-		return fail(err)
-	}
-	cg.m2 = m2
-	if cg.adj, err = alloc(4 * m2); err != nil {
-		return fail(err)
-	}
-	if cg.ew, err = alloc(8 * m2); err != nil {
-		return fail(err)
-	}
-	if cg.src, err = alloc(4 * m2); err != nil {
-		return fail(err)
-	}
-	if err := b.launch("contract_compact", nc, driver.P(hv), driver.P(hw), driver.P(off), driver.P(cg.xadj),
-		driver.P(cg.adj), driver.P(cg.ew), driver.I32(int32(nc))); err != nil {
-		return fail(err)
-	}
-	if err := b.launch("edge_sources", nc, driver.P(cg.xadj), driver.P(cg.src), driver.I32(int32(nc))); err != nil {
-		return fail(err)
-	}
-	return cg, &devVec{dg.n, cmap}, b.sync()
-}
-
-func (b *Backend) Project(cmap, coarse backend.Vector) (backend.Vector, error) {
-	c := cmap.(*devVec)
-	fine, err := alloc(4 * int64(c.n))
-	if err != nil {
-		return nil, err
-	}
-	err = b.launch("project", int64(c.n), driver.P(c.p), driver.P(coarse.(*devVec).p), driver.P(fine), driver.I32(int32(c.n)))
-	return &devVec{c.n, fine}, err
-}
-
-// --- refinement ---
-
-func (b *Backend) Refine(g backend.Graph, pe backend.Vector, top *topology.Topology, lmax int64, cfg refinement.JetConfig) error {
-	j, err := b.newJet(g.(*devGraph), pe.(*devVec), top, lmax, cfg)
-	if err != nil {
 		return err
 	}
-	defer j.free()
-	_, err = refinement.RunJet(j, cfg)
-	return err
+	c := b.count()
+	c.D2H++
+	c.D2HBytes += bytes
+	return driver.CopyOut(dst, src, uint64(bytes))
+}
+
+// readInt64 copies one device int64 to the host.
+func (b *Backend) readInt64(p driver.Ptr) (int64, error) {
+	var x int64
+	err := b.copyOut(unsafe.Pointer(&x), p, 8)
+	return x, err
+}
+
+// alloc allocates device memory; an allocation failure wraps
+// ErrOutOfMemory.
+func alloc(bytes int64) (driver.Ptr, error) {
+	p, err := driver.Alloc(uint64(max(bytes, 8)))
+	var de *driver.Error
+	if errors.As(err, &de) && de.Code == driver.ErrCodeOutOfMemory {
+		return 0, fmt.Errorf("%w: %d bytes: %v", ErrOutOfMemory, bytes, err)
+	}
+	return p, err
 }
 
 var _ backend.Backend = (*Backend)(nil)

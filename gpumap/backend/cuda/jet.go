@@ -1,211 +1,315 @@
 package cuda
 
 import (
+	"math/bits"
 	"unsafe"
 
+	"github.com/gpumap/gpumap/gpumap/backend"
 	"github.com/gpumap/gpumap/gpumap/backend/cuda/driver"
 	"github.com/gpumap/gpumap/gpumap/refinement"
 	"github.com/gpumap/gpumap/topology"
 )
 
-// gpuJet implements refinement.JetOps on the device; refinement.RunJet
-// drives it exactly as it drives the CPU implementation.
-type gpuJet struct {
-	b    *Backend
-	g    *devGraph
-	pe   *devVec
-	k    int
-	lmax int64
-	cfg  refinement.JetConfig
+const (
+	nb       = 66 // loss buckets (NB in gpumap.cu)
+	ctlWords = 11 // int64 words of jet_ctl
+	ctlRead  = 7  // words the host reads per iteration
+)
 
-	labels, dist, bw, counter       driver.Ptr
-	locked, cand, dest, moved, best driver.Ptr
-	gain, cb, cw, room, roomList    driver.Ptr
-	vw                              []int64 // host copy, for rebalancing
-	round                           uint64
-	ptrs                            []*driver.Ptr
+// jetArrays are refinement's per-block arrays, one allocation, made at
+// the first Refine of a mapping (again if the machine changes).
+type jetArrays struct {
+	k                                                                                     int
+	top                                                                                   *topology.Topology
+	block                                                                                 driver.Ptr
+	labels, dist, bw, room, roomList, accepted, rem, kw, cut, need, lo, hist, spread, ctl driver.Ptr
+	binsLog                                                                               int
 }
 
-func (b *Backend) newJet(g *devGraph, pe *devVec, top *topology.Topology, lmax int64, cfg refinement.JetConfig) (*gpuJet, error) {
-	n, k := int64(g.n), int64(top.K())
-	j := &gpuJet{b: b, g: g, pe: pe, k: int(k), lmax: lmax, cfg: cfg}
-	for _, a := range []struct {
-		p     *driver.Ptr
-		bytes int64
-	}{{&j.labels, 8 * k}, {&j.dist, 8 * 64}, {&j.bw, 8 * k}, {&j.counter, 8},
-		{&j.locked, 4 * n}, {&j.cand, 4 * n}, {&j.dest, 4 * n}, {&j.moved, 4 * n}, {&j.best, 4 * n},
-		{&j.gain, 8 * n}, {&j.cb, 4 * g.m2}, {&j.cw, 8 * g.m2}, {&j.room, 4 * k}, {&j.roomList, 4 * k}} {
-		p, err := alloc(a.bytes)
-		if err != nil {
-			j.free()
-			return nil, err
-		}
-		*a.p = p
-		j.ptrs = append(j.ptrs, a.p)
+func (b *Backend) jetArrays(ws *workspace, top *topology.Topology) (*jetArrays, error) {
+	k := top.K()
+	if a := ws.jet; a != nil && a.top == top {
+		return a, nil
 	}
+	if ws.jet != nil {
+		driver.Free(ws.jet.block)
+		ws.jet = nil
+	}
+	k64 := int64(k)
+	// Bins per narrowing step: up to 256, fewer for many blocks (hist is k x bins).
+	lb := max(1, min(8, bits.Len64(uint64(1<<21/max(k64, 1)))-1))
+	var c carve
+	o := []int64{c.add(8 * k64), c.add(8 * 64), c.add(8 * k64), c.add(4 * k64), c.add(4 * k64), c.add(8 * k64),
+		c.add(8 * (k64 + 1)), c.add(8 * k64 * nb), c.add(4 * k64), c.add(8 * k64), c.add(8 * k64),
+		c.add(8 * k64 << lb), c.add(8 * 5 * spread), c.add(8 * ctlWords)}
+	p, err := alloc(c.size)
+	if err != nil {
+		return nil, err
+	}
+	at := func(i int) driver.Ptr { return p + driver.Ptr(o[i]) }
+	a := &jetArrays{k: k, top: top, block: p, labels: at(0), dist: at(1), bw: at(2), room: at(3), roomList: at(4),
+		accepted: at(5), rem: at(6), kw: at(7), cut: at(8), need: at(9), lo: at(10), hist: at(11), spread: at(12),
+		ctl: at(13), binsLog: lb}
 	labels := top.Labels()
 	dist := make([]int64, 64)
 	for i := range dist {
 		dist[i] = top.LabelDistance(0, 1<<uint(i))
 	}
-	j.vw = make([]int64, n)
-	for _, c := range []error{
-		driver.CopyIn(j.labels, unsafe.Pointer(&labels[0]), uint64(8*k)),
-		driver.CopyIn(j.dist, unsafe.Pointer(&dist[0]), 8*64),
-		driver.Fill32(j.locked, 0, uint64(n)),
-		driver.CopyOut(ptr64(j.vw), g.vw, uint64(8*n)),
-	} {
-		if c != nil {
-			j.free()
-			return nil, c
+	err = b.copyIn(a.labels, unsafe.Pointer(&labels[0]), 8*k64, false)
+	if err == nil {
+		err = b.copyIn(a.dist, unsafe.Pointer(&dist[0]), 8*64, false)
+	}
+	// kw, hist and spread are kept zero by the kernels that read them.
+	if err == nil {
+		err = b.fill32(a.kw, 0, 2*k64*nb)
+	}
+	if err == nil {
+		err = b.fill32(a.hist, 0, 2*k64<<lb)
+	}
+	if err == nil {
+		err = b.fill32(a.spread, 0, 2*5*spread)
+	}
+	if err != nil {
+		driver.Free(p)
+		return nil, err
+	}
+	ws.jet = a
+	return a, nil
+}
+
+// gpuJet implements refinement.JetOps on the device; refinement.RunJet
+// drives it exactly as it drives the CPU implementation, and the result is
+// the same mapping. Per iteration the host reads one small block of
+// scalars (jet_ctl: J, excess, moves).
+type gpuJet struct {
+	b      *Backend
+	g      *devGraph
+	pe     driver.Ptr
+	ws     *workspace
+	a      *jetArrays
+	n, m2  int64
+	k      int
+	lmax   int64
+	seed   uint64
+	shifts []int // the id-narrowing steps of rebalancing
+	full   bool  // the next Cost recomputes J from scratch
+	fresh  bool  // ctl describes the current mapping
+	step   func(ctl *[ctlRead]int64)
+	ctl    *[ctlRead]int64 // its own allocation: cgo copies into it
+}
+
+// Refine runs the Jet loop on the mapping pe of g, every PE limited to
+// lmax.
+func (b *Backend) Refine(g backend.Graph, pe backend.Vector, top *topology.Topology, lmax int64, cfg refinement.JetConfig) error {
+	done, err := b.bind(PhaseRefine)
+	if err != nil {
+		return err
+	}
+	defer done()
+	j, err := b.newJet(g.(*devGraph), pe.(*devVec), top, lmax, cfg)
+	if err != nil {
+		return err
+	}
+	_, err = refinement.RunJet(j, cfg)
+	return err
+}
+
+func (b *Backend) newJet(g *devGraph, pe *devVec, top *topology.Topology, lmax int64, cfg refinement.JetConfig) (*gpuJet, error) {
+	a, err := b.jetArrays(g.ws, top)
+	if err != nil {
+		return nil, err
+	}
+	n := int64(g.n)
+	j := &gpuJet{b: b, g: g, pe: pe.p, ws: g.ws, a: a, n: n, m2: g.m2, k: top.K(), lmax: lmax, seed: cfg.Seed, full: true,
+		ctl: new([ctlRead]int64)}
+	idBits := bits.Len64(uint64(max(n-1, 0)))
+	for i := 1; ; i++ {
+		s := max(idBits-i*a.binsLog, 0)
+		j.shifts = append(j.shifts, s)
+		if s == 0 {
+			break
 		}
+	}
+	if err := b.fill32(a.ctl, 0, 2*ctlWords); err != nil {
+		return nil, err
+	}
+	if err := b.fill32(g.ws.locked, 0, (n+3)/4); err != nil { // nothing is locked yet (the carve pads to 4)
+		return nil, err
 	}
 	return j, j.blockWeights()
 }
 
-func (j *gpuJet) free() {
-	for _, p := range j.ptrs {
-		driver.Free(*p)
-	}
-}
-
-func (j *gpuJet) n() int64 { return int64(j.g.n) }
-
-func (j *gpuJet) blockWeights() error {
-	if err := driver.Fill32(j.bw, 0, uint64(2*j.k)); err != nil {
-		return err
-	}
-	return j.b.launch("block_weights", j.n(), driver.P(j.pe.p), driver.P(j.g.vw), driver.P(j.bw), driver.I32(int32(j.n())))
-}
-
 func (j *gpuJet) LabelPropagation() error {
-	g, b, n := j.g, j.b, j.n()
-	if err := b.launch("jet_lp", n, driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew), driver.P(j.pe.p),
-		driver.P(j.labels), driver.P(j.dist), driver.P(j.locked), driver.P(j.cb), driver.P(j.cw),
-		driver.P(j.cand), driver.P(j.dest), driver.P(j.gain), driver.I32(int32(n))); err != nil {
+	g, b, a, ws, n := j.g, j.b, j.a, j.ws, j.n
+	if err := j.settle(); err != nil {
 		return err
 	}
-	if err := b.launch("jet_after", n, driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew), driver.P(j.pe.p),
-		driver.P(j.labels), driver.P(j.dist), driver.P(j.cand), driver.P(j.dest), driver.P(j.gain),
-		driver.P(j.cb), driver.P(j.cw), driver.P(j.moved), driver.I32(int32(n))); err != nil {
+	if err := b.loop("jet_lp", n, 10*n+40*j.m2, driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew), driver.P(j.pe),
+		driver.P(a.labels), driver.P(a.dist), driver.P(ws.locked), driver.P(ws.hv), driver.P(ws.hw),
+		driver.P(ws.cand), driver.P(ws.dest), driver.P(ws.cvw), driver.I32(int32(n))); err != nil {
 		return err
 	}
-	if err := b.launch("jet_apply", n, driver.P(j.pe.p), driver.P(j.dest), driver.P(j.moved), driver.P(j.locked),
-		driver.I32(int32(n))); err != nil {
+	if err := b.loop("jet_after", n, 2*n, driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew), driver.P(j.pe),
+		driver.P(a.labels), driver.P(a.dist), driver.P(ws.cand), driver.P(ws.dest), driver.P(ws.cvw),
+		driver.P(ws.hv), driver.P(ws.hw), driver.P(ws.moved), driver.I32(int32(n))); err != nil {
+		return err
+	}
+	if err := b.loop("jet_apply", n, 2*n, driver.P(j.pe), driver.P(ws.dest), driver.P(ws.moved), driver.P(ws.locked),
+		driver.P(g.vw), driver.P(a.bw), driver.I32(int32(n))); err != nil {
+		return err
+	}
+	j.moved(func(c *[ctlRead]int64) {
+		// jet_after's candidates and jet_apply's moves, known once counted.
+		b.stats.Phases[PhaseRefine].DeviceBytes += 50*c[6] + 16*c[4] + 24*c[3]
+	})
+	return nil
+}
+
+// moved records that the mapping changed: the next Cost adds the change.
+func (j *gpuJet) moved(bytes func(*[ctlRead]int64)) {
+	j.fresh = false
+	j.step = bytes
+}
+
+// settle brings ctl up to date before a step that needs it.
+func (j *gpuJet) settle() error {
+	if j.fresh {
+		return nil
+	}
+	_, err := j.Cost()
+	return err
+}
+
+// Cost computes J (from scratch the first time, then by the change the
+// last step made), the excess and the heaviest block, and reads them.
+func (j *gpuJet) Cost() (int64, error) {
+	b, a, ws, g, n := j.b, j.a, j.ws, j.g, j.n
+	full := int32(0)
+	bytes := 2 * n
+	if j.full {
+		full, bytes = 1, 12*n+16*j.m2
+	}
+	if err := b.loop("jet_cost", n, bytes, driver.I32(full), driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew),
+		driver.P(j.pe), driver.P(a.labels), driver.P(a.dist), driver.P(ws.moved), driver.P(ws.cand), driver.P(ws.dest),
+		driver.P(a.spread), driver.I32(int32(n))); err != nil {
+		return 0, err
+	}
+	if err := b.launch("jet_stats", 1, b.team, 2*8*5*spread+24*int64(j.k), driver.I32(full), driver.P(a.spread),
+		driver.P(a.bw), driver.I32(int32(j.k)), driver.I64(j.lmax), driver.P(a.room), driver.P(a.roomList),
+		driver.P(a.ctl)); err != nil {
+		return 0, err
+	}
+	if err := b.copyOut(unsafe.Pointer(&j.ctl[0]), a.ctl, 8*ctlRead); err != nil {
+		return 0, err
+	}
+	if !j.full {
+		b.count().DeviceBytes += 28*j.ctl[5] + 16*j.ctl[3]
+	}
+	if j.step != nil {
+		j.step(j.ctl)
+		j.step = nil
+	}
+	j.full, j.fresh = false, true
+	return j.ctl[0], nil
+}
+
+// Excess is the weight above lmax, as the last Cost read it.
+func (j *gpuJet) Excess() (int64, error) {
+	if err := j.settle(); err != nil {
+		return 0, err
+	}
+	return j.ctl[1], nil
+}
+
+func (j *gpuJet) SaveBest() error { return j.b.copyD2D(j.ws.best, j.pe, 4*j.n) }
+
+// RestoreBest goes back to the saved mapping.
+func (j *gpuJet) RestoreBest() error {
+	j.full, j.fresh, j.step = true, false, nil
+	if err := j.b.copyD2D(j.pe, j.ws.best, 4*j.n); err != nil {
 		return err
 	}
 	return j.blockWeights()
 }
 
-func (j *gpuJet) hostBW() ([]int64, error) {
-	bw := make([]int64, j.k)
-	if err := j.b.sync(); err != nil {
-		return nil, err
+func (j *gpuJet) blockWeights() error {
+	if err := j.b.fill32(j.a.bw, 0, 2*int64(j.k)); err != nil {
+		return err
 	}
-	return bw, driver.CopyOut(ptr64(bw), j.bw, uint64(8*j.k))
+	return j.b.loop("block_weights", j.n, 12*j.n, driver.P(j.pe), driver.P(j.g.vw), driver.P(j.a.bw), driver.I32(int32(j.n)))
 }
 
-// Rebalance computes the candidates on the device (jet_reb) and selects
-// the moves on the host with the CPU backend's rule.
+// Rebalance is weak or strong rebalancing on the device (see the kernels'
+// comments); the moves are refinement.SelectRebalance's.
 func (j *gpuJet) Rebalance(strong bool) error {
-	g, b, n := j.g, j.b, j.n()
-	if err := driver.Fill32(j.locked, 0, uint64(n)); err != nil {
+	b, a, ws, g, n, k := j.b, j.a, j.ws, j.g, j.n, int64(j.k)
+	if err := j.settle(); err != nil {
 		return err
 	}
-	bw, err := j.hostBW()
-	if err != nil {
-		return err
+	prev := b.phase
+	b.phase = PhaseRebalance
+	defer func() { b.phase = prev }()
+	strongArg := int32(0)
+	if strong {
+		strongArg = 1
 	}
-	avg, room, roomList := refinement.RebalanceTargets(bw, j.lmax)
-	if len(roomList) == 0 {
-		return nil
+	run := func(name string, grid, block uint32, bytes int64, args ...driver.Arg) func() error {
+		return func() error { return b.launch(name, grid, block, bytes, args...) }
 	}
-	j.round++
-	roomI := make([]int32, j.k)
-	for i, r := range room {
-		if r {
-			roomI[i] = 1
+	loop := func(name string, items, bytes int64, args ...driver.Arg) func() error {
+		return func() error { return b.loop(name, items, bytes, args...) }
+	}
+	nbins := int64(1) << a.binsLog
+	narrow := func(mode int32, member driver.Ptr) []func() error {
+		var steps []func() error
+		for _, s := range j.shifts {
+			steps = append(steps,
+				loop("reb_hist", n, n, driver.I32(mode), driver.P(j.pe), driver.P(ws.dest), driver.P(member),
+					driver.P(ws.bucket), driver.P(g.vw), driver.P(a.cut), driver.P(a.lo), driver.I32(int32(s)),
+					driver.I32(int32(nbins)), driver.P(a.hist), driver.I32(int32(n))),
+				loop("reb_refine", k, 16*k*nbins, driver.P(a.hist), driver.I32(int32(s)), driver.I32(int32(nbins)),
+					driver.P(a.cut), driver.P(a.need), driver.P(a.lo), driver.I32(int32(k))))
 		}
+		return steps
 	}
-	if err := driver.CopyIn(j.room, ptr32(roomI), uint64(4*j.k)); err != nil {
-		return err
+	steps := []func() error{
+		loop("reb_cand", n, 23*n, driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew), driver.P(g.vw),
+			driver.P(j.pe), driver.P(a.labels), driver.P(a.dist), driver.P(a.bw), driver.I64(j.lmax), driver.P(a.room),
+			driver.P(a.roomList), driver.P(a.ctl), driver.I64(int64(j.seed)), driver.P(ws.hv), driver.P(ws.hw),
+			driver.P(ws.locked), driver.P(ws.cand), driver.P(ws.dest), driver.P(ws.bucket), driver.P(a.kw), driver.I32(int32(n))),
+		loop("reb_cut", k, 16*k*nb, driver.I32(0), driver.P(a.kw), driver.P(a.bw), driver.I64(j.lmax), driver.P(a.cut),
+			driver.P(a.need), driver.P(a.lo), driver.P(a.accepted), driver.P(a.ctl), driver.I32(int32(k))),
 	}
-	if err := driver.CopyIn(j.roomList, ptr32(roomList), uint64(4*len(roomList))); err != nil {
-		return err
+	steps = append(steps, narrow(0, ws.cand)...)
+	steps = append(steps, loop("reb_evict", n, 2*n, driver.I32(strongArg), driver.P(j.pe), driver.P(ws.dest),
+		driver.P(ws.cand), driver.P(ws.bucket), driver.P(g.vw), driver.P(a.cut), driver.P(a.lo), driver.P(a.bw),
+		driver.P(a.kw), driver.P(ws.moved), driver.I32(int32(n))))
+	if strong {
+		steps = append(steps, loop("reb_cut", k, 16*k*nb, driver.I32(1), driver.P(a.kw), driver.P(a.bw), driver.I64(j.lmax),
+			driver.P(a.cut), driver.P(a.need), driver.P(a.lo), driver.P(a.accepted), driver.P(a.ctl), driver.I32(int32(k))))
+		steps = append(steps, narrow(1, ws.moved)...)
+		steps = append(steps,
+			loop("reb_over", n, 9*n, driver.P(ws.dest), driver.P(ws.bucket), driver.P(g.vw), driver.P(a.cut), driver.P(a.lo),
+				driver.P(ws.moved), driver.P(a.accepted), driver.P(ws.flags), driver.I32(int32(n))),
+			func() error { _, err := b.scan(ws, ws.flags, n, false); return err },
+			run("reb_room", 1, b.team, 32*k, driver.P(a.bw), driver.I32(int32(k)), driver.I64(j.lmax), driver.P(a.accepted),
+				driver.P(a.rem)),
+			loop("reb_place", n, n, driver.P(j.pe), driver.P(ws.dest), driver.P(ws.moved), driver.P(ws.flags), driver.P(a.rem),
+				driver.P(g.vw), driver.P(a.bw), driver.I32(int32(k)), driver.I32(int32(n))))
 	}
-	if err := b.launch("jet_reb", n, driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew), driver.P(g.vw), driver.P(j.pe.p),
-		driver.P(j.labels), driver.P(j.dist), driver.P(j.bw), driver.I64(j.lmax), driver.I64(avg),
-		driver.P(j.room), driver.P(j.roomList), driver.I32(int32(len(roomList))),
-		driver.I64(int64(refinement.RebalanceSeed(j.cfg.Seed, j.round))),
-		driver.P(j.cb), driver.P(j.cw), driver.P(j.cand), driver.P(j.dest), driver.P(j.gain), driver.I32(int32(n))); err != nil {
-		return err
-	}
-	cand := make([]int32, n)
-	dest := make([]int32, n)
-	gain := make([]int64, n)
-	part := make([]int32, n)
-	if err := b.sync(); err != nil {
-		return err
-	}
-	for _, c := range []struct {
-		h unsafe.Pointer
-		p driver.Ptr
-		n int64
-	}{{ptr32(cand), j.cand, 4 * n}, {ptr32(dest), j.dest, 4 * n}, {ptr64(gain), j.gain, 8 * n}, {ptr32(part), j.pe.p, 4 * n}} {
-		if err := driver.CopyOut(c.h, c.p, uint64(c.n)); err != nil {
+	for _, s := range steps {
+		if err := s(); err != nil {
 			return err
 		}
 	}
-	candB := make([]bool, n)
-	for i, c := range cand {
-		candB[i] = c != 0
+	passes := int64(len(j.shifts))
+	if strong {
+		passes *= 2
 	}
-	maxW := make([]int64, j.k)
-	for i := range maxW {
-		maxW[i] = j.lmax
-	}
-	for _, v := range refinement.SelectRebalance(part, j.vw, bw, maxW, candB, dest, gain, strong) {
-		part[v] = dest[v]
-	}
-	if err := driver.CopyIn(j.pe.p, ptr32(part), uint64(4*n)); err != nil {
-		return err
-	}
-	return j.blockWeights()
-}
-
-func (j *gpuJet) Cost() (int64, error) {
-	g, b := j.g, j.b
-	if err := driver.Fill32(j.counter, 0, 2); err != nil {
-		return 0, err
-	}
-	if err := b.launch("cost_kernel", j.n(), driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew), driver.P(j.pe.p),
-		driver.P(j.labels), driver.P(j.dist), driver.P(j.counter), driver.I32(int32(j.n()))); err != nil {
-		return 0, err
-	}
-	var c int64
-	if err := b.sync(); err != nil {
-		return 0, err
-	}
-	return c, driver.CopyOut(unsafe.Pointer(&c), j.counter, 8)
-}
-
-func (j *gpuJet) Excess() (int64, error) {
-	bw, err := j.hostBW()
-	if err != nil {
-		return 0, err
-	}
-	var ex int64
-	for _, w := range bw {
-		ex += max(w-j.lmax, 0)
-	}
-	return ex, nil
-}
-
-func (j *gpuJet) SaveBest() error { return driver.Copy(j.best, j.pe.p, uint64(4*j.n())) }
-
-func (j *gpuJet) RestoreBest() error {
-	if err := driver.Copy(j.pe.p, j.best, uint64(4*j.n())); err != nil {
-		return err
-	}
-	return j.blockWeights()
+	j.moved(func(c *[ctlRead]int64) {
+		// What the candidates and moves cost, known once counted: their
+		// edges in reb_cand, their ids in the narrowing steps, their moves.
+		b.stats.Phases[PhaseRebalance].DeviceBytes += 40*c[6] + 20*c[4] + 17*passes*c[4] + 40*c[3]
+	})
+	return nil
 }

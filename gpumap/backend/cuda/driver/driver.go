@@ -19,6 +19,7 @@ package driver
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef int CUresult;
@@ -50,6 +51,8 @@ FN(CUresult, cuMemcpyHtoD_v2, (CUdeviceptr, const void *, size_t))
 FN(CUresult, cuMemcpyDtoH_v2, (void *, CUdeviceptr, size_t))
 FN(CUresult, cuMemcpyDtoD_v2, (CUdeviceptr, CUdeviceptr, size_t))
 FN(CUresult, cuMemsetD32_v2, (CUdeviceptr, unsigned int, size_t))
+FN(CUresult, cuMemHostRegister_v2, (void *, size_t, unsigned int))
+FN(CUresult, cuMemHostUnregister, (void *))
 FN(CUresult, cuModuleLoadData, (CUmodule *, const void *))
 FN(CUresult, cuModuleUnload, (CUmodule))
 FN(CUresult, cuModuleGetFunction, (CUfunction *, CUmodule, const char *))
@@ -66,6 +69,11 @@ FN(CUresult, cuEventElapsedTime, (float *, CUevent, CUevent))
 FN(CUresult, cuGetErrorString, (CUresult, const char **))
 FN(CUresult, cuGetErrorName, (CUresult, const char **))
 
+static int (*p_emu_counters)(unsigned long long *, int);
+static void (*p_emu_fail)(const char *, long long, int);
+static void (*p_emu_clear)(void);
+static void (*p_emu_set_memory)(unsigned long long);
+
 static const char *candidates[] = {
 	"libcuda.so.1",
 	"/usr/lib/x86_64-linux-gnu/libcuda.so.1",
@@ -77,10 +85,21 @@ static const char *candidates[] = {
 	NULL,
 };
 
-// gm_load: 0 on success; otherwise *why names the failure.
+// gm_load: 0 on success; otherwise *why names the failure. GPUMAP_CUDA_LIB,
+// when set, names the one library to load (the emulator in tests).
+static char why_buf[1024];
 static int gm_load(const char **why, char *tried, size_t triedlen) {
 	if (lib) return 0;
 	tried[0] = 0;
+	const char *env = getenv("GPUMAP_CUDA_LIB");
+	if (env && *env) {
+		lib = dlopen(env, RTLD_NOW | RTLD_LOCAL);
+		if (!lib) {
+			snprintf(why_buf, sizeof why_buf, "GPUMAP_CUDA_LIB=%s cannot be loaded: %s", env, dlerror());
+			*why = why_buf;
+			return 1;
+		}
+	}
 	for (int i = 0; candidates[i] && !lib; i++) {
 		lib = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
 		if (!lib) {
@@ -97,7 +116,13 @@ static int gm_load(const char **why, char *tried, size_t triedlen) {
 	SYM(cuMemsetD32_v2) SYM(cuModuleLoadData) SYM(cuModuleUnload) SYM(cuModuleGetFunction)
 	SYM(cuLaunchKernel) SYM(cuStreamCreate) SYM(cuStreamDestroy_v2) SYM(cuStreamSynchronize)
 	SYM(cuEventCreate) SYM(cuEventDestroy_v2) SYM(cuEventRecord) SYM(cuEventSynchronize)
+	SYM(cuMemHostRegister_v2) SYM(cuMemHostUnregister)
 	SYM(cuEventElapsedTime) SYM(cuGetErrorString) SYM(cuGetErrorName)
+	// The emulator's controls (tests/cudaemu); absent from real drivers.
+	p_emu_counters = dlsym(lib, "cudaemu_counters");
+	p_emu_fail = dlsym(lib, "cudaemu_fail");
+	p_emu_clear = dlsym(lib, "cudaemu_clear_failures");
+	p_emu_set_memory = dlsym(lib, "cudaemu_set_memory");
 	return 0;
 }
 
@@ -119,6 +144,24 @@ static CUresult gm_htod(CUdeviceptr d, const void *h, size_t n) { return p_cuMem
 static CUresult gm_dtoh(void *h, CUdeviceptr d, size_t n) { return p_cuMemcpyDtoH_v2(h, d, n); }
 static CUresult gm_dtod(CUdeviceptr a, CUdeviceptr b, size_t n) { return p_cuMemcpyDtoD_v2(a, b, n); }
 static CUresult gm_memset32(CUdeviceptr d, unsigned v, size_t n) { return p_cuMemsetD32_v2(d, v, n); }
+static CUresult gm_host_register(void *p, size_t n) { return p_cuMemHostRegister_v2(p, n, 0); }
+static CUresult gm_host_unregister(void *p) { return p_cuMemHostUnregister(p); }
+int gm_emu_counters(unsigned long long *out, int n) { return p_emu_counters ? p_emu_counters(out, n) : -1; }
+int gm_emu_fail(const char *call, long long nth, int code) {
+	if (!p_emu_fail) return -1;
+	p_emu_fail(call, nth, code);
+	return 0;
+}
+int gm_emu_clear(void) {
+	if (!p_emu_clear) return -1;
+	p_emu_clear();
+	return 0;
+}
+int gm_emu_set_memory(unsigned long long b) {
+	if (!p_emu_set_memory) return -1;
+	p_emu_set_memory(b);
+	return 0;
+}
 static CUresult gm_module_load(CUmodule *m, const void *img) { return p_cuModuleLoadData(m, img); }
 static CUresult gm_module_unload(CUmodule m) { return p_cuModuleUnload(m); }
 static CUresult gm_function(CUfunction *f, CUmodule m, const char *n) { return p_cuModuleGetFunction(f, m, n); }
@@ -182,7 +225,10 @@ func Load() error {
 		tried := make([]byte, 1024)
 		if C.gm_load(&why, (*C.char)(unsafe.Pointer(&tried[0])), C.size_t(len(tried))) != 0 {
 			t := strings.TrimSpace(string(tried[:clen(tried)]))
-			loadErr = fmt.Errorf("%w: %s (tried %s)", ErrUnavailable, C.GoString(why), t)
+			if t != "" {
+				t = " (tried " + t + ")"
+			}
+			loadErr = fmt.Errorf("%w: %s%s", ErrUnavailable, C.GoString(why), t)
 			return
 		}
 		if err := check("cuInit", C.gm_init()); err != nil {
@@ -416,3 +462,15 @@ func Elapsed(a, b *Event) (float32, error) {
 
 // Destroy releases the event.
 func (e *Event) Destroy() error { return check("cuEventDestroy", C.gm_event_destroy(e.e)) }
+
+// RegisterHost page-locks n bytes of host memory at p for fast copies
+// (cuMemHostRegister); UnregisterHost undoes it. The memory must stay
+// alive and unmoved until then (Go heap memory does not move).
+func RegisterHost(p unsafe.Pointer, n uint64) error {
+	return check("cuMemHostRegister", C.gm_host_register(p, C.size_t(n)))
+}
+
+// UnregisterHost releases a registration made by RegisterHost.
+func UnregisterHost(p unsafe.Pointer) error {
+	return check("cuMemHostUnregister", C.gm_host_unregister(p))
+}

@@ -1,25 +1,36 @@
 // gpumap's CUDA kernels: the data-parallel phases of integrated mapping.
 // Compiled to PTX for compute_80 (make ptx); the PTX is committed beside
 // this file and embedded in the Go binary, which JIT-loads it through the
-// driver at run time.
+// driver at run time. The emulated driver (tests/cudaemu) compiles this
+// same file for the host.
 //
 // Conventions: 1-D grids with grid-stride loops; graphs in extended CSR
 // (xadj int64[n+1], adj int32[2m], ew int64[2m], vw int64[n], src
-// int32[2m]); per-vertex vectors int32. Every kernel's decisions depend
+// int32[2m]); per-vertex vectors int32, flags uint8. Every decision depends
 // only on values, never on the order in which threads run, so results are
-// deterministic (atomics only add integers or claim hash slots whose
-// contents are order-independent sums).
+// deterministic: atomics only add integers, take maxima, or claim hash
+// slots whose final contents are sorted before use.
+//
+// Kernels that use __syncthreads or __shared__ ("team" kernels: scan_mid,
+// jet_stats, reb_room) run as one block of at most TEAM threads;
+// everything else is barrier-free and runs with any block size.
 #include <stdint.h>
 
 #define GRID_LOOP(i, n) for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < (n); \
                              i += (long long)blockDim.x * gridDim.x)
+#define TID ((long long)blockIdx.x * blockDim.x + threadIdx.x)
+#define NTHREADS ((long long)blockDim.x * gridDim.x)
 
 typedef long long i64;
 typedef unsigned long long u64;
+typedef unsigned char u8;
+
+#define TEAM 256 // the largest block of a team kernel
+#define NB 66    // loss buckets: gain > 0, gain == 0, then 2 + floor(log2(-gain))
 
 __device__ __forceinline__ u64 pair_noise(u64 seed, int u, int v) {
     if (u > v) { int t = u; u = v; v = t; }
-    return (((u64)(unsigned)u << 32) | (u64)(unsigned)v ^ seed) * 0x9e3779b97f4a7c15ULL;
+    return ((((u64)(unsigned)u << 32) | (u64)(unsigned)v) ^ seed) * 0x9e3779b97f4a7c15ULL;
 }
 
 __device__ __forceinline__ u64 splitmix(u64 x) {
@@ -35,56 +46,55 @@ __device__ __forceinline__ double rating(i64 w, i64 cu, i64 cv) {
 }
 
 // ---------------------------------------------------------------- scan ---
+//
+// Exclusive prefix sums of a[0..n) in three launches: scan_up sums each
+// thread's contiguous chunk of per elements, scan_mid (one block) scans
+// those partial sums, scan_down rescans every chunk from its offset. Two
+// barrier-free passes over a, and one small block.
 
-// Exclusive scan of a[0..n) in blocks of 2*blockDim.x elements (blockDim.x
-// must be a power of two); block totals go to sums.
-extern "C" __global__ void scan_block(i64 *a, i64 n, i64 *sums) {
-    extern __shared__ i64 s[];
-    const int t = threadIdx.x, B = 2 * blockDim.x;
-    const i64 base = (i64)blockIdx.x * B;
-    s[t] = base + t < n ? a[base + t] : 0;
-    s[t + blockDim.x] = base + t + blockDim.x < n ? a[base + t + blockDim.x] : 0;
-    int off = 1;
-    for (int d = blockDim.x; d > 0; d >>= 1) { // up-sweep
-        __syncthreads();
-        if (t < d) {
-            int ai = off * (2 * t + 1) - 1, bi = off * (2 * t + 2) - 1;
-            s[bi] += s[ai];
-        }
-        off <<= 1;
-    }
-    if (t == 0) {
-        sums[blockIdx.x] = s[B - 1];
-        s[B - 1] = 0;
-    }
-    for (int d = 1; d < B; d <<= 1) { // down-sweep
-        off >>= 1;
-        __syncthreads();
-        if (t < d) {
-            int ai = off * (2 * t + 1) - 1, bi = off * (2 * t + 2) - 1;
-            i64 x = s[ai];
-            s[ai] = s[bi];
-            s[bi] += x;
-        }
-    }
-    __syncthreads();
-    if (base + t < n) a[base + t] = s[t];
-    if (base + t + blockDim.x < n) a[base + t + blockDim.x] = s[t + blockDim.x];
+extern "C" __global__ void scan_up(const i64 *a, i64 n, i64 per, i64 *part) {
+    i64 lo = TID * per, hi = lo + per < n ? lo + per : n, s = 0;
+    for (i64 i = lo; i < hi; i++) s += a[i];
+    part[TID] = s;
 }
 
-// Adds the scanned block totals back: a[i] += sums[i / per].
-extern "C" __global__ void scan_add(i64 *a, i64 n, const i64 *sums, int per) {
-    GRID_LOOP(i, n) a[i] += sums[i / per];
+// Exclusive scan of part[0..np) by one block of at most TEAM threads;
+// *total receives the sum.
+extern "C" __global__ void scan_mid(i64 *part, int np, i64 *total) {
+    __shared__ i64 s[TEAM];
+    __shared__ i64 g[16];
+    const int t = threadIdx.x, T = blockDim.x, per = (np + T - 1) / T;
+    const int lo = t * per < np ? t * per : np, hi = lo + per < np ? lo + per : np;
+    i64 sum = 0;
+    for (int i = lo; i < hi; i++) sum += part[i];
+    s[t] = sum;
+    __syncthreads();
+    const int gs = (T + 15) / 16; // threads per group
+    if (t < 16) {
+        i64 acc = 0;
+        for (int i = t * gs; i < (t + 1) * gs && i < T; i++) { i64 x = s[i]; s[i] = acc; acc += x; }
+        g[t] = acc;
+    }
+    __syncthreads();
+    if (t == 0) {
+        i64 acc = 0;
+        for (int i = 0; i < 16; i++) { i64 x = g[i]; g[i] = acc; acc += x; }
+        *total = acc;
+    }
+    __syncthreads();
+    i64 acc = s[t] + g[t / gs];
+    for (int i = lo; i < hi; i++) { i64 x = part[i]; part[i] = acc; acc += x; }
+}
+
+extern "C" __global__ void scan_down(i64 *a, i64 n, i64 per, const i64 *part) {
+    i64 lo = TID * per, hi = lo + per < n ? lo + per : n, acc = part[TID];
+    for (i64 i = lo; i < hi; i++) { i64 x = a[i]; a[i] = acc; acc += x; }
 }
 
 // ------------------------------------------------------------ helpers ---
 
 extern "C" __global__ void edge_sources(const i64 *xadj, int *src, int n) {
     GRID_LOOP(v, n) for (i64 e = xadj[v]; e < xadj[v + 1]; e++) src[e] = (int)v;
-}
-
-extern "C" __global__ void copy_i32(int *dst, const int *src, i64 n) {
-    GRID_LOOP(i, n) dst[i] = src[i];
 }
 
 // ----------------------------------------------------------- matching ---
@@ -125,43 +135,83 @@ extern "C" __global__ void match_resolve(const int *pref, int *match, int n, uns
     }
 }
 
-// Two-hop matching: an unmatched vertex's matchmaker is its heaviest
-// neighbour (ties: lower id).
-extern "C" __global__ void hop_maker(const i64 *xadj, const int *adj, const i64 *ew, const int *match,
-                                     int *maker, int n) {
+// Two-hop matching (coarsening.TwoHop's twoHop, in three steps: leaves,
+// twins, relatives). Every unmatched vertex names the vertex that groups
+// it (step 0: a leaf's only neighbour; 1: a vertex's smallest neighbour,
+// with the hash of its neighbourhood as twin key; 2: its heaviest
+// neighbour, the first in adjacency order on ties) and flags it
+// (ismaker, zeroed before).
+extern "C" __global__ void hop_key(int step, const i64 *xadj, const int *adj, const i64 *ew, const int *match,
+                                   int *owner, i64 *tkey, int *ismaker, int n) {
     GRID_LOOP(v, n) {
-        int m = -1;
-        i64 bw = -1;
-        if (match[v] < 0)
-            for (i64 e = xadj[v]; e < xadj[v + 1]; e++)
-                if (ew[e] > bw || (ew[e] == bw && adj[e] < m)) { bw = ew[e]; m = adj[e]; }
-        maker[v] = m;
+        int o = -1;
+        i64 d = xadj[v + 1] - xadj[v];
+        if (match[v] < 0 && d > 0) {
+            if (step == 0) {
+                if (d == 1) o = adj[xadj[v]];
+            } else if (step == 1) {
+                u64 h = 0;
+                for (i64 e = xadj[v]; e < xadj[v + 1]; e++) {
+                    h += splitmix((u64)adj[e] + 1); // order independent
+                    if (o < 0 || adj[e] < o) o = adj[e];
+                }
+                tkey[v] = (i64)((h ^ (u64)d << 56) >> 1);
+            } else {
+                i64 bw = -1;
+                for (i64 e = xadj[v]; e < xadj[v + 1]; e++)
+                    if (ew[e] > bw) { bw = ew[e]; o = adj[e]; }
+            }
+        }
+        owner[v] = o;
+        if (o >= 0) ismaker[o] = 1;
     }
 }
 
-// Unmatched vertices that share a matchmaker m pair up in the order of
-// their ids among m's neighbours: the vertex of even rank takes the next
-// one. Reads matchIn, writes matchOut (a copy), so no thread sees another's
-// writes.
-extern "C" __global__ void hop_pair(const i64 *xadj, const int *adj, const i64 *vw, const int *maker,
-                                    const int *matchIn, int *matchOut, int n, i64 maxw) {
-    GRID_LOOP(v, n) {
-        int m = maker[v];
-        if (matchIn[v] >= 0 || m < 0) continue;
-        int rank = 0;
-        for (i64 e = xadj[m]; e < xadj[m + 1]; e++) {
-            int u = adj[e];
-            if (u < (int)v && matchIn[u] < 0 && maker[u] == m) rank++;
+// before orders a group: by twin key (step 1), then by id.
+__device__ __forceinline__ bool before(int step, const i64 *tkey, int a, int b) {
+    if (step == 1 && tkey[a] != tkey[b]) return tkey[a] < tkey[b];
+    return a < b;
+}
+
+__device__ void sift_group(int step, const i64 *tkey, int *m, i64 i, i64 len) {
+    for (;;) {
+        i64 c = 2 * i + 1;
+        if (c >= len) return;
+        if (c + 1 < len && before(step, tkey, m[c], m[c + 1])) c++;
+        if (!before(step, tkey, m[i], m[c])) return;
+        int t = m[i]; m[i] = m[c]; m[c] = t;
+        i = c;
+    }
+}
+
+// Every flagged vertex gathers the vertices it groups (its neighbours that
+// named it) in the scratch range of its edges, sorts them (heap sort) and
+// pairs each with the next one of the same key whose weight fits; one
+// that fits with none is skipped: the CPU's stable sort by key and scan,
+// group by group. Linear in the degree but for the sort; each vertex has
+// one owner, so threads never share writes.
+extern "C" __global__ void hop_pair(int step, const i64 *xadj, const int *adj, const i64 *vw, const int *owner,
+                                    const i64 *tkey, const int *ismaker, int *scratch, int *match, int n, i64 maxw) {
+    GRID_LOOP(m, n) {
+        if (!ismaker[m]) continue;
+        int *g = scratch + xadj[m];
+        i64 len = 0;
+        for (i64 e = xadj[m]; e < xadj[m + 1]; e++)
+            if (owner[adj[e]] == (int)m) g[len++] = adj[e];
+        for (i64 i = len / 2 - 1; i >= 0; i--) sift_group(step, tkey, g, i, len);
+        for (i64 end = len - 1; end > 0; end--) {
+            int t = g[0]; g[0] = g[end]; g[end] = t;
+            sift_group(step, tkey, g, 0, end);
         }
-        if (rank & 1) continue;
-        int partner = -1;
-        for (i64 e = xadj[m]; e < xadj[m + 1]; e++) { // the smallest qualifying id above v
-            int u = adj[e];
-            if (u > (int)v && matchIn[u] < 0 && maker[u] == m && (partner < 0 || u < partner)) partner = u;
-        }
-        if (partner >= 0 && vw[v] + vw[partner] <= maxw) {
-            matchOut[v] = partner;
-            matchOut[partner] = (int)v;
+        for (i64 i = 0; i + 1 < len;) {
+            int a = g[i], b = g[i + 1];
+            if ((step != 1 || tkey[a] == tkey[b]) && vw[a] + vw[b] <= maxw) {
+                match[a] = b;
+                match[b] = a;
+                i += 2;
+            } else {
+                i++;
+            }
         }
     }
 }
@@ -203,18 +253,26 @@ extern "C" __global__ void contract_bounds(const i64 *xadj, const i64 *vw, const
 
 // Algorithm 3 of the paper: every fine edge hashes its coarse neighbour
 // into the coarse source's slot range [off[cu], off[cu+1]) with
-// compare-and-swap and adds its weight there.
-extern "C" __global__ void contract_insert(const int *src, const int *adj, const i64 *ew, const int *cmap,
-                                           const i64 *off, int *hv, i64 *hw, i64 m2) {
+// compare-and-swap and adds its weight there. Which slot a neighbour gets
+// depends on the order of the threads, so each slot also keeps the first
+// position (leader's edges, then the partner's) that reached it: the
+// coarse adjacency lists come out in order of first occurrence, the CPU's
+// order (coarsening.Contract), whatever the threads did.
+extern "C" __global__ void contract_insert(const i64 *xadj, const int *src, const int *adj, const i64 *ew,
+                                           const int *cmap, const int *leaders, const i64 *off, int *hv, i64 *hw,
+                                           int *hp, i64 m2) {
     GRID_LOOP(e, m2) {
-        int cu = cmap[src[e]], cv = cmap[adj[e]];
+        int s = src[e], cu = cmap[s], cv = cmap[adj[e]];
         if (cu == cv) continue;
+        int l = leaders[cu];
+        int pos = (int)(e - xadj[s]) + (s == l ? 0 : (int)(xadj[l + 1] - xadj[l]));
         i64 lo = off[cu], len = off[cu + 1] - lo;
         i64 j = (i64)(((u64)(unsigned)cv * 0x9e3779b97f4a7c15ULL) % (u64)len);
         for (i64 probe = 0; probe < len; probe++) {
             int old = atomicCAS(&hv[lo + j], -1, cv);
             if (old == -1 || old == cv) {
                 atomicAdd((unsigned long long *)&hw[lo + j], (unsigned long long)ew[e]);
+                atomicMin(&hp[lo + j], pos);
                 break;
             }
             if (++j == len) j = 0;
@@ -230,12 +288,51 @@ extern "C" __global__ void contract_count(const int *hv, const i64 *off, i64 *cn
     }
 }
 
-extern "C" __global__ void contract_compact(const int *hv, const i64 *hw, const i64 *off, const i64 *cxadj,
+// sift_down restores the max-heap (by pos) of entries [0, len) below i.
+__device__ void sift_down(int *pos, int *key, i64 *w, i64 i, i64 len) {
+    for (;;) {
+        i64 c = 2 * i + 1;
+        if (c >= len) return;
+        if (c + 1 < len && pos[c + 1] > pos[c]) c++;
+        if (pos[i] >= pos[c]) return;
+        int tp = pos[i]; pos[i] = pos[c]; pos[c] = tp;
+        int tk = key[i]; key[i] = key[c]; key[c] = tk;
+        i64 tw = w[i]; w[i] = w[c]; w[c] = tw;
+        i = c;
+    }
+}
+
+// Compacts every coarse vertex's occupied slots (in place), sorts them by
+// first position (insertion sort when short, heap sort otherwise) and
+// writes the adjacency list.
+extern "C" __global__ void contract_compact(int *hv, i64 *hw, int *hp, const i64 *off, const i64 *cxadj,
                                             int *cadj, i64 *cew, int nc) {
     GRID_LOOP(c, nc) {
+        int *key = hv + off[c], *pos = hp + off[c];
+        i64 *w = hw + off[c];
+        i64 len = 0;
+        for (i64 j = 0; j < off[c + 1] - off[c]; j++)
+            if (key[j] >= 0) { key[len] = key[j]; w[len] = w[j]; pos[len] = pos[j]; len++; }
+        if (len <= 24) {
+            for (i64 i = 1; i < len; i++) {
+                int kk = key[i], pp = pos[i];
+                i64 ww = w[i], j = i - 1;
+                while (j >= 0 && pos[j] > pp) { key[j + 1] = key[j]; w[j + 1] = w[j]; pos[j + 1] = pos[j]; j--; }
+                key[j + 1] = kk;
+                w[j + 1] = ww;
+                pos[j + 1] = pp;
+            }
+        } else {
+            for (i64 i = len / 2 - 1; i >= 0; i--) sift_down(pos, key, w, i, len);
+            for (i64 end = len - 1; end > 0; end--) {
+                int tp = pos[0]; pos[0] = pos[end]; pos[end] = tp;
+                int tk = key[0]; key[0] = key[end]; key[end] = tk;
+                i64 tw = w[0]; w[0] = w[end]; w[end] = tw;
+                sift_down(pos, key, w, 0, end);
+            }
+        }
         i64 o = cxadj[c];
-        for (i64 j = off[c]; j < off[c + 1]; j++)
-            if (hv[j] >= 0) { cadj[o] = hv[j]; cew[o] = hw[j]; o++; }
+        for (i64 i = 0; i < len; i++) { cadj[o + i] = key[i]; cew[o + i] = w[i]; }
     }
 }
 
@@ -252,18 +349,17 @@ __device__ __forceinline__ i64 D(const u64 *labels, const i64 *dist, int a, int 
 }
 
 // gather writes v's connectivity to its adjacent blocks (block, weight)
-// into v's own slot range of cb/cw and returns their count.
+// into v's own slot range of cb/cw and returns their count. With future,
+// neighbours that moving[] marks and that rank before v (higher gain, then
+// lower id) count at their destination.
 __device__ int gather(int v, const i64 *xadj, const int *adj, const i64 *ew, const int *part, int *cb, i64 *cw,
-                      const int *dest, const int *moving, int before_gain_mode, const i64 *gain) {
+                      const int *dest, const u8 *moving, const i64 *gain) {
     i64 base = xadj[v];
     int t = 0;
     for (i64 e = xadj[v]; e < xadj[v + 1]; e++) {
         int u = adj[e];
         int b = part[u];
-        if (before_gain_mode && moving[u]) { // neighbours ranked before v count at their destination
-            bool before = gain[u] > gain[v] || (gain[u] == gain[v] && u < v);
-            if (before) b = dest[u];
-        }
+        if (moving && moving[u] && (gain[u] > gain[v] || (gain[u] == gain[v] && u < v))) b = dest[u];
         int i = 0;
         while (i < t && cb[base + i] != b) i++;
         if (i == t) { cb[base + t] = b; cw[base + t] = 0; t++; }
@@ -277,31 +373,6 @@ __device__ i64 cost_at(int b, i64 base, int t, const int *cb, const i64 *cw, con
     for (int i = 0; i < t; i++)
         if (cb[base + i] != b) c += cw[base + i] * D(labels, dist, b, cb[base + i]);
     return c;
-}
-
-// J = sum over edges of w * D, each edge once (u > v), reduced per block.
-extern "C" __global__ void cost_kernel(const i64 *xadj, const int *adj, const i64 *ew, const int *part,
-                                       const u64 *labels, const i64 *dist, unsigned long long *out, int n) {
-    __shared__ i64 s[256];
-    i64 sum = 0;
-    GRID_LOOP(v, n) {
-        int pv = part[v];
-        for (i64 e = xadj[v]; e < xadj[v + 1]; e++) {
-            int u = adj[e];
-            if (u > (int)v) sum += ew[e] * D(labels, dist, pv, part[u]);
-        }
-    }
-    s[threadIdx.x] = sum;
-    __syncthreads();
-    for (int d = blockDim.x / 2; d > 0; d >>= 1) {
-        if (threadIdx.x < d) s[threadIdx.x] += s[threadIdx.x + d];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) atomicAdd(out, (unsigned long long)s[0]);
-}
-
-extern "C" __global__ void block_weights(const int *part, const i64 *vw, i64 *bw, int n) {
-    GRID_LOOP(v, n) atomicAdd((unsigned long long *)&bw[part[v]], (unsigned long long)vw[v]);
 }
 
 // best_block picks, among v's t adjacent blocks other than p (and, when
@@ -321,15 +392,135 @@ __device__ int best_block(int p, i64 cur, i64 base, int t, const int *cb, const 
     return best;
 }
 
+extern "C" __global__ void block_weights(const int *part, const i64 *vw, i64 *bw, int n) {
+    GRID_LOOP(v, n) atomicAdd((unsigned long long *)&bw[part[v]], (unsigned long long)vw[v]);
+}
+
+// The loop's control block on the device. The host reads its first seven
+// words once per iteration.
+struct jet_ctl {
+    i64 J, excess, maxbw;             // the mapping's cost, weight above lmax, heaviest block
+    i64 moved, cands, degMoved, degCands; // the last step's moves and candidates, and their degrees
+    i64 avg, sigma;                   // c(V)/k and the rebalancing threshold
+    i64 nroom;                        // blocks below sigma in this rebalancing round
+    u64 round;                        // rebalancing rounds with room (hash seeds)
+};
+
+#define SPREAD 1024 // accumulators per sum, against atomic contention
+
+// J's partial sums, spread over SPREAD accumulators per sum: from scratch
+// (full: each edge once), or the change made by the last step (moved
+// vertices hold their old block in dest; an edge between two moved
+// vertices counts at the smaller one). The delta pass also counts the
+// step's moves and candidates, and their degrees.
+extern "C" __global__ void jet_cost(int full, const i64 *xadj, const int *adj, const i64 *ew, const int *part,
+                                    const u64 *labels, const i64 *dist, const u8 *moved, const u8 *cand,
+                                    const int *dest, i64 *spread, int n) {
+    i64 j = 0, nm = 0, nc = 0, dm = 0, dc = 0;
+    GRID_LOOP(v, n) {
+        if (full) {
+            int pv = part[v];
+            for (i64 e = xadj[v]; e < xadj[v + 1]; e++) {
+                int u = adj[e];
+                if (u > (int)v) j += ew[e] * D(labels, dist, pv, part[u]);
+            }
+            continue;
+        }
+        if (cand[v]) {
+            nc++;
+            dc += xadj[v + 1] - xadj[v];
+        }
+        if (!moved[v]) continue;
+        nm++;
+        dm += xadj[v + 1] - xadj[v];
+        int pv = part[v], ov = dest[v];
+        for (i64 e = xadj[v]; e < xadj[v + 1]; e++) {
+            int u = adj[e];
+            bool mu = moved[u] != 0;
+            if (mu && u < (int)v) continue;
+            int pu = part[u], ou = mu ? dest[u] : pu;
+            j += ew[e] * (D(labels, dist, pv, pu) - D(labels, dist, ov, ou));
+        }
+    }
+    const long long slot = TID % SPREAD;
+    i64 sums[5] = {j, nm, nc, dm, dc};
+    for (int i = 0; i < 5; i++)
+        if (sums[i]) atomicAdd((unsigned long long *)&spread[i * SPREAD + slot], (unsigned long long)sums[i]);
+}
+
+// One block: adds up jet_cost's accumulators (and clears them), the
+// excess over lmax, the heaviest block, avg and sigma (refinement's
+// RebalanceTargets rule), into ctl. When some block is overloaded (a
+// rebalancing round follows), it also lists the blocks below sigma
+// (room, roomList, ctl->nroom).
+extern "C" __global__ void jet_stats(int full, i64 *spread, const i64 *bw, int k, i64 lmax, int *room,
+                                     int *roomList, jet_ctl *ctl) {
+    __shared__ i64 s[8][TEAM];
+    __shared__ i64 sigma, excess;
+    const int t = threadIdx.x, T = blockDim.x;
+    i64 x[8] = {0, 0, 0, 0, 0, 0, 0, 0}; // 5 sums, excess, max, total weight
+    for (int i = 0; i < 5; i++)
+        for (int a = t; a < SPREAD; a += T) {
+            x[i] += spread[i * SPREAD + a];
+            spread[i * SPREAD + a] = 0;
+        }
+    for (int b = t; b < k; b += T) {
+        i64 w = bw[b];
+        if (w > lmax) x[5] += w - lmax;
+        if (w > x[6]) x[6] = w;
+        x[7] += w;
+    }
+    for (int i = 0; i < 8; i++) s[i][t] = x[i];
+    __syncthreads();
+    if (t == 0) {
+        for (int a = 1; a < T; a++)
+            for (int i = 0; i < 8; i++) {
+                if (i == 6) x[6] = s[6][a] > x[6] ? s[6][a] : x[6];
+                else x[i] += s[i][a];
+            }
+        ctl->J = full ? x[0] : ctl->J + x[0];
+        ctl->moved = x[1];
+        ctl->cands = x[2];
+        ctl->degMoved = x[3];
+        ctl->degCands = x[4];
+        ctl->excess = x[5];
+        ctl->maxbw = x[6];
+        i64 avg = x[7] / k, sg = lmax - (lmax / 100 > 1 ? lmax / 100 : 1);
+        ctl->avg = avg;
+        ctl->sigma = sigma = sg < avg ? lmax : sg;
+        excess = x[5];
+        ctl->nroom = 0;
+    }
+    __syncthreads();
+    if (excess == 0) return; // the same for every thread of the block
+    const int per = (k + T - 1) / T, lo = t * per < k ? t * per : k, hi = lo + per < k ? lo + per : k;
+    i64 cnt = 0;
+    for (int b = lo; b < hi; b++) {
+        room[b] = bw[b] < sigma;
+        cnt += room[b];
+    }
+    s[0][t] = cnt;
+    __syncthreads();
+    if (t == 0) {
+        i64 acc = 0;
+        for (int a = 0; a < T; a++) { i64 c = s[0][a]; s[0][a] = acc; acc += c; }
+        ctl->nroom = acc;
+    }
+    __syncthreads();
+    i64 at = s[0][t];
+    for (int b = lo; b < hi; b++)
+        if (room[b]) roomList[at++] = b;
+}
+
 // Algorithm 4, first pass: the best adjacent block ignoring balance; moves
 // of non-negative gain become candidates.
 extern "C" __global__ void jet_lp(const i64 *xadj, const int *adj, const i64 *ew, const int *part,
-                                  const u64 *labels, const i64 *dist, const int *locked, int *cb, i64 *cw,
-                                  int *cand, int *dest, i64 *gain, int n) {
+                                  const u64 *labels, const i64 *dist, const u8 *locked, int *cb, i64 *cw,
+                                  u8 *cand, int *dest, i64 *gain, int n) {
     GRID_LOOP(v, n) {
         cand[v] = 0;
         if (locked[v]) continue;
-        int t = gather((int)v, xadj, adj, ew, part, cb, cw, 0, 0, 0, 0);
+        int t = gather((int)v, xadj, adj, ew, part, cb, cw, 0, 0, 0);
         i64 base = xadj[v];
         int p = part[v];
         i64 cur = cost_at(p, base, t, cb, cw, labels, dist);
@@ -342,50 +533,250 @@ extern "C" __global__ void jet_lp(const i64 *xadj, const int *adj, const i64 *ew
 // The afterburner: re-evaluate each candidate as if every candidate ranked
 // before it (higher gain, then lower id) had moved; keep non-negative ones.
 extern "C" __global__ void jet_after(const i64 *xadj, const int *adj, const i64 *ew, const int *part,
-                                     const u64 *labels, const i64 *dist, const int *cand, const int *dest,
-                                     const i64 *gain, int *cb, i64 *cw, int *moved, int n) {
+                                     const u64 *labels, const i64 *dist, const u8 *cand, const int *dest,
+                                     const i64 *gain, int *cb, i64 *cw, u8 *moved, int n) {
     GRID_LOOP(v, n) {
         moved[v] = 0;
         if (!cand[v]) continue;
-        int t = gather((int)v, xadj, adj, ew, part, cb, cw, dest, cand, 1, gain);
+        int t = gather((int)v, xadj, adj, ew, part, cb, cw, dest, cand, gain);
         i64 base = xadj[v];
         if (cost_at(part[v], base, t, cb, cw, labels, dist) - cost_at(dest[v], base, t, cb, cw, labels, dist) >= 0)
             moved[v] = 1;
     }
 }
 
-extern "C" __global__ void jet_apply(int *part, const int *dest, const int *moved, int *locked, int n) {
+// Moves the survivors, locks them for one iteration and updates the block
+// weights; dest keeps a moved vertex's old block.
+extern "C" __global__ void jet_apply(int *part, int *dest, const u8 *moved, u8 *locked, const i64 *vw,
+                                     i64 *bw, int n) {
     GRID_LOOP(v, n) {
         locked[v] = moved[v];
-        if (moved[v]) part[v] = dest[v];
+        if (moved[v]) {
+            i64 w = vw[v];
+            atomicAdd((unsigned long long *)&bw[part[v]], (unsigned long long)-w);
+            atomicAdd((unsigned long long *)&bw[dest[v]], (unsigned long long)w);
+            int old = part[v];
+            part[v] = dest[v];
+            dest[v] = old; // for jet_cost's delta
+        }
     }
 }
 
-// Rebalancing candidates: vertices of overloaded blocks that are not too
-// heavy pick the best adjacent block below sigma (room[b] != 0), else one
-// from roomList chosen by a hash of (v, seed); the host then moves the
-// cheapest prefix of every overloaded block.
-extern "C" __global__ void jet_reb(const i64 *xadj, const int *adj, const i64 *ew, const i64 *vw, const int *part,
-                                   const u64 *labels, const i64 *dist, const i64 *bw, i64 lmax, i64 avg,
-                                   const int *room, const int *roomList, int nroom, u64 seed, int *cb, i64 *cw,
-                                   int *cand, int *dest, i64 *gain, int n) {
+// ------------------------------------------------------- rebalancing ---
+//
+// Weak and strong rebalancing (Algorithm 5 and its strong variant) with
+// the CPU backend's rule (refinement.SelectRebalance), entirely on the
+// device. jet_stats has listed the blocks below sigma. Every vertex of an
+// overloaded block that is not too heavy picks a destination and files
+// its loss in a bucket of its block (reb_cand);
+// each block moves the cheapest buckets that cover its excess, and of the
+// bucket that crosses it the vertices of lowest id (reb_cut finds the
+// bucket, reb_hist and reb_refine narrow the crossing vertex down by id,
+// bins at a time, reb_evict moves). Strong rebalancing then lets every
+// destination accept, cheapest first, what fits below lmax (the same
+// search keyed by destination) and spreads the rest over the room left
+// in the other blocks, in id order (reb_over, a scan, reb_room,
+// reb_place).
+
+// One block: the prefix sums over the room left below lmax after the
+// accepted moves (rem[0..k]).
+extern "C" __global__ void reb_room(const i64 *bw, int k, i64 lmax, const i64 *accepted, i64 *rem) {
+    __shared__ i64 s[TEAM];
+    const int t = threadIdx.x, T = blockDim.x, per = (k + T - 1) / T;
+    const int lo = t * per < k ? t * per : k, hi = lo + per < k ? lo + per : k;
+    i64 sum = 0;
+    for (int b = lo; b < hi; b++) {
+        i64 r = lmax - bw[b] - accepted[b];
+        sum += r > 0 ? r : 0;
+    }
+    s[t] = sum;
+    __syncthreads();
+    if (t == 0) {
+        i64 acc = 0;
+        for (int a = 0; a < T; a++) { i64 c = s[a]; s[a] = acc; acc += c; }
+        rem[k] = acc;
+    }
+    __syncthreads();
+    i64 acc = s[t];
+    for (int b = lo; b < hi; b++) {
+        rem[b] = acc;
+        i64 r = lmax - bw[b] - accepted[b];
+        acc += r > 0 ? r : 0;
+    }
+}
+
+__device__ __forceinline__ int loss_bucket(i64 g) {
+    if (g > 0) return 0;
+    if (g == 0) return 1;
+    return 2 + 63 - __clzll((long long)-g);
+}
+
+// Rebalancing candidates (clears the locks of label propagation): vertices
+// of overloaded blocks that are not too heavy (2 c(v) <= 3 (c(block) -
+// avg)) pick the best adjacent block below sigma, else the block of
+// roomList drawn by splitmix(v ^ seed of the round); their weight goes to
+// kw[block][loss bucket].
+extern "C" __global__ void reb_cand(const i64 *xadj, const int *adj, const i64 *ew, const i64 *vw, const int *part,
+                                    const u64 *labels, const i64 *dist, const i64 *bw, i64 lmax,
+                                    const int *room, const int *roomList, const jet_ctl *ctl, u64 seed, int *cb,
+                                    i64 *cw, u8 *locked, u8 *cand, int *dest, u8 *bucket, i64 *kw, int n) {
+    const int nroom = (int)ctl->nroom;
+    const i64 avg = ctl->avg;
+    const u64 rseed = seed ^ (ctl->round + 1) * 0x9e3779b97f4a7c15ULL; // refinement.RebalanceSeed; reb_cut advances round
     GRID_LOOP(v, n) {
+        locked[v] = 0;
         cand[v] = 0;
+        if (nroom == 0) continue;
         int p = part[v];
         i64 w = vw[v];
         if (bw[p] <= lmax || w == 0 || 2 * w > 3 * (bw[p] - avg)) continue;
-        int t = gather((int)v, xadj, adj, ew, part, cb, cw, 0, 0, 0, 0);
+        int t = gather((int)v, xadj, adj, ew, part, cb, cw, 0, 0, 0);
         i64 base = xadj[v];
         i64 cur = cost_at(p, base, t, cb, cw, labels, dist);
         i64 bg;
         int best = best_block(p, cur, base, t, cb, cw, labels, dist, room, &bg);
         if (best < 0) {
-            u64 h = splitmix((u64)v ^ seed); // the CPU backend's choice too
-            best = roomList[h % (u64)nroom];
+            best = roomList[splitmix((u64)v ^ rseed) % (u64)nroom];
             bg = cur - cost_at(best, base, t, cb, cw, labels, dist);
         }
+        int bk = loss_bucket(bg);
         cand[v] = 1;
         dest[v] = best;
-        gain[v] = bg;
+        bucket[v] = (u8)bk;
+        atomicAdd((unsigned long long *)&kw[(i64)p * NB + bk], (unsigned long long)w);
+    }
+}
+
+// For every key (mode 0: source block, target its excess over lmax; mode
+// 1: destination, target its room below lmax plus one) the first bucket
+// whose cumulative weight reaches the target (cut; NB when none does, -1
+// when the target is not positive), the weight still needed inside it
+// (need) and the start of the id search (lo = 0). Clears kw. Mode 0 also
+// clears accepted and ends the round's use of ctl->round.
+extern "C" __global__ void reb_cut(int mode, i64 *kw, const i64 *bw, i64 lmax, int *cut, i64 *need, i64 *lo,
+                                   i64 *accepted, jet_ctl *ctl, int k) {
+    GRID_LOOP(b, k) {
+        if (mode == 0) {
+            accepted[b] = 0;
+            if (b == 0 && ctl->nroom > 0) ctl->round++;
+        }
+        i64 target = mode == 0 ? bw[b] - lmax : lmax - bw[b] + 1;
+        int c = target > 0 ? NB : -1;
+        i64 cum = 0, nd = 0;
+        for (int i = 0; i < NB; i++) {
+            i64 x = kw[b * NB + i];
+            kw[b * NB + i] = 0;
+            if (c == NB && cum + x >= target) { c = i; nd = target - cum; }
+            cum += x;
+        }
+        cut[b] = c;
+        need[b] = nd;
+        lo[b] = 0;
+    }
+}
+
+// One narrowing step: members of the crossing bucket of their key with id
+// in [lo, lo + bins << shift) add their weight to bin (v - lo) >> shift.
+// Members: mode 0 candidates keyed by their block; mode 1 evicted vertices
+// keyed by their destination.
+extern "C" __global__ void reb_hist(int mode, const int *part, const int *dest, const u8 *member, const u8 *bucket,
+                                    const i64 *vw, const int *cut, const i64 *lo, int shift, int bins, i64 *hist,
+                                    int n) {
+    GRID_LOOP(v, n) {
+        if (member[v] != 1) continue;
+        int key = mode == 0 ? part[v] : dest[v];
+        if ((int)bucket[v] != cut[key]) continue;
+        i64 off = v - lo[key];
+        if (off < 0 || (off >> shift) >= bins) continue;
+        atomicAdd((unsigned long long *)&hist[(i64)key * bins + (off >> shift)], (unsigned long long)vw[v]);
+    }
+}
+
+// Moves every key's search to the bin where the weight reaches need (and
+// takes what the bins before it hold off need); clears the bins. After the
+// last step (shift 0), lo is the crossing vertex.
+extern "C" __global__ void reb_refine(i64 *hist, int shift, int bins, const int *cut, i64 *need, i64 *lo, int k) {
+    GRID_LOOP(b, k) {
+        i64 *h = hist + b * bins;
+        if (cut[b] < 0 || cut[b] >= NB) continue;
+        i64 cum = 0, nd = need[b];
+        int found = -1;
+        for (int i = 0; i < bins; i++) {
+            i64 x = h[i];
+            h[i] = 0;
+            if (found < 0 && cum + x >= nd) { found = i; need[b] = nd - cum; }
+            cum += x;
+        }
+        lo[b] += found < 0 ? (i64)bins << shift : (i64)found << shift;
+    }
+}
+
+// Evicts: candidates of buckets below the cut, and of the cut bucket up to
+// the crossing vertex. Weak rebalancing moves them (moved: 1; dest keeps
+// the old block); strong marks them (moved: 1) and files them by
+// destination and bucket in kw.
+extern "C" __global__ void reb_evict(int strong, int *part, int *dest, const u8 *cand, const u8 *bucket,
+                                     const i64 *vw, const int *cut, const i64 *lo, i64 *bw, i64 *kw, u8 *moved,
+                                     int n) {
+    GRID_LOOP(v, n) {
+        moved[v] = 0;
+        if (!cand[v]) continue;
+        int p = part[v], c = cut[p], bk = bucket[v];
+        if (!(bk < c || (bk == c && v <= lo[p]))) continue;
+        moved[v] = 1;
+        i64 w = vw[v];
+        if (strong) {
+            atomicAdd((unsigned long long *)&kw[(i64)dest[v] * NB + bk], (unsigned long long)w);
+        } else {
+            atomicAdd((unsigned long long *)&bw[p], (unsigned long long)-w);
+            atomicAdd((unsigned long long *)&bw[dest[v]], (unsigned long long)w);
+            part[v] = dest[v];
+            dest[v] = p;
+        }
+    }
+}
+
+// Strong: evicted vertices that their destination accepts (buckets below
+// its cut, and in the cut bucket ids below the crossing vertex) add to
+// accepted[dest]; the others overflow (moved: 2) with their weight in ow
+// for the scan that places them.
+extern "C" __global__ void reb_over(const int *dest, const u8 *bucket, const i64 *vw, const int *cut, const i64 *lo,
+                                    u8 *moved, i64 *accepted, i64 *ow, int n) {
+    GRID_LOOP(v, n) {
+        ow[v] = 0;
+        if (moved[v] != 1) continue;
+        int d = dest[v], c = cut[d], bk = bucket[v];
+        if (bk < c || (bk == c && v < lo[d])) {
+            atomicAdd((unsigned long long *)&accepted[d], (unsigned long long)vw[v]);
+        } else {
+            moved[v] = 2;
+            ow[v] = vw[v];
+        }
+    }
+}
+
+// Strong: accepted vertices go to their destination; an overflowing vertex
+// whose scanned position P (ow) falls in block b's share [rem[b],
+// rem[b+1]) of the room goes to b, to its destination when P is past all
+// room.
+extern "C" __global__ void reb_place(int *part, int *dest, const u8 *moved, const i64 *ow, const i64 *rem,
+                                     const i64 *vw, i64 *bw, int k, int n) {
+    GRID_LOOP(v, n) {
+        if (!moved[v]) continue;
+        int d = dest[v];
+        if (moved[v] == 2 && ow[v] < rem[k]) {
+            int a = 0, b = k - 1; // the largest b with rem[b] <= P
+            while (a < b) {
+                int mid = (a + b + 1) / 2;
+                if (rem[mid] <= ow[v]) a = mid; else b = mid - 1;
+            }
+            d = a;
+        }
+        i64 w = vw[v];
+        int old = part[v];
+        atomicAdd((unsigned long long *)&bw[old], (unsigned long long)-w);
+        atomicAdd((unsigned long long *)&bw[d], (unsigned long long)w);
+        part[v] = d;
+        dest[v] = old;
     }
 }
