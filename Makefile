@@ -9,6 +9,8 @@
 #   make demo    the two-node reordering demo (needs root)
 #   make bench   gpumap against Scotch on ../shared/graphs
 #   make ptx     regenerate the CUDA PTX (needs nvcc 11.8)
+#   make cudaemu build/cudaemu/libcuda.so.1, the emulated CUDA driver (g++)
+#   make emutest the GPU tests through the emulator (part of make test)
 #   make gpucheck  build/gpu: the GPU tests, benchmarks and command, with
 #                tests/gpu/run.sh, to copy to a GPU machine without Go
 #
@@ -49,7 +51,7 @@ CABI := $(wildcard cabi/*.go cabi/*.c cabi/include/*.h)
 APT_PACKAGES := build-essential pkg-config gfortran openmpi-bin libopenmpi-dev mpich libmpich-dev \
 	libhwloc-dev hwloc iproute2 util-linux procps scotch cmake
 
-.PHONY: all deps build lib testprogs test unit mpitest fuzz demo bench ptx gpucheck clean
+.PHONY: all deps build lib testprogs test unit mpitest fuzz demo bench ptx cudaemu emutest gpucheck clean
 
 all: build lib
 
@@ -120,6 +122,7 @@ test: deps build
 	$(MAKE) testprogs MPI=mpich
 	$(GO) vet ./...
 	GPUMAP_MPI_TESTS=1 $(GO) test -count=1 -timeout 25m ./...
+	$(MAKE) emutest
 
 FUZZTIME ?= 30s
 fuzz:
@@ -136,6 +139,18 @@ bench: build
 
 ptx:
 	$(MAKE) -C gpumap/backend/cuda/kernels ptx
+
+# The emulated CUDA driver (tests/cudaemu): never on the default library
+# path; tests reach it through GPUMAP_CUDA_LIB only.
+CUDAEMU := $(CURDIR)/build/cudaemu/libcuda.so.1
+cudaemu:
+	$(MAKE) -C tests/cudaemu OUT=$(CURDIR)/build/cudaemu
+
+# Every CUDA backend test, the GPU fallbacks and the command on the GPU
+# path, through the emulator: they must run, not skip.
+emutest: cudaemu
+	GPUMAP_CUDA_LIB=$(CUDAEMU) $(GO) test -count=1 -timeout 20m ./gpumap/backend/cuda/...
+	GPUMAP_CUDA_LIB=$(CUDAEMU) $(GO) test -count=1 -timeout 10m -run GPU ./gpumap/ ./cmd/gpumap/
 
 GRAPHS ?= ../shared/graphs
 gpucheck:
