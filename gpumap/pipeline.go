@@ -92,6 +92,10 @@ func (p *pipeline) integrated() []int32 {
 	}
 	p.t.logf("integrated on %s: %d levels, coarsen %.2f ms, initial %.2f ms, uncoarsen+refine %.2f ms",
 		b.Name(), tm.Levels, ms(tm.Coarsen), ms(tm.Initial), ms(tm.Uncoarsen))
+	if gb, onGPU := b.(*cuda.Backend); onGPU {
+		// The performance model of the device phases, and its "gpu:" line.
+		p.t.raw(gb.Report())
+	}
 	p.refineJ(pe)
 	return pe
 }

@@ -29,6 +29,13 @@ func (t *tracker) logf(format string, args ...any) {
 	}
 }
 
+// raw writes lines as they are (machine-readable ones such as "gpu: ...").
+func (t *tracker) raw(lines string) {
+	if t.w != nil {
+		io.WriteString(t.w, lines)
+	}
+}
+
 // phase runs f as the named phase.
 func (t *tracker) phase(name string, f func()) {
 	if t.memory {

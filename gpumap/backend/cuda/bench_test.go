@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap/backend"
@@ -12,19 +13,23 @@ import (
 	"github.com/gpumap/gpumap/topology"
 )
 
-// BenchmarkIntegrated maps generated graphs of 2^20 to 2^24 vertices onto
-// 4:8:6 with integrated mapping, on the GPU (when there is one) and on
-// every CPU core, and reports per-phase times: coarsen (upload included),
-// initial (coarsest graph on the host), uncoarsen (refinement and the
-// final download), and J.
+// BenchmarkIntegrated maps generated graphs of 2^18 to 2^24 vertices onto
+// 4:8:6 with integrated mapping, on the GPU (when there is one; the
+// emulator counts as one) and on every CPU core, and reports per-phase
+// times: coarsen (upload included), initial (coarsest graph on the host),
+// uncoarsen (refinement and the final download), and J. On the GPU it also
+// reports the performance model (est_h100_ms, launches, syncs, bytes each
+// way) and prints its table on stderr.
 //
 //	go test -run xxx -bench Integrated ./gpumap/backend/cuda
+//	GPUMAP_CUDA_LIB=build/cudaemu/libcuda.so.1 go test -run xxx -bench 'Integrated/rgg2d_2\^18/gpu' -benchtime 1x ./gpumap/backend/cuda
 func BenchmarkIntegrated(b *testing.B) {
 	top, _ := topology.Parse("4:8:6", "1:10:100")
 	inputs := []struct {
 		name string
 		gen  func() *graph.Graph
 	}{
+		{"rgg2d_2^18", func() *graph.Graph { return graph.RandomGeometric(1<<18, 1) }},
 		{"rgg2d_2^20", func() *graph.Graph { return graph.RandomGeometric(1<<20, 1) }},
 		{"rgg2d_2^22", func() *graph.Graph { return graph.RandomGeometric(1<<22, 1) }},
 		{"grid2d_2^22", func() *graph.Graph { return graph.Grid(2048, 2048) }},
@@ -67,6 +72,15 @@ func BenchmarkIntegrated(b *testing.B) {
 						b.ReportMetric(ms(tm.Initial), "initial_ms")
 						b.ReportMetric(ms(tm.Uncoarsen), "uncoarsen_ms")
 						b.ReportMetric(ms(tm.Coarsen+tm.Initial+tm.Uncoarsen), "total_ms")
+						if be == "gpu" {
+							s := gpu.Stats()
+							t := s.Total()
+							b.ReportMetric(ms(t.Estimate()), "est_h100_ms")
+							b.ReportMetric(float64(t.Launches), "launches")
+							b.ReportMetric(float64(t.Syncs), "syncs")
+							b.ReportMetric(float64(t.D2HBytes), "d2h_bytes")
+							fmt.Fprintf(os.Stderr, "%s, n=%d, %d levels:\n%s", b.Name(), g.N(), tm.Levels, s.Table())
+						}
 						if !m.Feasible {
 							b.Errorf("infeasible")
 						}

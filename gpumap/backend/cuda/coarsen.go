@@ -58,7 +58,7 @@ func (b *Backend) Match(g backend.Graph, maxWeight int64, seed uint64) (backend.
 			return nil, err
 		}
 		open := n - matched // unmatched vertices read their edges
-		if err := b.loop("match_prefer", n, 24*n+(open*24*m2)/max(n, 1), driver.P(dg.xadj), driver.P(dg.adj), driver.P(dg.ew),
+		if err := b.loop("match_prefer", n, 24*n+(open*(16+dg.wb)*m2)/max(n, 1), driver.P(dg.xadj), driver.P(dg.adj), driver.P(dg.ew32), driver.P(dg.ew64),
 			driver.P(dg.vw), driver.P(ws.match), driver.P(ws.pref), driver.I32(int32(n)), driver.I64(maxWeight),
 			driver.I64(int64(seed+uint64(r)*0x9e37))); err != nil {
 			return nil, err
@@ -81,8 +81,8 @@ func (b *Backend) Match(g backend.Graph, maxWeight int64, seed uint64) (backend.
 			if err := b.fill32(ws.ismaker, 0, n); err != nil {
 				return nil, err
 			}
-			if err := b.loop("hop_key", n, 24*n+(open*12*m2)/max(n, 1), driver.I32(step), driver.P(dg.xadj), driver.P(dg.adj),
-				driver.P(dg.ew), driver.P(ws.match), driver.P(ws.maker), driver.P(ws.cvw), driver.P(ws.ismaker), driver.I32(int32(n))); err != nil {
+			if err := b.loop("hop_key", n, 24*n+(open*(4+dg.wb)*m2)/max(n, 1), driver.I32(step), driver.P(dg.xadj), driver.P(dg.adj),
+				driver.P(dg.ew32), driver.P(dg.ew64), driver.P(ws.match), driver.P(ws.maker), driver.P(ws.cvw), driver.P(ws.ismaker), driver.I32(int32(n))); err != nil {
 				return nil, err
 			}
 			if err := b.loop("hop_pair", n, 4*n+(open*24*m2)/max(n, 1)+8*open, driver.I32(step), driver.P(dg.xadj), driver.P(dg.adj),
@@ -156,7 +156,7 @@ func (b *Backend) contract(dg *devGraph, match, cmap driver.Ptr) (*devGraph, err
 	if err := b.fill32(ws.hp, 0x7fffffff, m2); err != nil {
 		return nil, err
 	}
-	if err := b.loop("contract_insert", m2, 72*m2, driver.P(dg.xadj), driver.P(dg.src), driver.P(dg.adj), driver.P(dg.ew),
+	if err := b.loop("contract_insert", m2, (64+dg.wb)*m2, driver.P(dg.xadj), driver.P(dg.src), driver.P(dg.adj), driver.P(dg.ew32), driver.P(dg.ew64),
 		driver.P(cmap), driver.P(ws.leaders), driver.P(ws.off), driver.P(ws.hv), driver.P(ws.hw), driver.P(ws.hp), driver.I64(m2)); err != nil {
 		return nil, err
 	}
@@ -167,14 +167,14 @@ func (b *Backend) contract(dg *devGraph, match, cmap driver.Ptr) (*devGraph, err
 	if err != nil {
 		return nil, err
 	}
-	cg, err := newGraph(int(nc), m2c, ws)
+	cg, err := newGraph(int(nc), m2c, dg.coarseWeightBytes(), ws)
 	if err != nil {
 		return nil, err
 	}
 	err = errors.Join(b.copyD2D(cg.xadj, ws.flags, 8*(nc+1)), b.copyD2D(cg.vw, ws.cvw, 8*nc))
 	if err == nil {
-		err = b.loop("contract_compact", nc, 16*m2+28*m2c+32*nc, driver.P(ws.hv), driver.P(ws.hw), driver.P(ws.hp),
-			driver.P(ws.off), driver.P(cg.xadj), driver.P(cg.adj), driver.P(cg.ew), driver.I32(int32(nc)))
+		err = b.loop("contract_compact", nc, 16*m2+(24+cg.wb)*m2c+32*nc, driver.P(ws.hv), driver.P(ws.hw), driver.P(ws.hp),
+			driver.P(ws.off), driver.P(cg.xadj), driver.P(cg.adj), driver.P(cg.ew32), driver.P(cg.ew64), driver.I32(int32(nc)))
 	}
 	if err == nil {
 		err = b.loop("edge_sources", nc, 16*nc+4*m2c, driver.P(cg.xadj), driver.P(cg.src), driver.I32(int32(nc)))

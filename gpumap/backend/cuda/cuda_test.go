@@ -175,7 +175,9 @@ func TestMatchContractProjectAgainstCPU(t *testing.T) {
 	b := open(t)
 	defer b.Close()
 	x := par.New(0)
-	graphs := append([]*graph.Graph{graph.RandomGeometric(200000, 3), graph.Grid(300, 300), graph.Random(50000, 400000, 9, 3, 4)}, twoHopGraphs()...)
+	// unit, narrow and wide (64-bit) edge weights
+	graphs := append([]*graph.Graph{graph.RandomGeometric(200000, 3), graph.Grid(300, 300), graph.Random(50000, 400000, 9, 3, 4),
+		graph.Random(20000, 60000, 1<<34, 3, 5)}, twoHopGraphs()...)
 	for i, g := range graphs {
 		dg, err := b.UploadGraph(g)
 		if err != nil {
@@ -190,7 +192,7 @@ func TestMatchContractProjectAgainstCPU(t *testing.T) {
 		if !slices.Equal(match, want) {
 			t.Fatalf("graph %d: the GPU's matching differs from the CPU's", i)
 		}
-		if i >= 3 && twoHopPairs(g, match) == 0 {
+		if i >= 4 && twoHopPairs(g, match) == 0 {
 			t.Fatalf("graph %d: no two-hop pair: the test does not reach two-hop matching", i)
 		}
 		cg, cm, err := b.Contract(dg, mv)
@@ -250,6 +252,7 @@ func TestJetEqualsCPU(t *testing.T) {
 		{"rgg stripes", graph.RandomGeometric(50000, 5), stripes},
 		{"rgg lopsided", graph.RandomGeometric(30000, 6), lopsided},
 		{"weighted lopsided", graph.Random(20000, 100000, 9, 5, 7), lopsided},
+		{"wide weights", graph.Random(10000, 40000, 1<<33, 3, 8), lopsided},
 	}
 	obj := refinement.Mapping(top)
 	for _, c := range cases {

@@ -144,12 +144,12 @@ func (j *gpuJet) LabelPropagation() error {
 	if err := j.settle(); err != nil {
 		return err
 	}
-	if err := b.loop("jet_lp", n, 10*n+40*j.m2, driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew), driver.P(j.pe),
+	if err := b.loop("jet_lp", n, 10*n+(32+g.wb)*j.m2, driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew32), driver.P(g.ew64), driver.P(j.pe),
 		driver.P(a.labels), driver.P(a.dist), driver.P(ws.locked), driver.P(ws.hv), driver.P(ws.hw),
 		driver.P(ws.cand), driver.P(ws.dest), driver.P(ws.cvw), driver.I32(int32(n))); err != nil {
 		return err
 	}
-	if err := b.loop("jet_after", n, 2*n, driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew), driver.P(j.pe),
+	if err := b.loop("jet_after", n, 2*n, driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew32), driver.P(g.ew64), driver.P(j.pe),
 		driver.P(a.labels), driver.P(a.dist), driver.P(ws.cand), driver.P(ws.dest), driver.P(ws.cvw),
 		driver.P(ws.hv), driver.P(ws.hw), driver.P(ws.moved), driver.I32(int32(n))); err != nil {
 		return err
@@ -187,9 +187,9 @@ func (j *gpuJet) Cost() (int64, error) {
 	full := int32(0)
 	bytes := 2 * n
 	if j.full {
-		full, bytes = 1, 12*n+16*j.m2
+		full, bytes = 1, 12*n+(8+j.g.wb)*j.m2
 	}
-	if err := b.loop("jet_cost", n, bytes, driver.I32(full), driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew),
+	if err := b.loop("jet_cost", n, bytes, driver.I32(full), driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew32), driver.P(g.ew64),
 		driver.P(j.pe), driver.P(a.labels), driver.P(a.dist), driver.P(ws.moved), driver.P(ws.cand), driver.P(ws.dest),
 		driver.P(a.spread), driver.I32(int32(n))); err != nil {
 		return 0, err
@@ -273,7 +273,7 @@ func (j *gpuJet) Rebalance(strong bool) error {
 		return steps
 	}
 	steps := []func() error{
-		loop("reb_cand", n, 23*n, driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew), driver.P(g.vw),
+		loop("reb_cand", n, 23*n, driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew32), driver.P(g.ew64), driver.P(g.vw),
 			driver.P(j.pe), driver.P(a.labels), driver.P(a.dist), driver.P(a.bw), driver.I64(j.lmax), driver.P(a.room),
 			driver.P(a.roomList), driver.P(a.ctl), driver.I64(int64(j.seed)), driver.P(ws.hv), driver.P(ws.hw),
 			driver.P(ws.locked), driver.P(ws.cand), driver.P(ws.dest), driver.P(ws.bucket), driver.P(a.kw), driver.I32(int32(n))),

@@ -26,30 +26,46 @@ func (c *carve) add(bytes int64) int64 {
 	return off
 }
 
+// devGraph is a graph on the device. Its edge weights are 32-bit (ew32),
+// 64-bit (ew64, when the input's total exceeds 2^31-1) or absent (an input
+// whose every weight is 1): wb bytes per edge.
 type devGraph struct {
-	n                      int
-	m2                     int64
-	xadj, adj, ew, vw, src driver.Ptr
-	block                  driver.Ptr
-	ws                     *workspace // of the input graph this one derives from
-	root                   bool       // the input graph: freeing it frees ws
+	n                  int
+	m2                 int64
+	wb                 int64
+	xadj, adj, vw, src driver.Ptr
+	ew32, ew64         driver.Ptr
+	block              driver.Ptr
+	ws                 *workspace // of the input graph this one derives from
+	root               bool       // the input graph: freeing it frees ws
 }
 
 func (g *devGraph) N() int { return g.n }
 
 // graphBytes is the size of a graph's arrays.
-func graphBytes(n int, m2 int64) int64 { return 16*int64(n) + 8 + 16*m2 }
+func graphBytes(n int, m2, wb int64) int64 { return 16*int64(n) + 8 + (8+wb)*m2 }
 
-func newGraph(n int, m2 int64, ws *workspace) (*devGraph, error) {
+func newGraph(n int, m2, wb int64, ws *workspace) (*devGraph, error) {
 	var c carve
-	ox, ov, oa, oe, os := c.add(8*int64(n+1)), c.add(8*int64(n)), c.add(4*m2), c.add(8*m2), c.add(4*m2)
+	ox, ov, oa, oe, os := c.add(8*int64(n+1)), c.add(8*int64(n)), c.add(4*m2), c.add(wb*m2), c.add(4*m2)
 	p, err := alloc(c.size)
 	if err != nil {
 		return nil, err
 	}
-	return &devGraph{n: n, m2: m2, block: p, ws: ws, xadj: p + driver.Ptr(ox), vw: p + driver.Ptr(ov),
-		adj: p + driver.Ptr(oa), ew: p + driver.Ptr(oe), src: p + driver.Ptr(os)}, nil
+	g := &devGraph{n: n, m2: m2, wb: wb, block: p, ws: ws, xadj: p + driver.Ptr(ox), vw: p + driver.Ptr(ov),
+		adj: p + driver.Ptr(oa), src: p + driver.Ptr(os)}
+	switch wb {
+	case 4:
+		g.ew32 = p + driver.Ptr(oe)
+	case 8:
+		g.ew64 = p + driver.Ptr(oe)
+	}
+	return g, nil
 }
+
+// coarseWeightBytes: the weights of a graph contracted from g (sums of
+// g's weights, which fit in 32 bits unless g's do not).
+func (g *devGraph) coarseWeightBytes() int64 { return max(g.wb, 4) }
 
 type devVec struct {
 	n     int
@@ -126,8 +142,16 @@ func (b *Backend) UploadGraph(g *graph.Graph) (backend.Graph, error) {
 	defer done()
 	b.stats = Stats{}
 	n, m2 := g.N(), g.DirectedEdges()
+	w32, w64 := g.Weights()
+	wb := int64(0)
+	switch {
+	case w32 != nil:
+		wb = 4
+	case w64 != nil:
+		wb = 8
+	}
 	wsBytes, makeWS := workspaceBytes(n, m2, int64(b.scanB)*threads)
-	need := uint64(graphBytes(n, m2)*5/2+wsBytes) + 64<<20
+	need := uint64(graphBytes(n, m2, max(wb, 4))*5/2+wsBytes) + 64<<20
 	free, _, err := driver.MemInfo()
 	if err != nil {
 		return nil, err
@@ -140,19 +164,18 @@ func (b *Backend) UploadGraph(g *graph.Graph) (backend.Graph, error) {
 		return nil, err
 	}
 	ws := makeWS(wp)
-	dg, err := newGraph(n, m2, ws)
+	dg, err := newGraph(n, m2, wb, ws)
 	if err != nil {
 		ws.free()
 		return nil, err
 	}
 	dg.root = true
-	ew := g.EdgeWeights() // the kernels read 64-bit weights
 	for _, c := range []struct {
 		p driver.Ptr
 		h unsafe.Pointer
 		n int64
 	}{{dg.xadj, unsafe.Pointer(&g.XAdj[0]), 8 * int64(n+1)}, {dg.vw, ptr64(g.VW), 8 * int64(n)},
-		{dg.adj, ptr32(g.Adj), 4 * m2}, {dg.ew, ptr64(ew), 8 * m2}} {
+		{dg.adj, ptr32(g.Adj), 4 * m2}, {dg.ew32, ptr32(w32), 4 * int64(len(w32))}, {dg.ew64, ptr64(w64), 8 * int64(len(w64))}} {
 		if err := b.copyPinned(c.p, c.h, c.n); err != nil {
 			b.freeGraph(dg)
 			return nil, err
@@ -204,18 +227,30 @@ func (b *Backend) DownloadGraph(g backend.Graph) (*graph.Graph, error) {
 	defer done()
 	dg := g.(*devGraph)
 	h := &graph.Graph{XAdj: make([]int64, dg.n+1), Adj: make([]int32, dg.m2), VW: make([]int64, dg.n)}
-	ew := make([]int64, dg.m2)
+	var w32 []int32
+	var w64 []int64
+	switch dg.wb {
+	case 4:
+		w32 = make([]int32, dg.m2)
+	case 8:
+		w64 = make([]int64, dg.m2)
+	}
 	for _, c := range []struct {
 		h unsafe.Pointer
 		p driver.Ptr
 		n int64
 	}{{unsafe.Pointer(&h.XAdj[0]), dg.xadj, 8 * int64(dg.n+1)}, {ptr64(h.VW), dg.vw, 8 * int64(dg.n)},
-		{ptr32(h.Adj), dg.adj, 4 * dg.m2}, {ptr64(ew), dg.ew, 8 * dg.m2}} {
+		{ptr32(h.Adj), dg.adj, 4 * dg.m2}, {ptr32(w32), dg.ew32, 4 * int64(len(w32))}, {ptr64(w64), dg.ew64, 8 * int64(len(w64))}} {
 		if err := b.copyOut(c.h, c.p, c.n); err != nil {
 			return nil, err
 		}
 	}
-	h.SetEdgeWeights(ew)
+	switch {
+	case w32 != nil:
+		h.SetNarrowWeights(w32)
+	case w64 != nil:
+		h.SetEdgeWeights(w64)
+	}
 	return h, nil
 }
 

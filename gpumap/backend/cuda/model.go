@@ -74,7 +74,7 @@ type Stats struct {
 }
 
 // Total sums the phases.
-func (s *Stats) Total() Counts {
+func (s Stats) Total() Counts {
 	var t Counts
 	for _, c := range s.Phases {
 		t.add(c)
@@ -84,7 +84,7 @@ func (s *Stats) Total() Counts {
 
 // Line is the machine-readable summary:
 // gpu: launches=L syncs=S h2d_bytes=X d2h_bytes=Y est_h100_ms=T.
-func (s *Stats) Line() string {
+func (s Stats) Line() string {
 	t := s.Total()
 	return fmt.Sprintf("gpu: launches=%d syncs=%d h2d_bytes=%d d2h_bytes=%d est_h100_ms=%.3f",
 		t.Launches, t.Syncs, t.H2DBytes, t.D2HBytes, ms(t.Estimate()))
@@ -92,7 +92,7 @@ func (s *Stats) Line() string {
 
 // Table is the per-phase model, one line per phase, then the total and
 // the machine-readable line.
-func (s *Stats) Table() string {
+func (s Stats) Table() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n", modelDescription)
 	fmt.Fprintf(&b, "%-10s %8s %7s %6s %12s %12s %14s %10s\n", "phase", "launches", "other", "syncs",

@@ -5,8 +5,9 @@
 // same file for the host.
 //
 // Conventions: 1-D grids with grid-stride loops; graphs in extended CSR
-// (xadj int64[n+1], adj int32[2m], ew int64[2m], vw int64[n], src
-// int32[2m]); per-vertex vectors int32, flags uint8. Every decision depends
+// (xadj int64[n+1], adj int32[2m], edge weights int32[2m], int64[2m] or
+// none (all 1), vw int64[n], src int32[2m]); per-vertex vectors int32,
+// flags uint8. Every decision depends
 // only on values, never on the order in which threads run, so results are
 // deterministic: atomics only add integers, take maxima, or claim hash
 // slots whose final contents are sorted before use.
@@ -39,6 +40,11 @@ __device__ __forceinline__ u64 splitmix(u64 x) {
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
     return x ^ (x >> 31);
 }
+
+// Edge weights come 32-bit (ew32), 64-bit (ew64) or not at all (every
+// weight 1): WT is the pair of parameters, W(e) the weight of edge e.
+#define WT const int *ew32, const i64 *ew64
+#define W(e) (ew32 ? (i64)ew32[e] : ew64 ? ew64[e] : (i64)1)
 
 __device__ __forceinline__ double rating(i64 w, i64 cu, i64 cv) {
     double fw = (double)w;
@@ -101,7 +107,7 @@ extern "C" __global__ void edge_sources(const i64 *xadj, int *src, int n) {
 
 // Every unmatched vertex names its best-rated unmatched neighbour (exp*2,
 // ties by pair noise) whose pair stays within maxw.
-extern "C" __global__ void match_prefer(const i64 *xadj, const int *adj, const i64 *ew, const i64 *vw,
+extern "C" __global__ void match_prefer(const i64 *xadj, const int *adj, WT, const i64 *vw,
                                         const int *match, int *pref, int n, i64 maxw, u64 seed) {
     GRID_LOOP(v, n) {
         int best = -1;
@@ -112,7 +118,7 @@ extern "C" __global__ void match_prefer(const i64 *xadj, const int *adj, const i
             for (i64 e = xadj[v]; e < xadj[v + 1]; e++) {
                 int u = adj[e];
                 if (match[u] >= 0 || cv + vw[u] > maxw) continue;
-                double r = rating(ew[e], cv, vw[u]);
+                double r = rating(W(e), cv, vw[u]);
                 if (r >= br) {
                     u64 h = pair_noise(seed, (int)v, u);
                     if (r > br || h > bh) { best = u; br = r; bh = h; }
@@ -141,7 +147,7 @@ extern "C" __global__ void match_resolve(const int *pref, int *match, int n, uns
 // with the hash of its neighbourhood as twin key; 2: its heaviest
 // neighbour, the first in adjacency order on ties) and flags it
 // (ismaker, zeroed before).
-extern "C" __global__ void hop_key(int step, const i64 *xadj, const int *adj, const i64 *ew, const int *match,
+extern "C" __global__ void hop_key(int step, const i64 *xadj, const int *adj, WT, const int *match,
                                    int *owner, i64 *tkey, int *ismaker, int n) {
     GRID_LOOP(v, n) {
         int o = -1;
@@ -159,7 +165,7 @@ extern "C" __global__ void hop_key(int step, const i64 *xadj, const int *adj, co
             } else {
                 i64 bw = -1;
                 for (i64 e = xadj[v]; e < xadj[v + 1]; e++)
-                    if (ew[e] > bw) { bw = ew[e]; o = adj[e]; }
+                    if (W(e) > bw) { bw = W(e); o = adj[e]; }
             }
         }
         owner[v] = o;
@@ -258,7 +264,7 @@ extern "C" __global__ void contract_bounds(const i64 *xadj, const i64 *vw, const
 // position (leader's edges, then the partner's) that reached it: the
 // coarse adjacency lists come out in order of first occurrence, the CPU's
 // order (coarsening.Contract), whatever the threads did.
-extern "C" __global__ void contract_insert(const i64 *xadj, const int *src, const int *adj, const i64 *ew,
+extern "C" __global__ void contract_insert(const i64 *xadj, const int *src, const int *adj, WT,
                                            const int *cmap, const int *leaders, const i64 *off, int *hv, i64 *hw,
                                            int *hp, i64 m2) {
     GRID_LOOP(e, m2) {
@@ -271,7 +277,7 @@ extern "C" __global__ void contract_insert(const i64 *xadj, const int *src, cons
         for (i64 probe = 0; probe < len; probe++) {
             int old = atomicCAS(&hv[lo + j], -1, cv);
             if (old == -1 || old == cv) {
-                atomicAdd((unsigned long long *)&hw[lo + j], (unsigned long long)ew[e]);
+                atomicAdd((unsigned long long *)&hw[lo + j], (unsigned long long)W(e));
                 atomicMin(&hp[lo + j], pos);
                 break;
             }
@@ -304,9 +310,10 @@ __device__ void sift_down(int *pos, int *key, i64 *w, i64 i, i64 len) {
 
 // Compacts every coarse vertex's occupied slots (in place), sorts them by
 // first position (insertion sort when short, heap sort otherwise) and
-// writes the adjacency list.
+// writes the adjacency list, with 32-bit weights (cew32: the coarse graph
+// of a graph whose weights total at most 2^31-1) or 64-bit ones.
 extern "C" __global__ void contract_compact(int *hv, i64 *hw, int *hp, const i64 *off, const i64 *cxadj,
-                                            int *cadj, i64 *cew, int nc) {
+                                            int *cadj, int *cew32, i64 *cew64, int nc) {
     GRID_LOOP(c, nc) {
         int *key = hv + off[c], *pos = hp + off[c];
         i64 *w = hw + off[c];
@@ -332,7 +339,11 @@ extern "C" __global__ void contract_compact(int *hv, i64 *hw, int *hp, const i64
             }
         }
         i64 o = cxadj[c];
-        for (i64 i = 0; i < len; i++) { cadj[o + i] = key[i]; cew[o + i] = w[i]; }
+        for (i64 i = 0; i < len; i++) {
+            cadj[o + i] = key[i];
+            if (cew32) cew32[o + i] = (int)w[i];
+            else cew64[o + i] = w[i];
+        }
     }
 }
 
@@ -352,7 +363,7 @@ __device__ __forceinline__ i64 D(const u64 *labels, const i64 *dist, int a, int 
 // into v's own slot range of cb/cw and returns their count. With future,
 // neighbours that moving[] marks and that rank before v (higher gain, then
 // lower id) count at their destination.
-__device__ int gather(int v, const i64 *xadj, const int *adj, const i64 *ew, const int *part, int *cb, i64 *cw,
+__device__ int gather(int v, const i64 *xadj, const int *adj, WT, const int *part, int *cb, i64 *cw,
                       const int *dest, const u8 *moving, const i64 *gain) {
     i64 base = xadj[v];
     int t = 0;
@@ -363,7 +374,7 @@ __device__ int gather(int v, const i64 *xadj, const int *adj, const i64 *ew, con
         int i = 0;
         while (i < t && cb[base + i] != b) i++;
         if (i == t) { cb[base + t] = b; cw[base + t] = 0; t++; }
-        cw[base + i] += ew[e];
+        cw[base + i] += W(e);
     }
     return t;
 }
@@ -413,7 +424,7 @@ struct jet_ctl {
 // vertices hold their old block in dest; an edge between two moved
 // vertices counts at the smaller one). The delta pass also counts the
 // step's moves and candidates, and their degrees.
-extern "C" __global__ void jet_cost(int full, const i64 *xadj, const int *adj, const i64 *ew, const int *part,
+extern "C" __global__ void jet_cost(int full, const i64 *xadj, const int *adj, WT, const int *part,
                                     const u64 *labels, const i64 *dist, const u8 *moved, const u8 *cand,
                                     const int *dest, i64 *spread, int n) {
     i64 j = 0, nm = 0, nc = 0, dm = 0, dc = 0;
@@ -422,7 +433,7 @@ extern "C" __global__ void jet_cost(int full, const i64 *xadj, const int *adj, c
             int pv = part[v];
             for (i64 e = xadj[v]; e < xadj[v + 1]; e++) {
                 int u = adj[e];
-                if (u > (int)v) j += ew[e] * D(labels, dist, pv, part[u]);
+                if (u > (int)v) j += W(e) * D(labels, dist, pv, part[u]);
             }
             continue;
         }
@@ -439,7 +450,7 @@ extern "C" __global__ void jet_cost(int full, const i64 *xadj, const int *adj, c
             bool mu = moved[u] != 0;
             if (mu && u < (int)v) continue;
             int pu = part[u], ou = mu ? dest[u] : pu;
-            j += ew[e] * (D(labels, dist, pv, pu) - D(labels, dist, ov, ou));
+            j += W(e) * (D(labels, dist, pv, pu) - D(labels, dist, ov, ou));
         }
     }
     const long long slot = TID % SPREAD;
@@ -514,13 +525,13 @@ extern "C" __global__ void jet_stats(int full, i64 *spread, const i64 *bw, int k
 
 // Algorithm 4, first pass: the best adjacent block ignoring balance; moves
 // of non-negative gain become candidates.
-extern "C" __global__ void jet_lp(const i64 *xadj, const int *adj, const i64 *ew, const int *part,
+extern "C" __global__ void jet_lp(const i64 *xadj, const int *adj, WT, const int *part,
                                   const u64 *labels, const i64 *dist, const u8 *locked, int *cb, i64 *cw,
                                   u8 *cand, int *dest, i64 *gain, int n) {
     GRID_LOOP(v, n) {
         cand[v] = 0;
         if (locked[v]) continue;
-        int t = gather((int)v, xadj, adj, ew, part, cb, cw, 0, 0, 0);
+        int t = gather((int)v, xadj, adj, ew32, ew64, part, cb, cw, 0, 0, 0);
         i64 base = xadj[v];
         int p = part[v];
         i64 cur = cost_at(p, base, t, cb, cw, labels, dist);
@@ -532,13 +543,13 @@ extern "C" __global__ void jet_lp(const i64 *xadj, const int *adj, const i64 *ew
 
 // The afterburner: re-evaluate each candidate as if every candidate ranked
 // before it (higher gain, then lower id) had moved; keep non-negative ones.
-extern "C" __global__ void jet_after(const i64 *xadj, const int *adj, const i64 *ew, const int *part,
+extern "C" __global__ void jet_after(const i64 *xadj, const int *adj, WT, const int *part,
                                      const u64 *labels, const i64 *dist, const u8 *cand, const int *dest,
                                      const i64 *gain, int *cb, i64 *cw, u8 *moved, int n) {
     GRID_LOOP(v, n) {
         moved[v] = 0;
         if (!cand[v]) continue;
-        int t = gather((int)v, xadj, adj, ew, part, cb, cw, dest, cand, gain);
+        int t = gather((int)v, xadj, adj, ew32, ew64, part, cb, cw, dest, cand, gain);
         i64 base = xadj[v];
         if (cost_at(part[v], base, t, cb, cw, labels, dist) - cost_at(dest[v], base, t, cb, cw, labels, dist) >= 0)
             moved[v] = 1;
@@ -616,7 +627,7 @@ __device__ __forceinline__ int loss_bucket(i64 g) {
 // avg)) pick the best adjacent block below sigma, else the block of
 // roomList drawn by splitmix(v ^ seed of the round); their weight goes to
 // kw[block][loss bucket].
-extern "C" __global__ void reb_cand(const i64 *xadj, const int *adj, const i64 *ew, const i64 *vw, const int *part,
+extern "C" __global__ void reb_cand(const i64 *xadj, const int *adj, WT, const i64 *vw, const int *part,
                                     const u64 *labels, const i64 *dist, const i64 *bw, i64 lmax,
                                     const int *room, const int *roomList, const jet_ctl *ctl, u64 seed, int *cb,
                                     i64 *cw, u8 *locked, u8 *cand, int *dest, u8 *bucket, i64 *kw, int n) {
@@ -630,7 +641,7 @@ extern "C" __global__ void reb_cand(const i64 *xadj, const int *adj, const i64 *
         int p = part[v];
         i64 w = vw[v];
         if (bw[p] <= lmax || w == 0 || 2 * w > 3 * (bw[p] - avg)) continue;
-        int t = gather((int)v, xadj, adj, ew, part, cb, cw, 0, 0, 0);
+        int t = gather((int)v, xadj, adj, ew32, ew64, part, cb, cw, 0, 0, 0);
         i64 base = xadj[v];
         i64 cur = cost_at(p, base, t, cb, cw, labels, dist);
         i64 bg;

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gpumap/gpumap/gpumap/backend/cuda"
+)
+
+// gpumap map --backend gpu on a graph generated here: a valid mapping with
+// J within 3% of --backend cpu -a im, and the model with its "gpu:" line
+// on stderr. Needs a GPU or the emulator (make test sets GPUMAP_CUDA_LIB).
+func TestGPUMapCommand(t *testing.T) {
+	if b, err := cuda.Open(); err != nil {
+		if lib := os.Getenv("GPUMAP_CUDA_LIB"); lib != "" {
+			t.Fatalf("GPUMAP_CUDA_LIB=%s is set but no GPU opens: %v", lib, err)
+		}
+		t.Skipf("no GPU: %v", err)
+	} else {
+		b.Close()
+	}
+	dir := t.TempDir()
+	g := filepath.Join(dir, "rgg.graph")
+	if code, _, e := runCLI("gen", "-t", "rgg", "-n", "70000", "-s", "31337", "-o", g); code != 0 {
+		t.Fatalf("gen: %d %s", code, e)
+	}
+	js := map[string]int64{}
+	for _, be := range []string{"gpu", "cpu"} {
+		m := filepath.Join(dir, be+".map")
+		code, out, errs := runCLI("map", "-g", g, "-h", "4:8:6", "-d", "1:10:100", "-e", "0.03", "-a", "im", "--backend", be, "-m", m)
+		if code != exitOK {
+			t.Fatalf("--backend %s: exit %d: %s", be, code, errs)
+		}
+		if be == "gpu" {
+			line := regexp.MustCompile(`(?m)^gpu: launches=\d+ syncs=\d+ h2d_bytes=\d+ d2h_bytes=\d+ est_h100_ms=[0-9.]+$`)
+			if !line.MatchString(errs) || !strings.Contains(errs, "estimated H100 time") || !strings.Contains(out, "backend=cuda") {
+				t.Errorf("--backend gpu: no model on stderr or not on the GPU:\n%s\n%s", out, errs)
+			}
+		}
+		code, out, errs = runCLI("eval", "-g", g, "-h", "4:8:6", "-d", "1:10:100", "-e", "0.03", "-m", m)
+		if code != exitOK || !strings.Contains(out, "feasible=true") {
+			t.Fatalf("eval of the %s mapping: exit %d: %s %s", be, code, out, errs)
+		}
+		f := regexp.MustCompile(`J=(\d+)`).FindStringSubmatch(out)
+		js[be], _ = strconv.ParseInt(f[1], 10, 64)
+	}
+	if float64(js["gpu"]) > 1.03*float64(js["cpu"]) {
+		t.Errorf("J on the GPU %d, more than 3%% above the CPU's %d", js["gpu"], js["cpu"])
+	}
+	t.Logf("J: gpu %d, cpu %d", js["gpu"], js["cpu"])
+}
