@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/gpumap/gpumap/gpumap/backend"
 	"github.com/gpumap/gpumap/gpumap/backend/cpu"
 	"github.com/gpumap/gpumap/gpumap/backend/cuda/driver"
 	"github.com/gpumap/gpumap/gpumap/coarsening"
@@ -154,6 +155,20 @@ func twoHopGraphs() []*graph.Graph {
 	return []*graph.Graph{g1, g2, graph.Random(30000, 20000, 5, 3, 8)}
 }
 
+// uploadMatch uploads g and matches it.
+func uploadMatch(t testing.TB, b *Backend, g *graph.Graph, maxW int64, seed uint64) (backend.Graph, backend.Vector) {
+	t.Helper()
+	dg, err := b.UploadGraph(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mv, err := b.Match(dg, maxW, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dg, mv
+}
+
 // twoHopPairs counts matched pairs that are not neighbours.
 func twoHopPairs(g *graph.Graph, match []int32) int {
 	c := 0
@@ -179,14 +194,7 @@ func TestMatchContractProjectAgainstCPU(t *testing.T) {
 	graphs := append([]*graph.Graph{graph.RandomGeometric(200000, 3), graph.Grid(300, 300), graph.Random(50000, 400000, 9, 3, 4),
 		graph.Random(20000, 60000, 1<<34, 3, 5)}, twoHopGraphs()...)
 	for i, g := range graphs {
-		dg, err := b.UploadGraph(g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mv, err := b.Match(dg, 4, 7)
-		if err != nil {
-			t.Fatal(err)
-		}
+		dg, mv := uploadMatch(t, b, g, 4, 7)
 		match, _ := b.DownloadVector(mv)
 		want := coarsening.TwoHop(x, g, coarsening.TwoHopConfig{MaxWeight: 4, Seed: 7})
 		if !slices.Equal(match, want) {

@@ -64,14 +64,7 @@ func TestCoarseGraphsAreReproducible(t *testing.T) {
 	g := graph.RandomGeometric(20000, 4)
 	var first *graph.Graph
 	for run := 0; run < 3; run++ {
-		dg, err := b.UploadGraph(g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mv, err := b.Match(dg, 4, 7)
-		if err != nil {
-			t.Fatal(err)
-		}
+		dg, mv := uploadMatch(t, b, g, 4, 7)
 		cg, cm, err := b.Contract(dg, mv)
 		if err != nil {
 			t.Fatal(err)
