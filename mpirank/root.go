@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/gpumap/gpumap/gpumap"
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -73,9 +74,18 @@ func rootWork(all []byte, sizes, displs []int32, opt Options, cn canon, mode roo
 		return nil, res, me
 	}
 	pats = nil
-	m, err := hwdetect.Infer(recs, hwdetect.Spec{Hierarchy: topology.FormatInts(cn.hierarchy), Distance: topology.FormatInts(cn.distance)})
+	m, err := hwdetect.Infer(recs, hwdetect.Spec{Hierarchy: topology.FormatInts(cn.hierarchy)})
 	if err != nil {
 		return nil, res, errorf(ErrOptions, "%v", err)
+	}
+	if cn.distance != nil {
+		if len(cn.distance) != m.Top.Levels() {
+			return nil, res, errorf(ErrOptions, "distance %s (%s) has %d levels but the machine has %d (%s, machine)",
+				topology.FormatInts(cn.distance), cn.distanceFrom, len(cn.distance), m.Top.Levels(), strings.Join(m.Levels, ", "))
+		}
+		if m.Top, err = m.Top.WithDistances(cn.distance); err != nil {
+			return nil, res, errorf(ErrOptions, "%v", err)
+		}
 	}
 	res.Machine = m.Describe()
 	if res.JBefore, e = w.cost(m.Top, func(t int32) int { return m.Slot[t] }); e != nil {

@@ -140,7 +140,7 @@ var invalidModes = []struct {
 		{"inter-communicator", 4, "inter-communicators", ""},
 		{"options-differ-across-ranks", 5, "rank 1: preset default differs from rank 0's strong", ""},
 		{"hierarchy-does-not-fit", 6, "9 PEs", ""},
-		{"distance-levels-mismatch", 6, "levels", ""},
+		{"distance-levels-mismatch", 6, "distance 1:10 (options.distance) has 2 levels but the machine has 3 (socket, node, machine)", ""},
 		{"hierarchy-malformed", 6, `field 2 ("x") is not an integer`, ""},
 		{"options-version", 6, "version 99", ""},
 		{"unknown-preset", 6, "unknown preset 42", ""},
