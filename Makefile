@@ -7,7 +7,7 @@
 #   make test    everything above, then the unit tests and the mpirun tests
 #   make fuzz    each fuzz target for FUZZTIME (30s); make test runs their seed corpora
 #   make demo    the two-node reordering demo (needs root)
-#   make bench   gpumap against Scotch on ../shared/graphs
+#   make bench   gpumap against Scotch on ../shared/graphs, and the one-to-one table
 #   make ptx     regenerate the CUDA PTX (needs nvcc 11.8)
 #   make cudaemu build/cudaemu/libcuda.so.1, the emulated CUDA driver (g++)
 #   make emutest the GPU tests through the emulator (part of make test)
@@ -136,6 +136,7 @@ demo: deps
 
 bench: build
 	$(GO) run ./bench -gpumap bin/gpumap -presets fast,default,strong
+	$(GO) run ./bench -gpumap bin/gpumap -onetoone ../shared/one-to-one -presets default,strong -t 1 -reps 3
 
 ptx:
 	$(MAKE) -C gpumap/backend/cuda/kernels ptx

@@ -41,7 +41,17 @@ func main() {
 	threads := flag.Int("t", 0, "gpumap threads (0: all cores)")
 	noScotch := flag.Bool("noscotch", false, "skip Scotch")
 	work := flag.String("work", "", "scratch folder (default: a temporary one)")
+	oto := flag.String("onetoone", "", "folder of one-to-one instances: print the one-to-one table instead (see onetoone.go)")
+	viem := flag.String("viem", "", "one-to-one: a VieM binary to run in the same run (eco)")
+	reps := flag.Int("reps", 1, "one-to-one: runs per tool and instance (the median CPU time is reported)")
 	flag.Parse()
+	if *oto != "" {
+		if err := runOneToOne(*oto, *dist, *presets, *bin, *threads, *noScotch, *viem, *work, *reps); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*graphsDir, *only, *hiers, *dist, *eps, *presets, *bin, *threads, *noScotch, *work); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -56,20 +66,11 @@ type result struct {
 }
 
 func run(graphsDir, only, hiers, dist string, eps float64, presetList, bin string, threads int, noScotch bool, work string) error {
-	if work == "" {
-		d, err := os.MkdirTemp("", "gpumap-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		work = d
+	work, bin, cleanup, err := setup(work, bin)
+	if err != nil {
+		return err
 	}
-	if bin == "" {
-		bin = filepath.Join(work, "gpumap")
-		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/gpumap").CombinedOutput(); err != nil {
-			return fmt.Errorf("building gpumap: %v\n%s", err, out)
-		}
-	}
+	defer cleanup()
 	peers, _ := readPeers(filepath.Join(graphsDir, "peers.csv"))
 	names := selectGraphs(graphsDir, only, peers)
 	if len(names) == 0 {
@@ -373,4 +374,26 @@ func selectGraphs(dir, only string, peers map[string]peer) []string {
 	}
 	sort.Slice(names, func(i, j int) bool { return names[i] < names[j] })
 	return names
+}
+
+// setup makes the scratch folder (a temporary one when work is empty) and
+// builds gpumap when no binary is given.
+func setup(work, bin string) (string, string, func(), error) {
+	cleanup := func() {}
+	if work == "" {
+		d, err := os.MkdirTemp("", "gpumap-bench-")
+		if err != nil {
+			return "", "", nil, err
+		}
+		cleanup = func() { os.RemoveAll(d) }
+		work = d
+	}
+	if bin == "" {
+		bin = filepath.Join(work, "gpumap")
+		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/gpumap").CombinedOutput(); err != nil {
+			cleanup()
+			return "", "", nil, fmt.Errorf("building gpumap: %v\n%s", err, out)
+		}
+	}
+	return work, bin, cleanup, nil
 }

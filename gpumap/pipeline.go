@@ -117,43 +117,116 @@ func (p *pipeline) refineJ(pe []int32) {
 	})
 }
 
-// oneToOneWork bounds the repetitions of a small one-to-one mapping:
-// repeats * n stays below it, so tiny instances (a few hundred MPI ranks)
-// get several seeds for a few milliseconds and large ones a single run.
-const oneToOneWork = 1 << 12
-
-// oneToOne maps one task per PE: exact-balance multisection by recursive
-// bisection, then pair swaps on J; small instances repeat this with
-// successive seeds and keep the lowest J (the first on ties).
+// oneToOne maps one task per PE (rank reordering). Exact-balance
+// multisections with successive seeds compete (recursive bisection whose
+// levels are refined by two-way FM at exact balance, every split polished
+// by PairFM and V-cycles, the split of the whole machine tried several
+// times); the one with the lowest J, and the input order (vertex i on PE i,
+// the application's own rank order) when it is close, are refined by pair
+// swaps on J, and the lowest J wins, the unrefined input order included, so
+// the result is never worse than the input order. Effort grows with n, as
+// the time of the peers does. Candidates run in parallel and are compared
+// by value (the first on ties), so the result is the same for any thread
+// count.
 func (p *pipeline) oneToOne() []int32 {
-	reps := max(min(oneToOneWork/max(p.g.N(), 1), p.cfg.oneToOneReps), 1)
-	var best []int32
-	var bestJ int64
-	for r := 0; r < reps; r++ {
-		seed := p.opt.Seed + uint64(r)
-		var pe []int32
-		p.t.phase("multisection", func() {
-			pc := p.cfg.partition
+	pe, j := p.oneToOneWith(p.cfg.oneToOne)
+	if p.cfg.oneToOne.includeDefault {
+		pe2, j2 := p.oneToOneWith(presets[Default].oneToOne)
+		p.t.logf("one-to-one: %s J %d, default J %d", p.opt.Preset, j, j2)
+		if j2 < j {
+			return pe2
+		}
+	}
+	return pe
+}
+
+func (p *pipeline) oneToOneWith(cfg oneToOneConfig) ([]int32, int64) {
+	n := p.g.N()
+	if cfg.light != nil && n > cfg.largeN {
+		cfg = *cfg.light
+	}
+	reps, tries := cfg.effort(n)
+	type cand struct {
+		pe []int32
+		j  int64
+	}
+	obj := refinement.Mapping(p.top)
+	ms := make([]cand, reps)
+	var refined []cand
+	var idJ int64 = -1
+	var id []int32
+	p.t.phase("one-to-one", func() {
+		par.Each(p.x.Threads(), reps, func(i int, x *par.Exec) {
+			pc := cfg.partition
 			pc.Recursive = true
-			pe = multisection.Map(p.x, p.g, p.top, multisection.Config{Eps: 0, Seed: seed, Partition: pc})
+			pe := multisection.Map(x, p.g, p.top, multisection.Config{Eps: 0, Seed: p.opt.Seed + uint64(i),
+				Partition: pc, TopTries: tries, PairFM: cfg.pair, VCycles: cfg.vcycles})
+			ms[i] = cand{pe, obj.Cost(p.g, pe)}
 		})
-		var j int64
-		p.t.phase("swaps", func() {
-			s := refinement.NewState(p.g, p.top.K(), pe, p.limits(), refinement.Mapping(p.top))
+		best := ms[0]
+		for _, c := range ms[1:] {
+			if c.j < best.j {
+				best = c
+			}
+		}
+		refined = []cand{best}
+		if n == p.top.K() {
+			id = make([]int32, n)
+			for v := range id {
+				id[v] = int32(v)
+			}
+			idJ = obj.Cost(p.g, id)
+			if float64(idJ) <= cfg.identitySlack*float64(best.j) {
+				refined = append(refined, cand{append([]int32(nil), id...), idJ})
+			}
+		}
+		par.Each(p.x.Threads(), len(refined), func(i int, _ *par.Exec) {
+			s := refinement.NewState(p.g, p.top.K(), refined[i].pe, p.limits(), obj)
 			if s.Overloaded() > 0 {
 				refinement.Rebalance(s)
 			}
-			refinement.Swaps(s, p.top, refinement.SwapConfig{MinImprove: 1e-4, Seed: seed})
-			j = s.Cost()
+			sc := cfg.swaps
+			sc.Seed = p.opt.Seed + uint64(i)
+			refinement.Swaps(s, p.top, sc)
+			refined[i].j = s.Cost()
 		})
-		if best == nil || j < bestJ {
-			best, bestJ = pe, j
+	})
+	best := refined[0]
+	for _, c := range refined[1:] {
+		if c.j < best.j {
+			best = c
 		}
 	}
-	if reps > 1 {
-		p.t.logf("one-to-one: best J %d of %d seeds", bestJ, reps)
+	if idJ >= 0 {
+		p.t.logf("one-to-one: %d seeds x %d top tries, best J %d after swaps; input order J %d", reps, tries, best.j, idJ)
+		if idJ < best.j {
+			return id, idJ
+		}
 	}
-	return best
+	return best.pe, best.j
+}
+
+// oneToOneConfig is the effort of the one-to-one path.
+type oneToOneConfig struct {
+	// seedsPer, topPer: one more multisection seed per seedsPer tasks, one
+	// more try of the top split per topPer tasks, up to maxSeeds, maxTop.
+	seedsPer, maxSeeds, topPer, maxTop int
+	pair                               refinement.PairFMConfig // PairFM on every split
+	vcycles                            int                     // V-cycles of PairFM on every split
+	partition                          partition.Config        // the splits' partitioner
+	swaps                              refinement.SwapConfig
+	identitySlack                      float64 // refine the input order when its J is within this factor of the best
+	// includeDefault: the default preset's one-to-one mapping is computed
+	// too and kept when it is better (strong: never worse than default).
+	includeDefault bool
+	// Above largeN tasks the light configuration runs instead: the stencil
+	// codes that use that many ranks need an answer within a second.
+	largeN int
+	light  *oneToOneConfig
+}
+
+func (c oneToOneConfig) effort(n int) (seeds, tries int) {
+	return max(1, min(n/c.seedsPer, c.maxSeeds)), max(1, min(n/c.topPer, c.maxTop))
 }
 
 // presetConfig holds the knobs a preset sets.
@@ -166,8 +239,16 @@ type presetConfig struct {
 	topH, topC, topPrune int
 	lower                partition.Config
 	bottom               partition.Config
-	oneToOneReps         int // seeds tried on small one-to-one instances
+	oneToOne             oneToOneConfig
 }
+
+// lightOneToOne is every preset's one-to-one configuration above largeN
+// tasks: one recursive bisection with the default preset's partitioner
+// and a cheap swap pass.
+var lightOneToOne = oneToOneConfig{seedsPer: 1 << 30, maxSeeds: 1, topPer: 1 << 30, maxTop: 1,
+	partition: partition.Config{Tries: 8, LPRounds: 2, FMRounds: 2,
+		FM: refinement.FMConfig{Alpha: 30, SkipExplored: true}},
+	swaps: refinement.SwapConfig{Rounds: 4, Budget: 16, MinImprove: 1e-3}, identitySlack: 1}
 
 var presets = [...]presetConfig{
 	Fast: {
@@ -175,30 +256,45 @@ var presets = [...]presetConfig{
 			FM: refinement.FMConfig{Alpha: 20, SkipExplored: true}},
 		bottom: partition.Config{Tries: 2, LPRounds: 2, FMRounds: 1,
 			FM: refinement.FMConfig{Alpha: 20, SkipExplored: true}},
-		finalFM:      refinement.FMConfig{Rounds: -1},
-		topTries:     1,
-		slackDepth:   0.03,
-		integrated:   integrated.Config{CoarsenC: 30, CapDiv: 8},
-		oneToOneReps: 4,
+		finalFM:    refinement.FMConfig{Rounds: -1},
+		topTries:   1,
+		slackDepth: 0.03,
+		integrated: integrated.Config{CoarsenC: 30, CapDiv: 8},
+		oneToOne: oneToOneConfig{seedsPer: 128, maxSeeds: 2, topPer: 1 << 30, maxTop: 1,
+			pair: refinement.PairFMConfig{Rounds: 2, Alpha: 10},
+			partition: partition.Config{Tries: 4, LPRounds: 1, FMRounds: -1,
+				Pair: refinement.PairFMConfig{Rounds: 1, Alpha: 30}},
+			swaps: refinement.SwapConfig{MinImprove: 1e-3}, identitySlack: 1.03,
+			largeN: 8192, light: &lightOneToOne},
 	},
 	Default: {
 		partition: partition.Config{Tries: 8, LPRounds: 2, FMRounds: 2,
 			FM: refinement.FMConfig{Alpha: 30, SkipExplored: true}},
 		bottom: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 2,
 			FM: refinement.FMConfig{Alpha: 30}},
-		finalFM:      refinement.FMConfig{Rounds: 1, Alpha: 10, SkipExplored: true},
-		topTries:     3,
-		slackDepth:   0.03,
-		integrated:   integrated.Config{CoarsenC: 30, CapDiv: 8},
-		oneToOneReps: 8,
+		finalFM:    refinement.FMConfig{Rounds: 1, Alpha: 10, SkipExplored: true},
+		topTries:   3,
+		slackDepth: 0.03,
+		integrated: integrated.Config{CoarsenC: 30, CapDiv: 8},
+		oneToOne: oneToOneConfig{seedsPer: 2048, maxSeeds: 2, topPer: 512, maxTop: 2,
+			pair: refinement.PairFMConfig{Rounds: 4, Alpha: 10}, vcycles: 1,
+			partition: partition.Config{Tries: 8, LPRounds: 2, FMRounds: -1,
+				Pair: refinement.PairFMConfig{Rounds: 2, Alpha: 60}},
+			swaps: refinement.SwapConfig{Rounds: 8, Budget: 64, MinImprove: 1e-4}, identitySlack: 1.05,
+			largeN: 8192, light: &lightOneToOne},
 	},
 	Strong: {
 		partition: partition.Config{Tries: 12, LPRounds: 3, FMRounds: 4,
 			FM: refinement.FMConfig{Alpha: 60}},
-		finalFM:      refinement.FMConfig{Rounds: 4, Alpha: 30},
-		topTries:     8,
-		slackDepth:   0.03,
-		integrated:   integrated.Config{CoarsenC: 60, CapDiv: 8, Jet: refinement.JetConfig{Iterations: 16}},
-		oneToOneReps: 16,
+		finalFM:    refinement.FMConfig{Rounds: 4, Alpha: 30},
+		topTries:   8,
+		slackDepth: 0.03,
+		integrated: integrated.Config{CoarsenC: 60, CapDiv: 8, Jet: refinement.JetConfig{Iterations: 16}},
+		oneToOne: oneToOneConfig{seedsPer: 1024, maxSeeds: 2, topPer: 256, maxTop: 4,
+			pair: refinement.PairFMConfig{Rounds: 8, Alpha: 20}, vcycles: 2,
+			partition: partition.Config{Tries: 24, LPRounds: 2, FMRounds: -1,
+				Pair: refinement.PairFMConfig{Rounds: 4, Alpha: 100}},
+			swaps: refinement.SwapConfig{Rounds: 16, Budget: 128, MinImprove: 1e-5}, identitySlack: 1.1,
+			includeDefault: true, largeN: 8192, light: &lightOneToOne},
 	},
 }

@@ -36,6 +36,13 @@ type Config struct {
 	// Bottom, when set (Tries > 0), configures the splits into single PEs,
 	// whose cut costs least.
 	Bottom partition.Config
+	// PairFM, when Rounds > 0, refines every split by two-way FM between
+	// adjacent children (refinement.PairFM): it works at exact balance,
+	// where the partitioner's k-way FM cannot move single vertices.
+	PairFM refinement.PairFMConfig
+	// VCycles runs this many V-cycles of PairFM after every split (see
+	// vcycle); needs PairFM.
+	VCycles int
 }
 
 // Local reports whether g's numbering has locality: most edges join
@@ -160,21 +167,41 @@ func (m *mapper) rec(g *graph.Graph, global []int32, grp topology.Group, pe []in
 		pc.Hierarchies, pc.Candidates, pc.PruneDiv = m.cfg.TopHierarchies, m.cfg.TopCandidates, m.cfg.TopPruneDiv
 		pc.Local = m.local
 	}
-	var part []int32
-	bestCut := int64(-1)
 	cut := refinement.Cut()
-	for t := 0; t < tries; t++ {
+	split := func(t int, x *par.Exec) []int32 {
+		pc := pc
 		pc.Seed = m.cfg.Seed*0x9e3779b97f4a7c15 ^ uint64(grp.Lo)<<8 ^ uint64(grp.Level) ^ uint64(t)<<40
 		// On local numberings alternate natural-order and random matching:
 		// each wins on some inputs, and the tries keep the better.
 		pc.Natural = m.local && t%2 == 0 && pc.Hierarchies <= 1
-		p := partition.Partition(m.x, g, maxW, pc)
-		if tries == 1 {
-			part = p
-			break
+		p := partition.Partition(x, g, maxW, pc)
+		if m.cfg.PairFM.Rounds > 0 {
+			st := refinement.NewState(g, len(maxW), p, maxW, cut)
+			if st.Overloaded() > 0 {
+				refinement.Rebalance(st)
+			}
+			pf := m.cfg.PairFM
+			pf.Seed = pc.Seed
+			refinement.PairFM(st, pf)
+			for c := 0; c < m.cfg.VCycles; c++ {
+				vcycle(x, g, p, maxW, pc.Seed+uint64(c)*0x51ed, pf)
+			}
 		}
-		if c := cut.Cost(g, p); part == nil || c < bestCut {
-			part, bestCut = p, c
+		return p
+	}
+	var part []int32
+	if tries == 1 {
+		part = split(0, m.x)
+	} else {
+		// The tries run in parallel when threads allow and are compared by
+		// cut (the first on ties): the same result for any thread count.
+		parts := make([][]int32, tries)
+		par.Each(m.x.Threads(), tries, func(t int, x *par.Exec) { parts[t] = split(t, x) })
+		bestCut := int64(-1)
+		for _, p := range parts {
+			if c := cut.Cost(g, p); part == nil || c < bestCut {
+				part, bestCut = p, c
+			}
 		}
 	}
 	if grp.Level == 1 {

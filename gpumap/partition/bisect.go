@@ -10,8 +10,9 @@ import (
 
 // flatBisect splits a small graph into two blocks with limits maxW[0] and
 // maxW[1] by greedy graph growing from several random seeds, each polished
-// by 2-way FM; it keeps the best feasible result (or the least overloaded).
-func flatBisect(g *graph.Graph, maxW [2]int64, tries int, fm refinement.FMConfig, seed uint64) []int32 {
+// by 2-way FM (followed by PairFM when pair.Rounds > 0); it keeps the
+// best feasible result (or the least overloaded).
+func flatBisect(g *graph.Graph, maxW [2]int64, tries int, fm refinement.FMConfig, pair refinement.PairFMConfig, seed uint64) []int32 {
 	n := g.N()
 	total := g.TotalVertexWeight()
 	// Block 0's share of the weight, in proportion to the limits.
@@ -46,6 +47,11 @@ func flatBisect(g *graph.Graph, maxW [2]int64, tries int, fm refinement.FMConfig
 		cfg.Alpha = min(max(cfg.Alpha, n/4, 60), FlatAlphaCap)
 		cfg.Rounds = max(cfg.Rounds, FlatRounds)
 		refinement.RunFM(s, cfg, -1)
+		if pair.Rounds > 0 {
+			pc := pair
+			pc.Seed = cfg.Seed
+			refinement.PairFM(s, pc)
+		}
 		cost, excess := s.Cost(), s.Excess()
 		if best == nil || excess < bestExcess || excess == bestExcess && cost < bestCost {
 			best = append(best[:0], part...)

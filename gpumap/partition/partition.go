@@ -27,6 +27,11 @@ type Config struct {
 	// scheme; all are refined up to graphs of n/PruneDiv vertices, and the
 	// best continues (see multilevel).
 	Hierarchies, Candidates, PruneDiv int
+	// Pair, when Rounds > 0, runs two-way FM between adjacent blocks
+	// (refinement.PairFM) after FM on every level and in the flat
+	// bisections: it moves vertices at exact balance, where FM's single
+	// moves stall (FMRounds -1 leaves FM out of the levels).
+	Pair refinement.PairFMConfig
 }
 
 func (c Config) withDefaults() Config {
@@ -54,7 +59,7 @@ func Partition(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
 	}
 	switch {
 	case g.N() <= cfg.FlatSize && k == 2:
-		return flatBisect(g, [2]int64{maxW[0], maxW[1]}, cfg.Tries, cfg.FM, cfg.Seed)
+		return flatBisect(g, [2]int64{maxW[0], maxW[1]}, cfg.Tries, cfg.FM, cfg.Pair, cfg.Seed)
 	case g.N() <= cfg.FlatSize || cfg.Recursive && k > 2:
 		part = recursiveBisection(x, g, maxW, cfg)
 		if !cfg.Recursive {
@@ -119,7 +124,7 @@ func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
 					mv := coarsest.MaxVertexWeight()
 					lim[0], lim[1] = lim[0]+mv, lim[1]+mv
 				}
-				part = flatBisect(coarsest, lim, cfg.Tries, cfg.FM, cs)
+				part = flatBisect(coarsest, lim, cfg.Tries, cfg.FM, cfg.Pair, cs)
 			} else {
 				sub := cfg
 				sub.Seed = cs
@@ -208,6 +213,11 @@ func refine(g *graph.Graph, part []int32, maxW []int64, cfg Config, seed uint64,
 			fm.Alpha = max(fm.Alpha, bisectAlpha)
 		}
 		refinement.RunFM(s, fm, -1)
+	}
+	if cfg.Pair.Rounds > 0 {
+		pc := cfg.Pair
+		pc.Seed = seed
+		refinement.PairFM(s, pc)
 	}
 }
 

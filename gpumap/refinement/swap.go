@@ -230,14 +230,14 @@ func (sw *swapper) best(u int32, cfg SwapConfig, salt uint64) (int32, int64) {
 	return bestV, bestGain
 }
 
-// heaviest returns up to m blocks adjacent to the loaded vertex, other than
-// p, with the largest connectivity (ties: lower block), heaviest first.
+// heaviest returns up to m blocks adjacent to the loaded vertex outside
+// p's socket, with the largest connectivity (ties: lower block), heaviest first.
 func (sw *swapper) heaviest(p int32, m int) []int32 {
 	h := sw.nb
 	out := sw.top4[:0]
 	for _, b := range h.blocks {
-		if b == p {
-			continue
+		if sw.o.level(p, b) <= 1 {
+			continue // same socket: every PE there is as close
 		}
 		better := func(a, c int32) bool {
 			return h.conn[a] > h.conn[c] || h.conn[a] == h.conn[c] && a < c
