@@ -74,7 +74,7 @@ func (f *pairFM) pairs() [][2]int32 {
 	for v := int32(0); v < int32(g.N()); v++ {
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 			if a, b := part[v], part[g.Adj[e]]; a < b {
-				w[[2]int32{a, b}] += g.EW[e]
+				w[[2]int32{a, b}] += g.W(e)
 			}
 		}
 	}
