@@ -291,16 +291,7 @@ func runGpumap(bin string, g *graph.Graph, top *topology.Topology, path, h, dist
 			return result{}, fmt.Errorf("%v\n%s", err, msg)
 		}
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		return result{}, err
-	}
-	pe, err := graph.ReadMapping(f, g.N(), top.K())
-	f.Close()
-	if err != nil {
-		return result{}, err
-	}
-	m, err := graph.Evaluate(g, top, pe, eps)
+	m, err := evalMapFile(out, g, top, eps)
 	if err != nil {
 		return result{}, err
 	}
@@ -396,4 +387,18 @@ func setup(work, bin string) (string, string, func(), error) {
 		}
 	}
 	return work, bin, cleanup, nil
+}
+
+// evalMapFile reads a mapping file (one PE per line) and evaluates it.
+func evalMapFile(path string, g *graph.Graph, top *topology.Topology, eps float64) (graph.Metrics, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return graph.Metrics{}, err
+	}
+	pe, err := graph.ReadMapping(f, g.N(), top.K())
+	f.Close()
+	if err != nil {
+		return graph.Metrics{}, err
+	}
+	return graph.Evaluate(g, top, pe, eps)
 }

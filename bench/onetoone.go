@@ -256,16 +256,7 @@ func runViem(viem string, g *graph.Graph, top *topology.Topology, path, h, dist,
 	if err != nil {
 		return result{}, fmt.Errorf("%v\n%s", err, msg)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		return result{}, err
-	}
-	pe, err := graph.ReadMapping(f, g.N(), top.K())
-	f.Close()
-	if err != nil {
-		return result{}, err
-	}
-	m, err := graph.Evaluate(g, top, pe, 0)
+	m, err := evalMapFile(out, g, top, 0)
 	if err != nil {
 		return result{}, err
 	}
