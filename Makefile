@@ -150,8 +150,8 @@ cudaemu:
 # Every CUDA backend test, the GPU fallbacks and the command on the GPU
 # path, through the emulator: they must run, not skip.
 emutest: cudaemu
-	GPUMAP_CUDA_LIB=$(CUDAEMU) $(GO) test -count=1 -timeout 20m ./gpumap/backend/cuda/...
-	GPUMAP_CUDA_LIB=$(CUDAEMU) $(GO) test -count=1 -timeout 10m -run GPU ./gpumap/ ./cmd/gpumap/
+	set -o pipefail; GPUMAP_CUDA_LIB=$(CUDAEMU) $(GO) test -v -count=1 -timeout 20m ./gpumap/backend/cuda/... | grep -E '^(--- |    |ok|FAIL|panic|cudaemu counters)'
+	set -o pipefail; GPUMAP_CUDA_LIB=$(CUDAEMU) $(GO) test -v -count=1 -timeout 10m -run GPU ./gpumap/ ./cmd/gpumap/ | grep -E '^(--- |    |ok|FAIL|panic)'
 
 GRAPHS ?= ../shared/graphs
 gpucheck:

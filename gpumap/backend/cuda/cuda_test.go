@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"encoding/hex"
 	"math/rand/v2"
 	"os"
@@ -20,6 +21,20 @@ import (
 	"github.com/gpumap/gpumap/gpumap/refinement"
 	"github.com/gpumap/gpumap/topology"
 )
+
+// TestMain prints the emulator's counters after the tests (make emutest
+// shows them): what the kernels did, not only that the tests passed.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if c, err := driver.Emu(); err == nil {
+		fmt.Printf("cudaemu counters: %d launches (%d of kernels with barriers, %d barriers met), %d syncs, "+
+			"h2d %d copies %d bytes (%d page-locked), d2h %d copies %d bytes, %d memsets, %d device copies, "+
+			"%d allocations, %d bytes live, %d failed calls (most injected)\n",
+			c.Launches, c.TeamLaunches, c.Barriers, c.Syncs, c.H2D, c.H2DBytes, c.H2DPinnedBytes, c.D2H, c.D2HBytes,
+			c.Memsets, c.D2D, c.Allocs, c.LiveBytes, c.Errors)
+	}
+	os.Exit(code)
+}
 
 // The committed PTX must be generated from the committed source: its first
 // line carries the source's SHA-256 (make ptx writes it).
