@@ -107,7 +107,10 @@ func TestScanMatchesCPU(t *testing.T) {
 	b := open(t)
 	defer b.Close()
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{1, 1000, 1 << 20, 3<<20 + 7} {
+	for i, n := range []int{1, 1000, 1 << 20, 3<<20 + 7, 777777} {
+		if i == 4 {
+			b.team = 256 // the single block as on a real GPU
+		}
 		a := make([]int64, n+1)
 		for i := range a[:n] {
 			a[i] = rng.Int64N(1000)
@@ -301,15 +304,19 @@ func TestJetEqualsCPU(t *testing.T) {
 			t.Fatal(err)
 		}
 		gpuPart, _ := b.DownloadVector(dp)
-		// Again, in the same workspace: nothing may leak from one Refine
-		// into the next.
+		// Again, in the same workspace (nothing may leak from one Refine
+		// into the next), with the single-block kernels at 256 threads as on
+		// a real GPU (the emulator's device gets 64).
+		team := b.team
+		b.team = 256
 		dp2, _ := b.UploadVector(part)
 		if err := b.Refine(dg, dp2, top, lmax, cfg); err != nil {
 			t.Fatal(err)
 		}
+		b.team = team
 		again, _ := b.DownloadVector(dp2)
 		if !slices.Equal(again, gpuPart) {
-			t.Errorf("%s: a second Refine from the same start in the same workspace gave another mapping", c.name)
+			t.Errorf("%s: a second Refine from the same start in the same workspace, with 256-thread single blocks, gave another mapping", c.name)
 		}
 		b.Free(dp, dp2, dg)
 		cb := cpu.New(0)
