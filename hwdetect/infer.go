@@ -20,18 +20,13 @@ type Record struct {
 	Core   int    // core index on the host, or -1
 }
 
-// DefaultDistances are d1:d2:d3:d4 for socket, node, switch and machine
-// levels; the ladder of an order of magnitude per level is the usual
-// assumption of the mapping literature.
-var DefaultDistances = []int64{1, 10, 100, 1000}
-
 // Spec overrides detection.
 type Spec struct {
 	// Hierarchy, when set, is a regular a1:...:aL whose product must equal
 	// the number of processes; PEs are the processes in location order.
 	Hierarchy string
-	// Distance, when set, gives one distance per level (default: the
-	// first L entries of DefaultDistances, the last level repeated).
+	// Distance, when set, gives one distance per level (default:
+	// topology.DefaultDistances, 1:10:100 for socket, node and machine).
 	Distance string
 }
 
@@ -166,11 +161,7 @@ func Infer(records []Record, spec Spec) (*Machine, error) {
 
 func distances(s string, levels int) ([]int64, error) {
 	if s == "" {
-		d := make([]int64, levels)
-		for i := range d {
-			d[i] = DefaultDistances[min(i, len(DefaultDistances)-1)]
-		}
-		return d, nil
+		return topology.DefaultDistances(levels), nil
 	}
 	d, err := topology.ParseDistances(s)
 	if err != nil {

@@ -83,6 +83,19 @@ func Parse(hierarchy, distances string) (*Topology, error) {
 	return NewRegular(a, d)
 }
 
+// DefaultDistances returns d1..dL for a machine of the given number of
+// levels: 1, 10, 100, 1000, the last repeated beyond four levels. The
+// ladder of an order of magnitude per level is the usual assumption of the
+// mapping literature.
+func DefaultDistances(levels int) []int64 {
+	ladder := []int64{1, 10, 100, 1000}
+	d := make([]int64, max(levels, 0))
+	for i := range d {
+		d[i] = ladder[min(i, len(ladder)-1)]
+	}
+	return d
+}
+
 // maxDistance keeps w*D products of 32-bit-scale weights far from overflow.
 const maxDistance = 1 << 40
 

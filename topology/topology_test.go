@@ -271,3 +271,14 @@ func TestWithDistances(t *testing.T) {
 		t.Fatal("wrong number of distances accepted")
 	}
 }
+
+func TestDefaultDistances(t *testing.T) {
+	for levels, want := range map[int]string{1: "1", 2: "1:10", 3: "1:10:100", 4: "1:10:100:1000", 6: "1:10:100:1000:1000:1000"} {
+		if got := FormatInts(DefaultDistances(levels)); got != want {
+			t.Errorf("DefaultDistances(%d) = %s, want %s", levels, got, want)
+		}
+	}
+	if len(DefaultDistances(0)) != 0 {
+		t.Error("no levels, no distances")
+	}
+}
