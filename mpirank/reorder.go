@@ -214,46 +214,7 @@ func agree(d Comm, rank, size int, kind call, neighbors []int32, volumes []float
 // gather collects every rank's location and compressed pattern on rank 0.
 func gather(d Comm, rank, size int, neighbors []int32, volumes []float64) ([]byte, []int32, []int32, *Error) {
 	data := encodePayload(payload{Rec: hwdetect.Locate(ProcessorName()), Neighbors: neighbors, Volumes: volumes})
-	var sizes []int32
-	if rank == 0 {
-		sizes = make([]int32, size)
-	}
-	n := int32(len(data))
-	if len(data) > math.MaxInt32 {
-		n = -1 // too large: rank 0 says so
-	}
-	if err := gatherInt(d, n, sizes, 0); err != nil {
-		return nil, nil, nil, errorf(ErrMPI, "%v", err)
-	}
-	var all []byte
-	var displs []int32
-	flag := []byte{0}
-	if rank == 0 {
-		displs = make([]int32, size)
-		total := int64(0)
-		for r, s := range sizes {
-			displs[r] = int32(min(total, math.MaxInt32))
-			if s < 0 {
-				total = math.MaxInt32 + 1
-			}
-			total += int64(max(s, 0))
-		}
-		if total > math.MaxInt32 {
-			flag[0] = 1
-		} else {
-			all = make([]byte, total)
-		}
-	}
-	if err := bcast(d, flag, 0); err != nil {
-		return nil, nil, nil, errorf(ErrMPI, "%v", err)
-	}
-	if flag[0] == 1 {
-		return nil, nil, nil, errorf(ErrArgument, "the patterns of all ranks exceed 2 GiB even compressed")
-	}
-	if err := gatherv(d, data, all, sizes, displs, 0); err != nil {
-		return nil, nil, nil, errorf(ErrMPI, "%v", err)
-	}
-	return all, sizes, displs, nil
+	return gatherOnRoot(d, data, rank, size)
 }
 
 // shareError broadcasts the error of rank root so that every rank returns
