@@ -165,3 +165,4 @@ clean:
 	rm -rf build bin
 
 include cabi/install/install.mk
+include cabi/record/record.mk

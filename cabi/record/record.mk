@@ -1,0 +1,32 @@
+# libgpumap_record.so, the PMPI recorder (cabi/record), and the programs
+# its tests preload it into. Included by the Makefile, after LIB, TESTBIN,
+# MPICC and MPIFC are set for the selected MPI stack.
+
+RECORD_SRC := $(wildcard cabi/record/*.c cabi/record/*.h)
+
+lib: $(LIB)/libgpumap_record.so
+
+# Plain C against the MPI library only: no Go runtime on the counting
+# path. libgpumap.so is loaded from the same directory at MPI_Finalize.
+$(LIB)/libgpumap_record.so: $(RECORD_SRC)
+	@mkdir -p $(LIB)
+	$(MPICC) -O2 -Wall -fPIC -shared -o $@ $(filter %.c,$^) -ldl -lpthread
+
+# Programs that know nothing of gpumap (no -lgpumap): what the recorder is
+# for. record_f is built from one source for "use mpi" and "use mpi_f08".
+RECORD_C := $(TESTBIN)/stencil_world $(TESTBIN)/record_calls $(TESTBIN)/msgrate
+RECORD_F := $(TESTBIN)/record_f $(TESTBIN)/record_f08
+
+testprogs: $(RECORD_C) $(RECORD_F)
+
+$(RECORD_C): $(TESTBIN)/%: tests/testdata/%.c
+	@mkdir -p $(TESTBIN)
+	$(MPICC) -O2 -Wall $< -o $@
+
+$(TESTBIN)/record_f: tests/testdata/record_f.F90
+	@mkdir -p $(TESTBIN)/record_f.mod
+	$(MPIFC) -O2 -fno-backtrace -J$(TESTBIN)/record_f.mod $< -o $@
+
+$(TESTBIN)/record_f08: tests/testdata/record_f.F90
+	@mkdir -p $(TESTBIN)/record_f08.mod
+	$(MPIFC) -O2 -fno-backtrace -DF08 -J$(TESTBIN)/record_f08.mod $< -o $@
