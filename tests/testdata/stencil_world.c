@@ -11,8 +11,9 @@
  * ranks run. Rank 0 prints
  *   HALO exchange_ms=<mean over rounds of the slowest rank>
  *   RESULT <rank> <checksum>        (one line per rank, in rank order)
- * With a rankfile (OpenMPI's "rank i=HOST slot=S" lines), every rank also
- * compares its MPI_Get_processor_name with its line and prints
+ * With a rankfile (OpenMPI's "rank i=HOST slot=S" lines, or a machine file
+ * with one host per line in rank order), every rank also compares its
+ * MPI_Get_processor_name with its line and prints
  *   PLACED <rank> <host> ok         or   PLACED <rank> <host> WRONG want <host>
  */
 #include <mpi.h>
@@ -35,19 +36,21 @@ static int neighbours(int t, int *nb) {
     return d;
 }
 
-/* the host the rankfile gives rank r, or "" */
+/* the host a rankfile or machine file gives rank r, or "" */
 static void rankfile_host(const char *path, int r, char *host, size_t len) {
     host[0] = 0;
     FILE *f = fopen(path, "r");
     if (!f) return;
-    char line[1024];
-    while (fgets(line, sizeof line, f)) {
+    char line[1024], h[512];
+    for (int n = 0; fgets(line, sizeof line, f); n++) {
         int rank;
-        char h[512];
-        if (sscanf(line, " rank %d = %511[^ \t\n]", &rank, h) == 2 && rank == r) {
-            snprintf(host, len, "%s", h);
-            break;
+        if (sscanf(line, " rank %d = %511[^ \t\n]", &rank, h) == 2) {
+            if (rank != r) continue;
+        } else if (n != r || sscanf(line, " %511s", h) != 1) {
+            continue;
         }
+        snprintf(host, len, "%s", h);
+        break;
     }
     fclose(f);
 }
