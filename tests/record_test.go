@@ -85,7 +85,7 @@ func graphEdges(g *graph.Graph) map[[2]int]int64 {
 	for v := 0; v < g.N(); v++ {
 		for i := g.XAdj[v]; i < g.XAdj[v+1]; i++ {
 			if u := int(g.Adj[i]); u > v {
-				e[[2]int{v, u}] = g.EW[i]
+				e[[2]int{v, u}] = g.W(i)
 			}
 		}
 	}

@@ -454,6 +454,10 @@ void *rec_next(const char *name) {
 
 /* --- finalize ------------------------------------------------------------- */
 
+#ifndef GPUMAP_SONAME
+#define GPUMAP_SONAME "libgpumap.so.0"
+#endif
+
 static char libdir[4096]; /* the recorder's directory, found when it is loaded */
 
 __attribute__((constructor)) static void find_libdir(void) {
@@ -471,8 +475,11 @@ static rec_write_fn load(char *why, size_t len) {
         return NULL;
     }
     char path[sizeof libdir + 32];
-    snprintf(path, sizeof path, "%s/libgpumap.so", libdir);
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    void *h = NULL;
+    for (int i = 0; i < 2 && !h; i++) { /* the soname it was built with, else the link */
+        snprintf(path, sizeof path, "%s/%s", libdir, i == 0 ? GPUMAP_SONAME : "libgpumap.so");
+        h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    }
     if (!h) {
         snprintf(why, len, "cannot load %.600s: %.300s", path, dlerror());
         return NULL;

@@ -8,12 +8,14 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 
 	"github.com/gpumap/gpumap/gpumap"
 	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/report"
 	"github.com/gpumap/gpumap/mpirank/record"
 	"github.com/gpumap/gpumap/topology"
 )
@@ -27,7 +29,9 @@ import (
 // (4:2: sockets of 4 slots, 2 per host), or the whole machine in the
 // CLI's usual form (4:2:2, the last level being the hosts); without it
 // every host is one group. A host may have fewer slots than -h describes
-// (a partly used node: its slots fill the groups in order).
+// (a partly used node: its slots fill the groups in order). --svg draws
+// the traffic between hosts (or --svg-level) before (the recorded order,
+// else --map-by slot) and after, side by side.
 func cmdPlace(args []string, stdout, stderr io.Writer) (int, error) {
 	fs := flag.NewFlagSet("gpumap place", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -41,6 +45,8 @@ func cmdPlace(args []string, stdout, stderr io.Writer) (int, error) {
 	rankfile := fs.String("rankfile", "", "write an OpenMPI rankfile (rank i=HOST slot=S)")
 	machinefile := fs.String("machinefile", "", "write an MPICH/Hydra machine file (one host per line, in rank order)")
 	quiet := fs.Bool("q", false, "no progress on stderr")
+	var svg svgFlags
+	svg.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return 0, usageError{err}
 	}
@@ -73,6 +79,10 @@ func cmdPlace(args []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 0, usageError{err}
 	}
+	level, err := m.svgLevel(svg)
+	if err != nil {
+		return 0, err
+	}
 	g, hdr, err := record.ReadFile(*pattern)
 	if err != nil {
 		return 0, err
@@ -86,8 +96,12 @@ func cmdPlace(args []string, stdout, stderr io.Writer) (int, error) {
 		fmt.Fprintf(stdout, "J_%s=%.0f\n", c.name, c.j)
 	}
 	fmt.Fprintf(stdout, "J_placed=%.0f\n", pl.placed.j)
-	// The before/after heat map of issue 12 belongs here: pl.launch[0]
-	// (the recorded order, else --map-by slot) against pl.placed.
+	if svg.out != "" {
+		if err := m.draw(svg.out, level, g, hdr, *pattern, pl); err != nil {
+			return 0, err
+		}
+		fmt.Fprintf(stdout, "svg=%s\n", svg.out)
+	}
 	if *rankfile != "" {
 		if err := writeLines(*rankfile, g.N(), func(r int) string {
 			p := int(pl.placed.pe[r])
@@ -249,7 +263,8 @@ func place(g *graph.Graph, hdr record.Header, m *slots, opt gpumap.Options, stde
 	}
 	// Spare slots get isolated dummy tasks, so that the instance stays
 	// one-to-one (c(V) = k).
-	padded := &graph.Graph{XAdj: append([]int64(nil), g.XAdj...), Adj: g.Adj, EW: g.EW, VW: make([]int64, k)}
+	padded := &graph.Graph{XAdj: append([]int64(nil), g.XAdj...), Adj: g.Adj, VW: make([]int64, k)}
+	padded.SetEdgeWeights(g.EdgeWeights())
 	for len(padded.XAdj) < k+1 {
 		padded.XAdj = append(padded.XAdj, g.XAdj[n])
 	}
@@ -348,10 +363,12 @@ func scaled(g *graph.Graph, top *topology.Topology) *graph.Graph {
 		return g
 	}
 	f := float64(1<<60) / total
-	c := &graph.Graph{XAdj: g.XAdj, Adj: g.Adj, EW: make([]int64, len(g.EW)), VW: g.VW}
-	for i, w := range g.EW {
-		c.EW[i] = int64(math.Round(float64(w) * f))
+	ew := g.EdgeWeights()
+	for i, w := range ew {
+		ew[i] = int64(math.Round(float64(w) * f))
 	}
+	c := &graph.Graph{XAdj: g.XAdj, Adj: g.Adj, VW: g.VW}
+	c.SetEdgeWeights(ew)
 	return c
 }
 
@@ -362,7 +379,7 @@ func cost(g *graph.Graph, top *topology.Topology, pe []int32) float64 {
 	for v := 0; v < g.N(); v++ {
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 			if u := g.Adj[e]; int(u) > v {
-				j += float64(g.EW[e]) * float64(top.Distance(int(pe[v]), int(pe[u])))
+				j += float64(g.W(e)) * float64(top.Distance(int(pe[v]), int(pe[u])))
 			}
 		}
 	}
@@ -387,4 +404,64 @@ func writeLines(path string, n int, line func(r int) string) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// levelNames names the levels of the slots' machine for pictures: the
+// hosts' level is "node", the one below "socket" (report's names), deeper
+// inside levels are numbered.
+func (m *slots) levelNames() []string {
+	names := report.LevelNames(m.top)
+	if L := m.top.Levels(); L > 3 {
+		for i := 1; i < L-1; i++ {
+			names[i] = "level " + strconv.Itoa(i)
+		}
+		names[L-1] = "node"
+	}
+	return names
+}
+
+// svgLevel checks --svg-level before any work is done.
+func (m *slots) svgLevel(s svgFlags) (int, error) {
+	if s.out == "" {
+		return 0, nil
+	}
+	l, err := report.ParseLevel(s.level, m.levelNames())
+	if err != nil {
+		return 0, usageError{fmt.Errorf("--svg-level: %w", err)}
+	}
+	return l, nil
+}
+
+// draw writes the before/after picture: the first launch order (the
+// recorded one when the header has it, else --map-by slot) against the
+// placement, groups named after the hosts.
+func (m *slots) draw(path string, level int, g *graph.Graph, hdr record.Header, file string, pl *placement) error {
+	names := m.levelNames()
+	var groups []string
+	prev, i := -1, 0 // host of the previous group, index of this one in its host
+	for _, gr := range report.Groups(m.top, level) {
+		h := m.hostOf[gr.Lo]
+		if h != prev {
+			prev, i = h, 0
+		}
+		name := m.hosts[h].name
+		switch {
+		case level == 0:
+			name += " slot " + strconv.Itoa(gr.Lo-m.first[h])
+		case level < m.top.Levels()-1:
+			name += " " + names[level] + " " + strconv.Itoa(i)
+		}
+		groups = append(groups, name)
+		i++
+	}
+	title := "gpumap place: " + filepath.Base(file)
+	if hdr.Program != "" {
+		title = "gpumap place: " + hdr.Program
+	}
+	before := pl.launch[0]
+	p := &report.Picture{Title: title, Traffic: report.FromGraph(g), Top: m.top, Level: level, LevelNames: names,
+		GroupNames: groups, Bytes: hdr.Ranks > 0,
+		Panels: []report.Panel{{Title: "before (" + strings.ReplaceAll(before.name, "_", " ") + ")", PE: before.pe},
+			{Title: "after (gpumap place)", PE: pl.placed.pe}}}
+	return p.WriteFile(path)
 }

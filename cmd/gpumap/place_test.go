@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/report"
 	"github.com/gpumap/gpumap/mpirank/record"
 )
 
@@ -341,15 +342,59 @@ func Example_place() {
 	run([]string{"place", "-q", "-g", pattern, "--hosts", "n0:2,n1:2", "--rankfile", rf}, &out, os.Stderr)
 	fmt.Print(strings.ReplaceAll(out.String(), dir+"/", ""))
 	data, _ := os.ReadFile(rf)
-	fmt.Print(string(data))
+	host := map[string]string{} // rank -> host
+	for _, l := range strings.Fields(string(data)) {
+		if r, h, ok := strings.Cut(l, "="); ok {
+			host[r] = h
+		}
+	}
+	fmt.Println("ranks 1 and 2 on one host:", host["1"] == host["2"])
 	// Output:
 	// ranks=4 slots=4 hosts=2 machine=tree(k=4, L=2) / 1:10
 	// J_map_by_slot=92
 	// J_map_by_node=110
 	// J_placed=29
 	// rankfile=rankfile
-	// rank 0=n1 slot=0
-	// rank 1=n0 slot=0
-	// rank 2=n0 slot=1
-	// rank 3=n1 slot=1
+	// ranks 1 and 2 on one host: true
+}
+
+// --svg draws the recorded order and the placement between the hosts: the
+// cells add up to the traffic between nodes of each.
+func TestPlaceDrawsBeforeAndAfter(t *testing.T) {
+	dir := t.TempDir()
+	ranks := make([]record.Rank, 8)
+	for r := range ranks { // a ring, ranks alternating between hosts
+		ranks[r] = record.Rank{Host: []string{"a", "b"}[r%2], Peers: []int32{int32((r + 1) % 8)}, Bytes: []uint64{100}, Msgs: []uint64{1}}
+	}
+	p, err := record.Build(ranks, "./ring")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gf, svg := filepath.Join(dir, "ring.graph"), filepath.Join(dir, "ring.svg")
+	p.WriteFile(gf, false)
+	code, out, errs := runCLI("place", "-q", "-g", gf, "--hosts", "a:4,b:4", "-h", "2:2", "--rankfile", filepath.Join(dir, "rf"), "--svg", svg)
+	if code != exitOK || line(out, "svg=") == "" {
+		t.Fatalf("place --svg: exit %d %s %s", code, out, errs)
+	}
+	f, err := os.Open(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	drawn, err := report.Parse(f)
+	if err != nil || len(drawn) != 2 {
+		t.Fatalf("%d panels, %v", len(drawn), err)
+	}
+	// Before: every ring edge crosses hosts (800); after: two edges do.
+	for i, want := range []float64{800, 200} {
+		if drawn[i].LevelName != "node" || drawn[i].Cut() != want {
+			t.Errorf("panel %q: level %s, cut %g, want node and %g", drawn[i].Title, drawn[i].LevelName, drawn[i].Cut(), want)
+		}
+	}
+	if drawn[0].Title != "before (recorded)" || drawn[1].J != jLine(t, out, "J_placed") || drawn[0].J != jLine(t, out, "J_recorded") {
+		t.Errorf("panels %q J %g, %q J %g; output %s", drawn[0].Title, drawn[0].J, drawn[1].Title, drawn[1].J, out)
+	}
+	if code, _, errs := runCLI("place", "-q", "-g", gf, "--hosts", "a:4,b:4", "--rankfile", filepath.Join(dir, "rf"), "--svg", svg, "--svg-level", "socket"); code != exitUsage || !strings.Contains(errs, `unknown level "socket"`) {
+		t.Errorf("--svg-level socket without -h: exit %d %s", code, errs)
+	}
 }

@@ -86,7 +86,7 @@ func TestBuildByHand(t *testing.T) {
 		for v := int32(0); int(v) < g.N(); v++ {
 			for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 				if v < g.Adj[e] {
-					m[[2]int32{v, g.Adj[e]}] = g.EW[e]
+					m[[2]int32{v, g.Adj[e]}] = g.W(e)
 				}
 			}
 		}
@@ -125,8 +125,8 @@ func TestWriteReadBack(t *testing.T) {
 		if messages {
 			want = p.Msgs
 		}
-		if !reflect.DeepEqual(g.Adj, want.Adj) || !reflect.DeepEqual(g.EW, want.EW) {
-			t.Errorf("read back %v %v, want %v %v", g.Adj, g.EW, want.Adj, want.EW)
+		if !reflect.DeepEqual(g.Adj, want.Adj) || !reflect.DeepEqual(g.EdgeWeights(), want.EdgeWeights()) {
+			t.Errorf("read back %v %v, want %v %v", g.Adj, g.EdgeWeights(), want.Adj, want.EdgeWeights())
 		}
 		h, err := ReadHeader(strings.NewReader(text))
 		if err != nil {
