@@ -133,6 +133,7 @@ fuzz:
 demo: deps
 	$(MAKE) testprogs MPI=openmpi
 	tests/demo.sh
+	tests/demo_record.sh
 
 bench: build
 	$(GO) run ./bench -gpumap bin/gpumap -presets fast,default,strong

@@ -22,6 +22,10 @@ static inline size_t mix(uint64_t k) {
     return (size_t)k;
 }
 
+/* peer hash: ranks are small dense integers; Fibonacci hashing spreads
+ * neighbouring ranks over the table in two instructions */
+static inline size_t rank_hash(int w) { return (size_t)(((uint64_t)(uint32_t)w * 0x9e3779b97f4a7c15ULL) >> 32); }
+
 /* Peer counts: world rank -> bytes, messages (peer -1: empty cell). */
 typedef struct {
     int peer;
@@ -176,7 +180,7 @@ static int grow(void) {
     for (size_t i = 0; i < cap; i++) c[i].peer = -1;
     for (size_t j = 0; j < R.cap; j++) {
         if (R.cells[j].peer < 0) continue;
-        size_t i = mix((uint64_t)R.cells[j].peer) & (cap - 1);
+        size_t i = rank_hash(R.cells[j].peer) & (cap - 1);
         while (c[i].peer >= 0) i = (i + 1) & (cap - 1);
         c[i] = R.cells[j];
     }
@@ -186,37 +190,51 @@ static int grow(void) {
     return 1;
 }
 
-/* add counts one message of b bytes to world rank w (caller holds the lock). */
-static void add(int w, uint64_t b) {
-    if (w < 0) {
+/* add_new counts the first message to w, or one that cannot be recorded
+ * (w < 0, or no memory): the cold path of add. */
+static __attribute__((noinline)) void add_new(int w, uint64_t b) {
+    if (w < 0 || (2 * (R.used + 1) > R.cap && !grow())) {
         R.lost++;
         return;
     }
-    size_t m = R.cap - 1, i = mix((uint64_t)w) & m;
-    while (R.cells[i].peer != w) {
-        if (R.cells[i].peer < 0) {
-            if (2 * (R.used + 1) > R.cap) {
-                if (!grow()) {
-                    R.lost++;
-                    return;
-                }
-                add(w, b);
-                return;
-            }
-            R.cells[i].peer = w;
-            R.cells[i].bytes = R.cells[i].msgs = 0;
-            R.used++;
-            break;
-        }
-        i = (i + 1) & m;
-    }
-    R.cells[i].bytes += b;
-    R.cells[i].msgs++;
+    size_t m = R.cap - 1, i = rank_hash(w) & m;
+    while (R.cells[i].peer >= 0) i = (i + 1) & m;
+    R.cells[i].peer = w;
+    R.cells[i].bytes = b;
+    R.cells[i].msgs = 1;
+    R.used++;
 }
 
+/* add counts one message of b bytes to world rank w (caller holds the
+ * lock): one probe of the peer table when w was seen before. */
+static inline void add(int w, uint64_t b) {
+    if (w >= 0) {
+        for (size_t m = R.cap - 1, i = rank_hash(w) & m;; i = (i + 1) & m) {
+            cell *c = &R.cells[i];
+            if (c->peer == w) {
+                c->bytes += b;
+                c->msgs++;
+                return;
+            }
+            if (c->peer < 0) break;
+        }
+    }
+    add_new(w, b);
+}
+
+/* bytes_of: the common predefined types by comparison (their sizes are
+ * the C types'), the others through MPI. */
 static uint64_t bytes_of(MPI_Count count, MPI_Datatype type) {
     MPI_Count size = 0;
-    if (count <= 0 || PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size <= 0) return 0;
+    if (count <= 0) return 0;
+    if (type == MPI_BYTE || type == MPI_CHAR)
+        size = 1;
+    else if (type == MPI_DOUBLE)
+        size = sizeof(double);
+    else if (type == MPI_INT)
+        size = sizeof(int);
+    else if (PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size <= 0)
+        return 0;
     return (uint64_t)count * (uint64_t)size;
 }
 
@@ -303,7 +321,7 @@ static commrec *comm_get(MPI_Comm comm) {
 }
 
 /* world rank of rank r of comm's (remote) group, -1 if none */
-static int to_world(MPI_Comm comm, int r) {
+static inline int to_world(MPI_Comm comm, int r) {
     if (comm == MPI_COMM_WORLD) return r;
     commrec *c = comm_get(comm);
     if (!c || r < 0 || r >= c->size) return -1;

@@ -22,6 +22,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The recorder's own functions stay inside it: a program with a function
+ * of the same name must neither call them nor be called instead. */
+#pragma GCC visibility push(hidden)
+
 /* One point-to-point message of count elements of type to dest of comm. */
 void rec_p2p(MPI_Comm comm, int dest, MPI_Count count, MPI_Datatype type);
 
@@ -52,5 +56,7 @@ void *rec_next(const char *name);
 typedef int (*rec_write_fn)(int comm, int n, int *peers, uint64_t *bytes, uint64_t *msgs, uint64_t lost,
                             char *program, char *path, char *msgpath, char *err, int errlen);
 #define REC_WRITE_SYMBOL "gpumap_record_write"
+
+#pragma GCC visibility pop
 
 #endif

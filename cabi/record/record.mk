@@ -20,6 +20,9 @@ RECORD_F := $(TESTBIN)/record_f $(TESTBIN)/record_f08
 
 testprogs: $(RECORD_C) $(RECORD_F)
 
+# The record-then-place demo (tests/demo_record.sh) runs gpumap place.
+demo: build
+
 $(RECORD_C): $(TESTBIN)/%: tests/testdata/%.c
 	@mkdir -p $(TESTBIN)
 	$(MPICC) -O2 -Wall $< -o $@
@@ -31,3 +34,11 @@ $(TESTBIN)/record_f: tests/testdata/record_f.F90
 $(TESTBIN)/record_f08: tests/testdata/record_f.F90
 	@mkdir -p $(TESTBIN)/record_f08.mod
 	$(MPIFC) -O2 -fno-backtrace -DF08 -J$(TESTBIN)/record_f08.mod $< -o $@
+
+# What the recorder costs per message: message rates with and without it,
+# and its counting path alone (cabi/record/bench.sh).
+.PHONY: recbench
+recbench:
+	$(MAKE) testprogs MPI=openmpi
+	$(MAKE) testprogs MPI=mpich
+	cabi/record/bench.sh
