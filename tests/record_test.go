@@ -226,6 +226,11 @@ func TestRecordLeavesProgramsAlone(t *testing.T) {
 		if !strings.Contains(out, "gpumap record: rank 0: cannot load") || len(resultLine.FindAllString(out, -1)) != 2 {
 			t.Errorf("%s: recorder without libgpumap.so:\n%s", s.name, out)
 		}
+		// ... which GPUMAP_LIBRARY names.
+		bf := filepath.Join(filepath.Dir(lone), "pattern.graph")
+		out = mustLaunch(t, s, 2, []string{"LD_PRELOAD=" + lone, "GPUMAP_RECORD=" + bf,
+			"GPUMAP_LIBRARY=" + filepath.Join(filepath.Dir(s.recorder()), "libgpumap.so")}, s.prog("stencil_world"), "2", "1", "1", "1", "10")
+		checkRecorded(t, s.name+" GPUMAP_LIBRARY", bf, "", gridTraffic([3]int{2, 1, 1}, 10, 2), 2)
 	}
 
 	// MPICH: record, place onto this host with a machine file, relaunch.

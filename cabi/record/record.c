@@ -487,14 +487,20 @@ __attribute__((constructor)) static void find_libdir(void) {
     snprintf(libdir, sizeof libdir, "%s", path);
 }
 
+/* load finds gpumap_record_write in GPUMAP_LIBRARY, else in libgpumap.so
+ * next to the recorder (the soname it was built with, else the link). */
 static rec_write_fn load(char *why, size_t len) {
-    if (!libdir[0]) {
-        snprintf(why, len, "cannot tell which directory libgpumap_record.so was loaded from");
-        return NULL;
-    }
+    const char *env = getenv("GPUMAP_LIBRARY");
     char path[sizeof libdir + 32];
     void *h = NULL;
-    for (int i = 0; i < 2 && !h; i++) { /* the soname it was built with, else the link */
+    if (env && *env) {
+        snprintf(path, sizeof path, "%s", env);
+        h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    } else if (!libdir[0]) {
+        snprintf(why, len, "cannot tell which directory libgpumap_record.so was loaded from (set GPUMAP_LIBRARY)");
+        return NULL;
+    }
+    for (int i = 0; !(env && *env) && i < 2 && !h; i++) {
         snprintf(path, sizeof path, "%s/%s", libdir, i == 0 ? GPUMAP_SONAME : "libgpumap.so");
         h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     }

@@ -14,7 +14,9 @@ $(LIB)/libgpumap_record.so: $(RECORD_SRC)
 	$(MPICC) -O2 -Wall -fPIC -shared -DGPUMAP_SONAME='"libgpumap.so.$(SOMAJOR)"' -o $@ $(filter %.c,$^) -ldl -lpthread
 
 # Programs that know nothing of gpumap (no -lgpumap): what the recorder is
-# for. record_f is built from one source for "use mpi" and "use mpi_f08".
+# for. record_f is built from one source for "use mpi" and "use mpi_f08",
+# as users compile (no -fno-backtrace: the Go runtime starts at
+# MPI_Finalize, after gfortran's signal handlers).
 RECORD_C := $(TESTBIN)/stencil_world $(TESTBIN)/record_calls $(TESTBIN)/msgrate
 RECORD_F := $(TESTBIN)/record_f $(TESTBIN)/record_f08
 
@@ -29,11 +31,11 @@ $(RECORD_C): $(TESTBIN)/%: tests/testdata/%.c
 
 $(TESTBIN)/record_f: tests/testdata/record_f.F90
 	@mkdir -p $(TESTBIN)/record_f.mod
-	$(MPIFC) -O2 -fno-backtrace -J$(TESTBIN)/record_f.mod $< -o $@
+	$(MPIFC) -O2 -J$(TESTBIN)/record_f.mod $< -o $@
 
 $(TESTBIN)/record_f08: tests/testdata/record_f.F90
 	@mkdir -p $(TESTBIN)/record_f08.mod
-	$(MPIFC) -O2 -fno-backtrace -DF08 -J$(TESTBIN)/record_f08.mod $< -o $@
+	$(MPIFC) -O2 -DF08 -J$(TESTBIN)/record_f08.mod $< -o $@
 
 # What the recorder costs per message: message rates with and without it,
 # and its counting path alone (cabi/record/bench.sh).
