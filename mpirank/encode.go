@@ -64,8 +64,31 @@ func encodePayload(p payload) []byte {
 	for _, i := range idx {
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(p.Volumes[i]))
 	}
+	return compress(b)
+}
+
+// compress frames b for the gather: its length, then b compressed.
+func compress(b []byte) []byte {
 	e, _ := codecs()
 	return e.EncodeAll(b, binary.AppendUvarint(nil, uint64(len(b))))
+}
+
+// decompress reverses compress; the announced length may be at most
+// maxRaw bytes: nothing larger is ever allocated.
+func decompress(data []byte, maxRaw int) ([]byte, error) {
+	raw, n := binary.Uvarint(data)
+	if n <= 0 || raw > uint64(maxRaw) {
+		return nil, fmt.Errorf("bad payload length")
+	}
+	_, d := codecs()
+	b, err := d.DecodeAll(data[n:], make([]byte, 0, raw))
+	if err != nil {
+		return nil, fmt.Errorf("zstd: %w", err)
+	}
+	if uint64(len(b)) != raw {
+		return nil, fmt.Errorf("payload of %d bytes, %d announced", len(b), raw)
+	}
+	return b, nil
 }
 
 // decodePayload reverses encodePayload; errors mean corruption. The
@@ -73,17 +96,9 @@ func encodePayload(p payload) []byte {
 // be at most maxRaw bytes: nothing larger is ever allocated.
 func decodePayload(data []byte, maxRaw int) (payload, error) {
 	var p payload
-	raw, n := binary.Uvarint(data)
-	if n <= 0 || raw > uint64(maxRaw) {
-		return p, fmt.Errorf("bad payload length")
-	}
-	_, d := codecs()
-	b, err := d.DecodeAll(data[n:], make([]byte, 0, raw))
+	b, err := decompress(data, maxRaw)
 	if err != nil {
-		return p, fmt.Errorf("zstd: %w", err)
-	}
-	if uint64(len(b)) != raw {
-		return p, fmt.Errorf("payload of %d bytes, %d announced", len(b), raw)
+		return p, err
 	}
 	if len(b) == 0 || b[0] != payloadVersion {
 		return p, fmt.Errorf("payload version mismatch (libraries of different versions?)")

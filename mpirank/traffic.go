@@ -31,8 +31,7 @@ func GatherTraffic(c Comm, mine record.Rank) ([]record.Rank, error) {
 	if err != nil {
 		raw = nil
 	}
-	enc, _ := codecs()
-	all, sizes, displs, e := gatherOnRoot(d, enc.EncodeAll(raw, nil), rank, size)
+	all, sizes, displs, e := gatherOnRoot(d, compress(raw), rank, size)
 	if e != nil {
 		return nil, e
 	}
@@ -42,10 +41,12 @@ func GatherTraffic(c Comm, mine record.Rank) ([]record.Rank, error) {
 	if rank != 0 {
 		return nil, nil
 	}
-	_, dec := codecs()
+	// A rank's record: its host, a few counts, and per peer at most 5
+	// bytes of rank delta and 10 each of bytes and messages.
+	maxRaw := 1<<16 + 25*size
 	ranks := make([]record.Rank, size)
 	for r := range ranks {
-		b, err := dec.DecodeAll(all[displs[r]:displs[r]+sizes[r]], nil)
+		b, err := decompress(all[displs[r]:displs[r]+sizes[r]], maxRaw)
 		if err == nil {
 			ranks[r], err = record.DecodeRank(b)
 		}
