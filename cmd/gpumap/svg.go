@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
-	"strconv"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/report"
@@ -44,26 +43,4 @@ func (s *svgFlags) write(g *graph.Graph, top *topology.Topology, pe []int32, lev
 	p := &report.Picture{Title: "gpumap: " + filepath.Base(graphFile), Traffic: report.FromGraph(g), Top: top, Level: level,
 		Panels: []report.Panel{{Title: "mapping " + filepath.Base(mapFile), PE: pe}}}
 	return p.WriteFile(s.out)
-}
-
-// drawPlacement draws the launch order (before) against the new placement
-// (after) of g's ranks, task r on PE before[r] and after[r], between the
-// hosts of top (its top level below the machine), named hosts: what
-// place --svg writes.
-func drawPlacement(path string, g *graph.Graph, top *topology.Topology, hosts []string, beforeName string, before, after []int32) error {
-	names := report.LevelNames(top)
-	L := top.Levels()
-	for l := 1; l < L; l++ { // hosts last, sockets below them, else numbers
-		names[l] = "level " + strconv.Itoa(l)
-	}
-	if L >= 2 {
-		names[L-1] = "node"
-	}
-	if L >= 3 {
-		names[L-2] = "socket"
-	}
-	p := &report.Picture{Title: "gpumap place: " + strconv.Itoa(g.N()) + " ranks on " + strconv.Itoa(len(hosts)) + " hosts",
-		Traffic: report.FromGraph(g), Top: top, Level: max(L-1, 0), LevelNames: names, GroupNames: hosts, Bytes: true,
-		Panels: []report.Panel{{Title: "before (" + beforeName + ")", PE: before}, {Title: "after (gpumap place)", PE: after}}}
-	return p.WriteFile(path)
 }

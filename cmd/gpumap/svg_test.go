@@ -7,9 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/report"
-	"github.com/gpumap/gpumap/topology"
 )
 
 // eval --svg: the picture, parsed as XML, has cells that add up to the
@@ -64,36 +62,5 @@ func TestEvalSVGMatchesEval(t *testing.T) {
 	runCLI("map", "-q", "-g", g, "-h", "64", "-d", "1", "-e", "0", "-m", m1)
 	if code, _, errs := runCLI("eval", "-g", g, "-h", "64", "-d", "1", "-m", m1, "--svg", filepath.Join(dir, "one.svg")); code != exitOK {
 		t.Errorf("flat machine: exit %d %s", code, errs)
-	}
-}
-
-// place --svg: the launch order against the placement, between the hosts
-// (named), cells adding up to the node cut Evaluate computes.
-func TestDrawPlacement(t *testing.T) {
-	g := graph.Grid(4, 2)
-	top, err := topology.NewTree([][]int{{0, 0, 1, 1, 2, 2, 3, 3}, {0, 0, 0, 0, 1, 1, 1, 1}}, []int64{1, 10, 100})
-	if err != nil {
-		t.Fatal(err)
-	}
-	before := []int32{0, 4, 1, 5, 2, 6, 3, 7} // --map-by node
-	after := []int32{0, 1, 2, 3, 4, 5, 6, 7}
-	path := filepath.Join(t.TempDir(), "p.svg")
-	if err := drawPlacement(path, g, top, []string{"node0", "node1"}, "--map-by node", before, after); err != nil {
-		t.Fatal(err)
-	}
-	f, _ := os.Open(path)
-	defer f.Close()
-	drawn, err := report.Parse(f)
-	if err != nil || len(drawn) != 2 {
-		t.Fatalf("%d panels, %v", len(drawn), err)
-	}
-	for i, pe := range [][]int32{before, after} {
-		m, _ := graph.Evaluate(g, top, pe, 0)
-		if d := drawn[i]; d.LevelName != "node" || d.Cut() != float64(m.CutPerLevel[2]) || d.J != float64(m.J) {
-			t.Errorf("%s: level %s, cells %g, J %g; Evaluate: node cut %d, J %d", d.Title, d.LevelName, d.Cut(), d.J, m.CutPerLevel[2], m.J)
-		}
-	}
-	if drawn[0].Cut() <= drawn[1].Cut() {
-		t.Errorf("--map-by node should cut more than the blocked order: %g vs %g", drawn[0].Cut(), drawn[1].Cut())
 	}
 }
