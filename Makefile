@@ -2,7 +2,8 @@
 #
 #   make deps    install missing system packages (needs root; apt)
 #   make build   the gpumap command (bin/gpumap) and every Go package
-#   make lib     libgpumap.so/.a, gpumap.h, the Fortran module, gpumap.pc
+#   make lib     libgpumap.so/.a, gpumap.h, the Fortran module, gpumap.pc,
+#                libgpumap_topo.so (the topology interposer)
 #   make install PREFIX=/usr/local   (and make uninstall): cabi/install/install.sh
 #   make test    everything above, then the unit tests and the mpirun tests
 #   make fuzz    each fuzz target for FUZZTIME (30s); make test runs their seed corpora
@@ -69,7 +70,8 @@ build:
 	$(GO) build ./...
 	$(GO) build -o bin/gpumap ./cmd/gpumap
 
-lib: $(LIB)/libgpumap.so $(LIB)/libgpumap.a $(INC)/gpumap.h $(LIB)/libgpumapf.a $(LIB)/pkgconfig/gpumap.pc
+lib: $(LIB)/libgpumap.so $(LIB)/libgpumap.a $(INC)/gpumap.h $(LIB)/libgpumapf.a $(LIB)/pkgconfig/gpumap.pc \
+	$(LIB)/libgpumap_topo.so
 
 $(LIB)/libgpumap.so.$(VERSION): $(GOSRC) $(CABI)
 	@mkdir -p $(LIB)
@@ -96,6 +98,13 @@ $(LIB)/libgpumapf.a: cabi/fortran/gpumap.f90
 	ar rcs $@ $(LIB)/gpumap_f.o
 	@rm -f $(LIB)/gpumap_f.o
 
+# The topology interposer: plain C against the MPI library, no Go; it
+# loads libgpumap.so (next to it) only when a program asks to reorder.
+TOPOSRC := $(wildcard cabi/topo/*.c)
+$(LIB)/libgpumap_topo.so: $(TOPOSRC) cabi/topo/topo.h cabi/include/gpumap.h
+	@mkdir -p $(LIB)
+	$(MPICC) -O2 -Wall -Wextra -fPIC -shared -fvisibility=hidden -Icabi/include -o $@ $(TOPOSRC) -ldl -lpthread
+
 $(LIB)/pkgconfig/gpumap.pc: cabi/gpumap.pc.in gpumap/options.go
 	@mkdir -p $(LIB)/pkgconfig
 	sed -e "s|@PREFIX@|$(abspath $(BUILD))|" -e "s|@MPIPC@|$(MPIPC)|" -e "s|@VERSION@|$(VERSION)|" $< > $@
@@ -106,7 +115,13 @@ CFLAGS_T := -O2 -Wall -I$(INC)
 LDFLAGS_T := -L$(LIB) -lgpumap -lm -Wl,-rpath,'$$ORIGIN/../lib'
 TESTPROGS := $(TESTBIN)/hello $(TESTBIN)/stencil $(TESTBIN)/invalid $(TESTBIN)/threads $(TESTBIN)/hello_f $(TESTBIN)/hello_f08
 
-testprogs: lib $(TESTPROGS)
+# The topology programs know nothing of gpumap (tests/topo_test.go
+# preloads the interposer); *_linked link it before the MPI library.
+TOPOPROGS := $(addprefix $(TESTBIN)/,topo_cart topo_shift topo_sub topo_dgraph_adj topo_dgraph \
+	topo_graph topo_neighbor topo_dup topo_stencil topo_f topo_f08 topo_stencil_f \
+	topo_stencil_linked topo_f_linked)
+
+testprogs: lib $(TESTPROGS) $(TOPOPROGS)
 
 $(TESTBIN)/%: tests/testdata/%.c $(LIB)/libgpumap.so $(INC)/gpumap.h
 	@mkdir -p $(TESTBIN)
@@ -116,6 +131,29 @@ $(TESTBIN)/%: tests/testdata/%.c $(LIB)/libgpumap.so $(INC)/gpumap.h
 $(TESTBIN)/%: tests/testdata/%.f90 $(LIB)/libgpumapf.a $(LIB)/libgpumap.so
 	@mkdir -p $(TESTBIN)
 	$(MPIFC) -O2 -fno-backtrace -I$(INC) $< -o $@ -L$(LIB) -lgpumapf -lgpumap -Wl,-rpath,'$$ORIGIN/../lib'
+
+TOPO_CFLAGS := -O2 -Wall -Wno-stringop-overread -Wno-stringop-overflow
+TOPO_LINK := -L$(LIB) -lgpumap_topo -Wl,-rpath,'$$ORIGIN/../lib'
+$(TESTBIN)/topo_%: tests/testdata/topo_%.c tests/testdata/topocheck.h
+	@mkdir -p $(TESTBIN)
+	$(MPICC) $(TOPO_CFLAGS) $< -o $@
+$(TESTBIN)/topo_stencil_linked: tests/testdata/topo_stencil.c $(LIB)/libgpumap_topo.so
+	@mkdir -p $(TESTBIN)
+	$(MPICC) $(TOPO_CFLAGS) $< -o $@ $(TOPO_LINK)
+# Compiled as users compile (no -fno-backtrace): the Go runtime starts
+# only when a reordering is asked for, after gfortran's handlers.
+$(TESTBIN)/topo_f: tests/testdata/topo_f.F90
+	@mkdir -p $(TESTBIN)
+	$(MPIFC) -O2 -cpp $< -o $@
+$(TESTBIN)/topo_f08: tests/testdata/topo_f.F90
+	@mkdir -p $(TESTBIN)
+	$(MPIFC) -O2 -cpp -DF08 $< -o $@
+$(TESTBIN)/topo_f_linked: tests/testdata/topo_f.F90 $(LIB)/libgpumap_topo.so
+	@mkdir -p $(TESTBIN)
+	$(MPIFC) -O2 -cpp $< -o $@ $(TOPO_LINK)
+$(TESTBIN)/topo_stencil_f: tests/testdata/topo_stencil_f.f90
+	@mkdir -p $(TESTBIN)
+	$(MPIFC) -O2 $< -o $@
 
 test: deps build
 	$(MAKE) testprogs MPI=openmpi

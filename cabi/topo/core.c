@@ -1,0 +1,281 @@
+/*
+ * core.c - what every intercepted constructor shares: the on/off
+ * decisions, the private communicator, the lazy loading of libgpumap.so,
+ * the agreement across ranks, the call to gpumap_reorder and the
+ * GPUMAP_VERBOSE line.
+ *
+ * Nothing here runs unless a constructor is called with reorder != 0 on
+ * more than one process: preloading the interposer into a program that
+ * never asks for a reordering does not even load libgpumap.so (and so
+ * does not start the Go runtime and its signal handlers).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpumap.h"
+#include "topo.h"
+
+__thread int topo_in_fortran;
+
+/* ---- libgpumap.so, loaded on first use ---- */
+
+typedef struct api {
+    int (*reorder)(MPI_Comm, int, const int[], const double[], const gpumap_options *, MPI_Comm *);
+    int (*last_result)(gpumap_result *);
+    const char *(*last_error)(void);
+    const char *(*error_string)(int);
+    void (*options_init)(gpumap_options *);
+} api;
+
+static pthread_mutex_t api_lock = PTHREAD_MUTEX_INITIALIZER;
+static int api_state; /* 0 not tried, 1 loaded, -1 failed */
+static api gpumap;
+static char api_error[256];
+
+/* libgpumap.so is looked for in GPUMAP_LIBRARY, then next to this
+ * library (build/lib holds both), then on the usual search path. */
+static void *open_library(char *err, size_t n) {
+    const char *env = getenv("GPUMAP_LIBRARY");
+    if (env && *env) {
+        void *h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
+        if (!h) snprintf(err, n, "GPUMAP_LIBRARY=%s: %s", env, dlerror());
+        return h;
+    }
+    Dl_info self;
+    char path[PATH_MAX];
+    if (dladdr((void *)&open_library, &self) && self.dli_fname) {
+        snprintf(path, sizeof path, "%s", self.dli_fname);
+        char *slash = strrchr(path, '/');
+        if (slash && (size_t)(slash - path) + sizeof "/libgpumap.so" <= sizeof path) {
+            strcpy(slash, "/libgpumap.so");
+            void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+            if (h) return h;
+        }
+    }
+    void *h = dlopen("libgpumap.so", RTLD_NOW | RTLD_LOCAL);
+    if (!h) snprintf(err, n, "cannot load libgpumap.so (next to libgpumap_topo.so or on the library path; or set GPUMAP_LIBRARY): %s", dlerror());
+    return h;
+}
+
+static const api *load_api(char *why, size_t n) {
+    pthread_mutex_lock(&api_lock);
+    if (api_state == 0) {
+        api_state = -1;
+        void *h = open_library(api_error, sizeof api_error);
+        if (h) {
+            gpumap.reorder = (int (*)(MPI_Comm, int, const int[], const double[], const gpumap_options *, MPI_Comm *))dlsym(h, "gpumap_reorder");
+            gpumap.last_result = (int (*)(gpumap_result *))dlsym(h, "gpumap_last_result");
+            gpumap.last_error = (const char *(*)(void))dlsym(h, "gpumap_last_error");
+            gpumap.error_string = (const char *(*)(int))dlsym(h, "gpumap_error_string");
+            gpumap.options_init = (void (*)(gpumap_options *))dlsym(h, "gpumap_options_init");
+            if (gpumap.reorder && gpumap.last_result && gpumap.last_error && gpumap.error_string && gpumap.options_init)
+                api_state = 1;
+            else
+                snprintf(api_error, sizeof api_error, "libgpumap.so lacks the gpumap_reorder API (a different version?)");
+        }
+    }
+    int ok = api_state == 1;
+    if (!ok) snprintf(why, n, "%s", api_error);
+    pthread_mutex_unlock(&api_lock);
+    return ok ? &gpumap : NULL;
+}
+
+/* ---- helpers ---- */
+
+static int env_is(const char *name, const char *value) {
+    const char *e = getenv(name);
+    return e && strcmp(e, value) == 0;
+}
+
+static int env_int(const char *name) {
+    const char *e = getenv(name);
+    return e && *e ? atoi(e) : 0;
+}
+
+static const char *env_str(const char *name) {
+    const char *e = getenv(name);
+    return e && *e ? e : NULL;
+}
+
+/* One line on stderr from rank 0 of the caller's communicator. */
+static void say(const topo_call *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(const topo_call *c, const char *fmt, ...) {
+    if (!c->verbose || c->rank != 0) return;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "gpumap topo: %s on %d ranks: %s\n", c->name, c->size, line);
+    fflush(stderr);
+}
+
+void topo_reject(topo_call *c, const char *fmt, ...) {
+    if (c->bad) return; /* keep the first reason */
+    c->bad = 1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->why, sizeof c->why, fmt, ap);
+    va_end(ap);
+}
+
+void topo_edge(topo_call *c, int nbr, double vol) {
+    if (nbr == c->rank || c->bad) return;
+    if (c->degree == c->cap) {
+        int cap = c->cap ? 2 * c->cap : 16;
+        int *nb = realloc(c->nbrs, (size_t)cap * sizeof *nb);
+        double *vo = nb ? realloc(c->vols, (size_t)cap * sizeof *vo) : NULL;
+        if (nb) c->nbrs = nb;
+        if (vo) c->vols = vo;
+        if (!nb || !vo) {
+            topo_reject(c, "out of memory for %d neighbours", cap);
+            return;
+        }
+        c->cap = cap;
+    }
+    c->nbrs[c->degree] = nbr;
+    c->vols[c->degree++] = vol;
+}
+
+/* ---- the call ---- */
+
+int topo_begin(topo_call *c, const char *name, MPI_Comm old, int reorder) {
+    memset(c, 0, sizeof *c);
+    c->name = name;
+    c->old = old;
+    c->d = MPI_COMM_NULL;
+    c->rank = -1;
+    if (env_is("GPUMAP_TOPO", "0") || topo_in_fortran) return 0;
+    c->verbose = env_int("GPUMAP_VERBOSE") >= 1;
+    if (!reorder && !c->verbose) return 0; /* not a single MPI call */
+    int init = 0, fin = 0, inter = 0;
+    PMPI_Initialized(&init);
+    if (init) PMPI_Finalized(&fin);
+    if (!init || fin || old == MPI_COMM_NULL) return 0;
+    if (PMPI_Comm_test_inter(old, &inter) != MPI_SUCCESS) return 0;
+    PMPI_Comm_rank(old, &c->rank);
+    PMPI_Comm_size(old, &c->size);
+    if (!reorder) {
+        say(c, "reorder = 0, passed to PMPI unchanged");
+        return 0;
+    }
+    if (inter) {
+        say(c, "an inter-communicator, passed to PMPI unchanged");
+        return 0;
+    }
+    if (c->size < 2) {
+        say(c, "one process, passed to PMPI unchanged");
+        return 0;
+    }
+    c->t0 = PMPI_Wtime();
+    /* A private copy for our own traffic. MPI_Comm_split rather than
+     * MPI_Comm_dup: a dup would run the caller's attribute copy callbacks. */
+    if (PMPI_Comm_split(old, 0, c->rank, &c->d) != MPI_SUCCESS) {
+        c->d = MPI_COMM_NULL;
+        say(c, "MPI_Comm_split failed, passed to PMPI unchanged");
+        return 0;
+    }
+    PMPI_Comm_set_errhandler(c->d, MPI_ERRORS_RETURN);
+    return 1;
+}
+
+int topo_any(topo_call *c, int failed) {
+    int in = failed != 0, out = 1;
+    if (PMPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MAX, c->d) != MPI_SUCCESS) return 1;
+    return out;
+}
+
+int topo_map(topo_call *c, MPI_Comm *nc) {
+    *nc = MPI_COMM_NULL;
+    const api *g = NULL;
+    if (!c->bad && !(g = load_api(c->why, sizeof c->why))) c->bad = 1;
+
+    /* Agree: the lowest rank that cannot go on, and whether any edge exists. */
+    int loc[2] = {c->bad ? c->size - c->rank : 0, c->degree > 0}, glob[2] = {0, 0};
+    if (PMPI_Allreduce(loc, glob, 2, MPI_INT, MPI_MAX, c->d) != MPI_SUCCESS) {
+        snprintf(c->why, sizeof c->why, "MPI_Allreduce on the private communicator failed");
+        return c->outcome = TOPO_PASS;
+    }
+    if (glob[0] > 0) {
+        int root = c->size - glob[0];
+        char msg[sizeof c->why];
+        memcpy(msg, c->why, sizeof msg);
+        if (PMPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, root, c->d) != MPI_SUCCESS)
+            snprintf(msg, sizeof msg, "(the reason could not be broadcast)");
+        msg[sizeof msg - 1] = 0;
+        snprintf(c->why, sizeof c->why, "rank %d: %s", root, msg);
+        return c->outcome = TOPO_PASS;
+    }
+    if (!glob[1]) {
+        snprintf(c->why, sizeof c->why, "the topology has no edges");
+        return c->outcome = TOPO_KEEP;
+    }
+
+    gpumap_options o;
+    g->options_init(&o);
+    o.hierarchy = env_str("GPUMAP_HIERARCHY"); /* read now, not when Go loaded */
+    o.distance = env_str("GPUMAP_DISTANCE");
+    o.verbosity = env_int("GPUMAP_VERBOSE") >= 2 ? 1 : 0;
+    int rc = g->reorder(c->d, c->degree, c->nbrs, c->vols, &o, nc);
+    if (rc != GPUMAP_OK) {
+        *nc = MPI_COMM_NULL;
+        snprintf(c->why, sizeof c->why, "gpumap_reorder: %s: %s", g->error_string(rc), g->last_error());
+        return c->outcome = TOPO_PASS;
+    }
+    gpumap_result r;
+    memset(&r, 0, sizeof r);
+    g->last_result(&r);
+    c->j_before = r.cost_before;
+    c->j_after = r.cost_after;
+    c->map_seconds = r.map_seconds;
+    snprintf(c->machine, sizeof c->machine, "%s", r.machine);
+    if (!(r.cost_after < r.cost_before)) {
+        PMPI_Comm_free(nc);
+        c->j_after = c->j_before;
+        snprintf(c->why, sizeof c->why, "no order is cheaper");
+        return c->outcome = TOPO_KEEP;
+    }
+    return c->outcome = TOPO_REORDER;
+}
+
+int topo_end(topo_call *c, MPI_Comm nc, int rc, MPI_Comm *out) {
+    if (c->outcome == TOPO_REORDER && rc == MPI_SUCCESS && out && *out != MPI_COMM_NULL) {
+        /* The topology communicator behaves like one made from comm_old. */
+        MPI_Errhandler eh;
+        if (PMPI_Comm_get_errhandler(c->old, &eh) == MPI_SUCCESS) {
+            PMPI_Comm_set_errhandler(*out, eh);
+            PMPI_Errhandler_free(&eh);
+        }
+    }
+    if (nc != MPI_COMM_NULL) PMPI_Comm_free(&nc);
+    if (c->d != MPI_COMM_NULL) PMPI_Comm_free(&c->d);
+    double ms = 1e3 * (PMPI_Wtime() - c->t0);
+    switch (c->outcome) {
+    case TOPO_REORDER:
+        say(c, "J %.6g -> %.6g, reordered, %.1f ms (mapping %.1f ms); machine %s",
+            c->j_before, c->j_after, ms, 1e3 * c->map_seconds, c->machine);
+        break;
+    case TOPO_KEEP:
+        if (c->machine[0])
+            say(c, "J %.6g -> %.6g, input order kept (%s), %.1f ms (mapping %.1f ms); machine %s",
+                c->j_before, c->j_after, c->why, ms, 1e3 * c->map_seconds, c->machine);
+        else
+            say(c, "input order kept (%s), %.1f ms", c->why, ms);
+        break;
+    default:
+        say(c, "passed to PMPI unchanged: %s", c->why);
+    }
+    free(c->nbrs);
+    free(c->vols);
+    c->nbrs = NULL;
+    c->vols = NULL;
+    if (c->outcome == TOPO_REORDER && rc != MPI_SUCCESS)
+        PMPI_Comm_call_errhandler(c->old, rc); /* as if raised on comm_old */
+    return rc;
+}

@@ -1,0 +1,99 @@
+/*
+ * topo.h - internals of libgpumap_topo.so, the PMPI topology interposer.
+ *
+ * The interposer defines MPI_Cart_create, MPI_Graph_create,
+ * MPI_Dist_graph_create_adjacent and MPI_Dist_graph_create (and the
+ * Fortran entry points of the stack it is built for, fortran.c). A call
+ * with reorder != 0 on an intra-communicator of more than one process
+ * builds the communication graph from the call's arguments, maps it with
+ * gpumap_reorder (libgpumap.so, loaded with dlopen on the first such
+ * call), and creates the topology through the PMPI constructor with
+ * reorder = 0 on the reordered communicator. Every other call, and every
+ * failure, goes to the PMPI constructor unchanged.
+ *
+ * Vertex v of the topology (cart index, graph node, dist-graph vertex
+ * named by its rank in comm_old) is played by rank v of the new
+ * communicator: the reordering moves vertices between processes, as
+ * MPI_Cart_create does, and MPI_Dist_graph_neighbors at rank v returns
+ * what rank v of comm_old passed (MPI 4.1, 8.5.5). Handwritten, internal.
+ */
+#ifndef GPUMAP_TOPO_H
+#define GPUMAP_TOPO_H
+
+#include <mpi.h>
+
+#define TOPO_EXPORT __attribute__((visibility("default")))
+
+/* What a constructor does after topo_map. */
+enum topo_outcome {
+    TOPO_PASS = 0,    /* call the PMPI constructor with the caller's arguments */
+    TOPO_KEEP = 1,    /* no order is strictly cheaper: PMPI with reorder = 0 on comm_old */
+    TOPO_REORDER = 2  /* PMPI with reorder = 0 on the communicator topo_map returned */
+};
+
+/* One intercepted call on one process. */
+typedef struct topo_call {
+    const char *name;  /* "MPI_Cart_create", or "MPI_CART_CREATE" from Fortran */
+    MPI_Comm old;      /* the caller's communicator */
+    MPI_Comm d;        /* private copy with MPI_ERRORS_RETURN for our traffic */
+    int rank, size;
+    int verbose;
+    double t0;
+    /* this rank's pattern: neighbours (ranks of comm_old) and volumes */
+    int degree, cap;
+    int *nbrs;
+    double *vols;
+    int bad;           /* this rank rejected the arguments (why says why) */
+    char why[256];
+    /* the outcome, the same on every rank */
+    int outcome;
+    double j_before, j_after, map_seconds;
+    char machine[400];
+} topo_call;
+
+/* Starts a call. Returns 0 when the call goes to PMPI untouched (turned
+ * off, reorder == 0, one process, MPI_COMM_NULL, inter-communicator,
+ * MPI not running, or a Fortran fall-through in progress); no MPI call has
+ * then been made on comm. Returns 1 when the caller builds the pattern,
+ * calls topo_map and finally topo_end. */
+int topo_begin(topo_call *c, const char *name, MPI_Comm old, int reorder);
+
+/* Adds a directed edge of this rank's vertex (self loops are dropped). */
+void topo_edge(topo_call *c, int nbr, double vol);
+
+/* Marks this rank's arguments as unusable for mapping, with the reason. */
+void topo_reject(topo_call *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Collective over comm: agrees on the arguments, maps with gpumap and
+ * decides. On TOPO_REORDER *nc is the reordered communicator (the caller
+ * passes it to topo_end). */
+int topo_map(topo_call *c, MPI_Comm *nc);
+
+/* Ends a call: gives the topology communicator comm_old's error handler,
+ * frees nc and the private copy, prints the verbose line. rc is the PMPI
+ * constructor's status; on TOPO_REORDER a failure is raised on comm_old. */
+int topo_end(topo_call *c, MPI_Comm nc, int rc, MPI_Comm *out);
+
+/* Agreement helper: 1 on every rank when any rank passed failed != 0. */
+int topo_any(topo_call *c, int failed);
+
+/* The constructors, shared by the C and Fortran entry points. */
+int topo_cart_create(const char *name, MPI_Comm old, int ndims, const int dims[],
+                     const int periods[], int reorder, MPI_Comm *out);
+int topo_graph_create(const char *name, MPI_Comm old, int nnodes, const int index[],
+                      const int edges[], int reorder, MPI_Comm *out);
+int topo_dist_graph_create_adjacent(const char *name, MPI_Comm old, int indegree,
+                                    const int sources[], const int sourceweights[],
+                                    int outdegree, const int destinations[],
+                                    const int destweights[], MPI_Info info, int reorder,
+                                    MPI_Comm *out);
+int topo_dist_graph_create(const char *name, MPI_Comm old, int n, const int sources[],
+                           const int degrees[], const int destinations[], const int weights[],
+                           MPI_Info info, int reorder, MPI_Comm *out);
+
+/* Set while a Fortran entry point hands its call to the MPI library's own
+ * Fortran binding, so that a binding that calls the C MPI_ function is not
+ * intercepted a second time. */
+extern __thread int topo_in_fortran;
+
+#endif
