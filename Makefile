@@ -118,7 +118,7 @@ TESTPROGS := $(TESTBIN)/hello $(TESTBIN)/stencil $(TESTBIN)/invalid $(TESTBIN)/t
 # The topology programs know nothing of gpumap (tests/topo_test.go
 # preloads the interposer); *_linked link it before the MPI library.
 TOPOPROGS := $(addprefix $(TESTBIN)/,topo_cart topo_shift topo_sub topo_dgraph_adj topo_dgraph \
-	topo_graph topo_neighbor topo_dup topo_stencil topo_f topo_f08 topo_stencil_f \
+	topo_graph topo_neighbor topo_dup topo_errors topo_stencil topo_f topo_f08 topo_stencil_f \
 	topo_stencil_linked topo_f_linked)
 
 testprogs: lib $(TESTPROGS) $(TOPOPROGS)
@@ -133,7 +133,9 @@ $(TESTBIN)/%: tests/testdata/%.f90 $(LIB)/libgpumapf.a $(LIB)/libgpumap.so
 	$(MPIFC) -O2 -fno-backtrace -I$(INC) $< -o $@ -L$(LIB) -lgpumapf -lgpumap -Wl,-rpath,'$$ORIGIN/../lib'
 
 TOPO_CFLAGS := -O2 -Wall -Wno-stringop-overread -Wno-stringop-overflow
-TOPO_LINK := -L$(LIB) -lgpumap_topo -Wl,-rpath,'$$ORIGIN/../lib'
+# --no-as-needed: a "use mpi" program under MPICH references no symbol of
+# the interposer itself (libmpifort calls the C MPI_Cart_create).
+TOPO_LINK := -L$(LIB) -Wl,--no-as-needed -lgpumap_topo -Wl,--as-needed -Wl,-rpath,'$$ORIGIN/../lib'
 $(TESTBIN)/topo_%: tests/testdata/topo_%.c tests/testdata/topocheck.h
 	@mkdir -p $(TESTBIN)
 	$(MPICC) $(TOPO_CFLAGS) $< -o $@

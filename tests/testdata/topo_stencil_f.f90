@@ -6,7 +6,7 @@ program topo_stencil_f
   use mpi
   implicit none
   integer :: dims(3), coords(3), w, size, t, ierr, iterations, halo, d, k, i, it, errors, total
-  integer :: lo, hi, nb(6), reqs(12), from, cpu, len
+  integer :: lo, hi, nb(6), reqs(12), from, cpu, hlen
   logical :: periods(3)
   character(len=32) :: arg
   character(len=MPI_MAX_PROCESSOR_NAME) :: host
@@ -51,9 +51,9 @@ program topo_stencil_f
         nb(k) = hi
      end if
   end do
-  call MPI_Get_processor_name(host, len, ierr)
+  call MPI_Get_processor_name(host, hlen, ierr)
   cpu = bound_cpu()
-  print '(a,i0,a,i0,a,a,a,i0)', 'PLACE t=', t, ' world=', w, ' host=', host(1:len), ' cpu=', cpu
+  print '(a,i0,a,i0,a,a,a,i0)', 'PLACE t=', t, ' world=', w, ' host=', host(1:hlen), ' cpu=', cpu
   flush (6)
 
   allocate (sendbuf(halo / 4), recvbuf(halo / 4, 6))
@@ -92,12 +92,15 @@ contains
   ! The CPU this process is bound to, or -1 (Cpus_allowed_list of /proc/self/status).
   integer function bound_cpu()
     character(len=512) :: l
-    integer :: u, ios, c
+    integer :: u, ios, c, i
     bound_cpu = -1
     open (newunit=u, file='/proc/self/status', action='read', iostat=ios)
     do while (ios == 0)
        read (u, '(a)', iostat=ios) l
        if (ios == 0 .and. l(1:18) == 'Cpus_allowed_list:') then
+          do i = 19, len(l)
+             if (l(i:i) == achar(9)) l(i:i) = ' '
+          end do
           if (verify(trim(adjustl(l(19:))), '0123456789') == 0) then
              read (l(19:), *) c
              bound_cpu = c
