@@ -136,7 +136,8 @@ TOPO_CFLAGS := -O2 -Wall -Wno-stringop-overread -Wno-stringop-overflow
 # --no-as-needed: a "use mpi" program under MPICH references no symbol of
 # the interposer itself (libmpifort calls the C MPI_Cart_create).
 TOPO_LINK := -L$(LIB) -Wl,--no-as-needed -lgpumap_topo -Wl,--as-needed -Wl,-rpath,'$$ORIGIN/../lib'
-$(TESTBIN)/topo_%: tests/testdata/topo_%.c tests/testdata/topocheck.h
+$(TESTBIN)/stencil: tests/testdata/halo.h
+$(TESTBIN)/topo_%: tests/testdata/topo_%.c tests/testdata/topocheck.h tests/testdata/halo.h
 	@mkdir -p $(TESTBIN)
 	$(MPICC) $(TOPO_CFLAGS) $< -o $@
 $(TESTBIN)/topo_stencil_linked: tests/testdata/topo_stencil.c $(LIB)/libgpumap_topo.so
@@ -173,6 +174,7 @@ fuzz:
 demo: deps
 	$(MAKE) testprogs MPI=openmpi
 	tests/demo.sh
+	tests/demo_topo.sh
 	tests/demo_record.sh
 
 bench: build

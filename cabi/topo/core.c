@@ -27,7 +27,7 @@ __thread int topo_in_fortran;
 
 typedef struct api {
     int (*reorder)(MPI_Comm, int, const int[], const double[], const gpumap_options *, MPI_Comm *);
-    int (*last_result)(gpumap_result *);
+    int (*last_result)(gpumap_result *, size_t);
     const char *(*last_error)(void);
     const char *(*error_string)(int);
     void (*options_init)(gpumap_options *);
@@ -70,7 +70,7 @@ static const api *load_api(char *why, size_t n) {
         void *h = open_library(api_error, sizeof api_error);
         if (h) {
             gpumap.reorder = (int (*)(MPI_Comm, int, const int[], const double[], const gpumap_options *, MPI_Comm *))dlsym(h, "gpumap_reorder");
-            gpumap.last_result = (int (*)(gpumap_result *))dlsym(h, "gpumap_last_result");
+            gpumap.last_result = (int (*)(gpumap_result *, size_t))dlsym(h, "gpumap_last_result_size");
             gpumap.last_error = (const char *(*)(void))dlsym(h, "gpumap_last_error");
             gpumap.error_string = (const char *(*)(int))dlsym(h, "gpumap_error_string");
             gpumap.options_init = (void (*)(gpumap_options *))dlsym(h, "gpumap_options_init");
@@ -230,12 +230,13 @@ int topo_map(topo_call *c, MPI_Comm *nc) {
     }
     gpumap_result r;
     memset(&r, 0, sizeof r);
-    g->last_result(&r);
+    g->last_result(&r, sizeof r);
     c->j_before = r.cost_before;
     c->j_after = r.cost_after;
     c->map_seconds = r.map_seconds;
     snprintf(c->machine, sizeof c->machine, "%s", r.machine);
-    if (!(r.cost_after < r.cost_before)) {
+    /* gpumap_reorder itself keeps the order unless J drops by GPUMAP_MIN_GAIN */
+    if (r.changed == 0 || !(r.cost_after < r.cost_before)) {
         PMPI_Comm_free(nc);
         c->j_after = c->j_before;
         snprintf(c->why, sizeof c->why, "no order is cheaper");
@@ -258,12 +259,12 @@ int topo_end(topo_call *c, MPI_Comm nc, int rc, MPI_Comm *out) {
     double ms = 1e3 * (PMPI_Wtime() - c->t0);
     switch (c->outcome) {
     case TOPO_REORDER:
-        say(c, "J %.6g -> %.6g, reordered, %.1f ms (mapping %.1f ms); machine %s",
+        say(c, "J %.10g -> %.10g, reordered, %.1f ms (mapping %.1f ms); machine %s",
             c->j_before, c->j_after, ms, 1e3 * c->map_seconds, c->machine);
         break;
     case TOPO_KEEP:
         if (c->machine[0])
-            say(c, "J %.6g -> %.6g, input order kept (%s), %.1f ms (mapping %.1f ms); machine %s",
+            say(c, "J %.10g -> %.10g, input order kept (%s), %.1f ms (mapping %.1f ms); machine %s",
                 c->j_before, c->j_after, c->why, ms, 1e3 * c->map_seconds, c->machine);
         else
             say(c, "input order kept (%s), %.1f ms", c->why, ms);

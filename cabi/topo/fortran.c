@@ -77,16 +77,23 @@ static void result(int rc, MPI_Comm out, F *newcomm, F *ierr) {
 
 /* ---- one function per constructor ---- */
 
+/* Hands the call to the library's own binding, unchanged, when it does not
+ * ask for a reordering (and returns). */
+#define PASS_ON(fn_type, sym, cache, reorder, ...)                             \
+    do {                                                                       \
+        fn_type *lib_ = off(reorder) ? (fn_type *)next(sym, cache) : NULL;     \
+        if (lib_) {                                                            \
+            topo_in_fortran = 1;                                               \
+            lib_(__VA_ARGS__);                                                 \
+            topo_in_fortran = 0;                                               \
+            return;                                                            \
+        }                                                                      \
+    } while (0)
+
 typedef void cart_fn(F *, F *, F *, F *, F *, F *, F *);
 static void f_cart(const char *sym, void **cache, F *comm, F *ndims, F *dims, F *periods, F *reorder,
                    F *newcomm, F *ierr) {
-    cart_fn *lib = off(reorder) ? (cart_fn *)next(sym, cache) : NULL;
-    if (lib) {
-        topo_in_fortran = 1;
-        lib(comm, ndims, dims, periods, reorder, newcomm, ierr);
-        topo_in_fortran = 0;
-        return;
-    }
+    PASS_ON(cart_fn, sym, cache, reorder, comm, ndims, dims, periods, reorder, newcomm, ierr);
     int n = *ndims > 0 ? *ndims : 0, *p = malloc((size_t)n * sizeof(int) + 1);
     for (int i = 0; p && periods && i < n; i++) p[i] = periods[i] != 0;
     MPI_Comm out = MPI_COMM_NULL;
@@ -99,13 +106,7 @@ static void f_cart(const char *sym, void **cache, F *comm, F *ndims, F *dims, F 
 typedef void graph_fn(F *, F *, F *, F *, F *, F *, F *);
 static void f_graph(const char *sym, void **cache, F *comm, F *nnodes, F *index, F *edges, F *reorder,
                     F *newcomm, F *ierr) {
-    graph_fn *lib = off(reorder) ? (graph_fn *)next(sym, cache) : NULL;
-    if (lib) {
-        topo_in_fortran = 1;
-        lib(comm, nnodes, index, edges, reorder, newcomm, ierr);
-        topo_in_fortran = 0;
-        return;
-    }
+    PASS_ON(graph_fn, sym, cache, reorder, comm, nnodes, index, edges, reorder, newcomm, ierr);
     MPI_Comm out = MPI_COMM_NULL;
     int rc = topo_graph_create("MPI_GRAPH_CREATE", PMPI_Comm_f2c(*comm), *nnodes, index, edges,
                                *reorder != 0, &out);
@@ -116,14 +117,8 @@ typedef void adjacent_fn(F *, F *, F *, F *, F *, F *, F *, F *, F *, F *, F *);
 static void f_adjacent(const char *sym, void **cache, F *comm, F *indegree, F *sources, F *sourceweights,
                        F *outdegree, F *destinations, F *destweights, F *info, F *reorder,
                        F *newcomm, F *ierr) {
-    adjacent_fn *lib = off(reorder) ? (adjacent_fn *)next(sym, cache) : NULL;
-    if (lib) {
-        topo_in_fortran = 1;
-        lib(comm, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder,
-            newcomm, ierr);
-        topo_in_fortran = 0;
-        return;
-    }
+    PASS_ON(adjacent_fn, sym, cache, reorder, comm, indegree, sources, sourceweights, outdegree, destinations,
+            destweights, info, reorder, newcomm, ierr);
     MPI_Comm out = MPI_COMM_NULL;
     int rc = topo_dist_graph_create_adjacent("MPI_DIST_GRAPH_CREATE_ADJACENT", PMPI_Comm_f2c(*comm),
                                              *indegree, sources, c_weights(sourceweights), *outdegree,
@@ -135,13 +130,7 @@ static void f_adjacent(const char *sym, void **cache, F *comm, F *indegree, F *s
 typedef void dist_fn(F *, F *, F *, F *, F *, F *, F *, F *, F *, F *);
 static void f_dist(const char *sym, void **cache, F *comm, F *n, F *sources, F *degrees, F *destinations,
                    F *weights, F *info, F *reorder, F *newcomm, F *ierr) {
-    dist_fn *lib = off(reorder) ? (dist_fn *)next(sym, cache) : NULL;
-    if (lib) {
-        topo_in_fortran = 1;
-        lib(comm, n, sources, degrees, destinations, weights, info, reorder, newcomm, ierr);
-        topo_in_fortran = 0;
-        return;
-    }
+    PASS_ON(dist_fn, sym, cache, reorder, comm, n, sources, degrees, destinations, weights, info, reorder, newcomm, ierr);
     MPI_Comm out = MPI_COMM_NULL;
     int rc = topo_dist_graph_create("MPI_DIST_GRAPH_CREATE", PMPI_Comm_f2c(*comm), *n, sources, degrees,
                                     destinations, c_weights(weights), PMPI_Info_f2c(*info),

@@ -17,47 +17,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gpumap.h"
+#include "halo.h"
 
 static int dims[3];
 
-/* neighbours of task t; returns the degree */
-static int neighbours(int t, int *nb) {
-    int x = t / (dims[1] * dims[2]), y = (t / dims[2]) % dims[1], z = t % dims[2];
-    int d = 0;
-    if (x > 0) nb[d++] = t - dims[1] * dims[2];
-    if (x + 1 < dims[0]) nb[d++] = t + dims[1] * dims[2];
-    if (y > 0) nb[d++] = t - dims[2];
-    if (y + 1 < dims[1]) nb[d++] = t + dims[2];
-    if (z > 0) nb[d++] = t - 1;
-    if (z + 1 < dims[2]) nb[d++] = t + 1;
-    return d;
-}
+static int neighbours(int t, int *nb) { return grid_neighbours(dims, t, nb); }
 
 /* times iterations of the halo exchange on comm (task = rank in comm) */
 static double exchange(MPI_Comm comm, int iterations, size_t halo) {
-    int t;
+    int t, nb[6];
     MPI_Comm_rank(comm, &t);
-    int nb[6], d = neighbours(t, nb);
-    char *send = malloc(halo * 6), *recv = malloc(halo * 6);
-    memset(send, t & 0xff, halo * 6);
-    MPI_Request req[12];
-    MPI_Status st[12];
-    double best = 0;
-    for (int it = -1; it < iterations; it++) { /* one warm-up round */
-        MPI_Barrier(comm);
-        double t0 = MPI_Wtime();
-        for (int i = 0; i < d; i++) {
-            MPI_Irecv(recv + i * halo, (int)halo, MPI_BYTE, nb[i], 7, comm, &req[2 * i]);
-            MPI_Isend(send + i * halo, (int)halo, MPI_BYTE, nb[i], 7, comm, &req[2 * i + 1]);
-        }
-        MPI_Waitall(2 * d, req, st);
-        double el = MPI_Wtime() - t0, mx;
-        MPI_Allreduce(&el, &mx, 1, MPI_DOUBLE, MPI_MAX, comm);
-        if (it >= 0) best += mx;
-    }
-    free(send);
-    free(recv);
-    return iterations > 0 ? best / iterations : 0;
+    return halo_exchange(comm, nb, neighbours(t, nb), halo, iterations, NULL);
 }
 
 /* J of comm's placement, from gpumap's machine model */

@@ -31,7 +31,7 @@ static void emit(const char *tag, const char *fmt, va_list ap) {
     fflush(stdout);
 }
 
-static void R(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void R(const char *fmt, ...) __attribute__((format(printf, 1, 2), unused));
 static void R(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -92,7 +92,7 @@ __attribute__((unused)) static int graph_list(int v, int out, int *nb, int *w) {
     return n;
 }
 
-static void perm(const char *what, MPI_Comm c) {
+__attribute__((unused)) static void perm(const char *what, MPI_Comm c) {
     if (c == MPI_COMM_NULL) return;
     int r;
     MPI_Comm_rank(c, &r);
@@ -100,7 +100,7 @@ static void perm(const char *what, MPI_Comm c) {
     fflush(stdout);
 }
 
-static void start(int *argc, char ***argv) {
+__attribute__((unused)) static void start(int *argc, char ***argv) {
     MPI_Init(argc, argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
