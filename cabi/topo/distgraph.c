@@ -119,10 +119,10 @@ int topo_dist_graph_create_adjacent(const char *name, MPI_Comm old, int indegree
         int failed = 1, n = body_len(hdr);
         if ((body = malloc((size_t)n * sizeof(int) + 1))) {
             int *p = body;
-            memcpy(p, sources, (size_t)indegree * sizeof(int)), p += indegree;
-            if (hdr[2] == W_ARRAY) memcpy(p, sourceweights, (size_t)indegree * sizeof(int)), p += indegree;
-            memcpy(p, destinations, (size_t)outdegree * sizeof(int)), p += outdegree;
-            if (hdr[3] == W_ARRAY) memcpy(p, destweights, (size_t)outdegree * sizeof(int));
+            if (indegree) memcpy(p, sources, (size_t)indegree * sizeof(int)), p += indegree;
+            if (indegree && hdr[2] == W_ARRAY) memcpy(p, sourceweights, (size_t)indegree * sizeof(int)), p += indegree;
+            if (outdegree) memcpy(p, destinations, (size_t)outdegree * sizeof(int)), p += outdegree;
+            if (outdegree && hdr[3] == W_ARRAY) memcpy(p, destweights, (size_t)outdegree * sizeof(int));
             failed = route_lists(&c, nc, hdr, body, got, &gbody);
         }
         if (topo_any(&c, failed)) {
