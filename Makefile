@@ -42,6 +42,8 @@ endif
 # with the soname libgpumap.so.MAJOR.
 VERSION := $(shell sed -n 's/^const Version = "\(.*\)"$$/\1/p' gpumap/options.go)
 SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
+# The run-time loader of libgpumap.so shared by the C libraries (topo, record).
+GPUMAP_DL := cabi/dl/gpumap_dl.c cabi/dl/gpumap_dl.h
 
 LIB := $(BUILD)/lib
 INC := $(BUILD)/include
@@ -101,9 +103,10 @@ $(LIB)/libgpumapf.a: cabi/fortran/gpumap.f90
 # The topology interposer: plain C against the MPI library, no Go; it
 # loads libgpumap.so (next to it) only when a program asks to reorder.
 TOPOSRC := $(wildcard cabi/topo/*.c)
-$(LIB)/libgpumap_topo.so: $(TOPOSRC) cabi/topo/topo.h cabi/include/gpumap.h
+$(LIB)/libgpumap_topo.so: $(TOPOSRC) cabi/topo/topo.h cabi/include/gpumap.h $(GPUMAP_DL)
 	@mkdir -p $(LIB)
-	$(MPICC) -O2 -Wall -Wextra -fPIC -shared -fvisibility=hidden -Icabi/include -o $@ $(TOPOSRC) -ldl -lpthread
+	$(MPICC) -O2 -Wall -Wextra -fPIC -shared -fvisibility=hidden -DGPUMAP_SONAME='"libgpumap.so.$(SOMAJOR)"' \
+		-Icabi/include -Icabi/dl -o $@ $(TOPOSRC) cabi/dl/gpumap_dl.c -ldl -lpthread
 
 $(LIB)/pkgconfig/gpumap.pc: cabi/gpumap.pc.in gpumap/options.go
 	@mkdir -p $(LIB)/pkgconfig

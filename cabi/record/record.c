@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "gpumap_dl.h"
 #include "record.h"
 
 /* --- open-addressing tables ------------------------------------------- */
@@ -472,44 +473,12 @@ void *rec_next(const char *name) {
 
 /* --- finalize ------------------------------------------------------------- */
 
-#ifndef GPUMAP_SONAME
-#define GPUMAP_SONAME "libgpumap.so.0"
-#endif
-
-static char libdir[4096]; /* the recorder's directory, found when it is loaded */
-
-__attribute__((constructor)) static void find_libdir(void) {
-    Dl_info info;
-    char path[PATH_MAX];
-    if (!dladdr((void *)find_libdir, &info) || !info.dli_fname || !realpath(info.dli_fname, path)) return;
-    char *slash = strrchr(path, '/');
-    if (slash) *slash = 0;
-    snprintf(libdir, sizeof libdir, "%s", path);
-}
-
-/* load finds gpumap_record_write in GPUMAP_LIBRARY, else in libgpumap.so
- * next to the recorder (the soname it was built with, else the link). */
+/* load finds gpumap_record_write in libgpumap.so (gpumap_dl.h). */
 static rec_write_fn load(char *why, size_t len) {
-    const char *env = getenv("GPUMAP_LIBRARY");
-    char path[sizeof libdir + 32];
-    void *h = NULL;
-    if (env && *env) {
-        snprintf(path, sizeof path, "%s", env);
-        h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    } else if (!libdir[0]) {
-        snprintf(why, len, "cannot tell which directory libgpumap_record.so was loaded from (set GPUMAP_LIBRARY)");
-        return NULL;
-    }
-    for (int i = 0; !(env && *env) && i < 2 && !h; i++) {
-        snprintf(path, sizeof path, "%s/%s", libdir, i == 0 ? GPUMAP_SONAME : "libgpumap.so");
-        h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    }
-    if (!h) {
-        snprintf(why, len, "cannot load %.600s: %.300s", path, dlerror());
-        return NULL;
-    }
+    void *h = gpumap_dl_open(why, len);
+    if (!h) return NULL;
     rec_write_fn f = (rec_write_fn)dlsym(h, REC_WRITE_SYMBOL);
-    if (!f) snprintf(why, len, "%.600s has no %s (an older libgpumap?)", path, REC_WRITE_SYMBOL);
+    if (!f) snprintf(why, len, "libgpumap.so has no %s (an older libgpumap?)", REC_WRITE_SYMBOL);
     return f;
 }
 

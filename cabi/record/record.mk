@@ -9,9 +9,9 @@ lib: $(LIB)/libgpumap_record.so
 # Plain C against the MPI library only: no Go runtime on the counting
 # path. libgpumap.so (its soname, else the development link) is loaded
 # from the same directory at MPI_Finalize.
-$(LIB)/libgpumap_record.so: $(RECORD_SRC)
+$(LIB)/libgpumap_record.so: $(RECORD_SRC) $(GPUMAP_DL)
 	@mkdir -p $(LIB)
-	$(MPICC) -O2 -Wall -fPIC -shared -DGPUMAP_SONAME='"libgpumap.so.$(SOMAJOR)"' -o $@ $(filter %.c,$^) -ldl -lpthread
+	$(MPICC) -O2 -Wall -fPIC -shared -DGPUMAP_SONAME='"libgpumap.so.$(SOMAJOR)"' -Icabi/dl -o $@ $(filter %.c,$^) -ldl -lpthread
 
 # Programs that know nothing of gpumap (no -lgpumap): what the recorder is
 # for. record_f is built from one source for "use mpi" and "use mpi_f08",

@@ -11,7 +11,6 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,6 +18,7 @@
 #include <string.h>
 
 #include "gpumap.h"
+#include "gpumap_dl.h"
 #include "topo.h"
 
 __thread int topo_in_fortran;
@@ -38,36 +38,11 @@ static int api_state; /* 0 not tried, 1 loaded, -1 failed */
 static api gpumap;
 static char api_error[256];
 
-/* libgpumap.so is looked for in GPUMAP_LIBRARY, then next to this
- * library (build/lib holds both), then on the usual search path. */
-static void *open_library(char *err, size_t n) {
-    const char *env = getenv("GPUMAP_LIBRARY");
-    if (env && *env) {
-        void *h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
-        if (!h) snprintf(err, n, "GPUMAP_LIBRARY=%s: %s", env, dlerror());
-        return h;
-    }
-    Dl_info self;
-    char path[PATH_MAX];
-    if (dladdr((void *)&open_library, &self) && self.dli_fname) {
-        snprintf(path, sizeof path, "%s", self.dli_fname);
-        char *slash = strrchr(path, '/');
-        if (slash && (size_t)(slash - path) + sizeof "/libgpumap.so" <= sizeof path) {
-            strcpy(slash, "/libgpumap.so");
-            void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-            if (h) return h;
-        }
-    }
-    void *h = dlopen("libgpumap.so", RTLD_NOW | RTLD_LOCAL);
-    if (!h) snprintf(err, n, "cannot load libgpumap.so (next to libgpumap_topo.so or on the library path; or set GPUMAP_LIBRARY): %s", dlerror());
-    return h;
-}
-
 static const api *load_api(char *why, size_t n) {
     pthread_mutex_lock(&api_lock);
     if (api_state == 0) {
         api_state = -1;
-        void *h = open_library(api_error, sizeof api_error);
+        void *h = gpumap_dl_open(api_error, sizeof api_error);
         if (h) {
             gpumap.reorder = (int (*)(MPI_Comm, int, const int[], const double[], const gpumap_options *, MPI_Comm *))dlsym(h, "gpumap_reorder");
             gpumap.last_result = (int (*)(gpumap_result *, size_t))dlsym(h, "gpumap_last_result_size");
