@@ -139,7 +139,7 @@ TOPO_CFLAGS := -O2 -Wall -Wno-stringop-overread -Wno-stringop-overflow
 # --no-as-needed: a "use mpi" program under MPICH references no symbol of
 # the interposer itself (libmpifort calls the C MPI_Cart_create).
 TOPO_LINK := -L$(LIB) -Wl,--no-as-needed -lgpumap_topo -Wl,--as-needed -Wl,-rpath,'$$ORIGIN/../lib'
-$(TESTBIN)/stencil: tests/testdata/halo.h
+$(TESTBIN)/stencil $(TESTBIN)/stencil_world: tests/testdata/halo.h
 $(TESTBIN)/topo_%: tests/testdata/topo_%.c tests/testdata/topocheck.h tests/testdata/halo.h
 	@mkdir -p $(TESTBIN)
 	$(MPICC) $(TOPO_CFLAGS) $< -o $@

@@ -11,7 +11,7 @@
 
 /* The neighbours of point t of a dims[0] x dims[1] x dims[2] grid in
  * row-major order (no wrap-around): -x +x -y +y -z +z; returns how many. */
-static int grid_neighbours(const int dims[3], int t, int *nb) {
+__attribute__((unused)) static int grid_neighbours(const int dims[3], int t, int *nb) {
     int x = t / (dims[1] * dims[2]), y = (t / dims[2]) % dims[1], z = t % dims[2], d = 0;
     if (x > 0) nb[d++] = t - dims[1] * dims[2];
     if (x + 1 < dims[0]) nb[d++] = t + dims[1] * dims[2];
@@ -26,7 +26,7 @@ static int grid_neighbours(const int dims[3], int t, int *nb) {
  * after one warm-up round; returns the mean over iterations of the
  * slowest rank's time in seconds. The first int of every halo is its
  * sender's rank: a halo from anyone else is counted in *bad (if bad). */
-static double halo_exchange(MPI_Comm comm, const int *nb, int k, size_t halo, int iterations, int *bad) {
+__attribute__((unused)) static double halo_exchange(MPI_Comm comm, const int *nb, int k, size_t halo, int iterations, int *bad) {
     int t;
     MPI_Comm_rank(comm, &t);
     char *send = malloc(halo * 6 + sizeof t), *recv = malloc(halo * 6 + sizeof t);

@@ -22,19 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "halo.h"
+
 static int dims[3];
 
-static int neighbours(int t, int *nb) {
-    int x = t / (dims[1] * dims[2]), y = (t / dims[2]) % dims[1], z = t % dims[2];
-    int d = 0;
-    if (x > 0) nb[d++] = t - dims[1] * dims[2];
-    if (x + 1 < dims[0]) nb[d++] = t + dims[1] * dims[2];
-    if (y > 0) nb[d++] = t - dims[2];
-    if (y + 1 < dims[1]) nb[d++] = t + dims[2];
-    if (z > 0) nb[d++] = t - 1;
-    if (z + 1 < dims[2]) nb[d++] = t + 1;
-    return d;
-}
+static int neighbours(int t, int *nb) { return grid_neighbours(dims, t, nb); }
 
 /* the host a rankfile or machine file gives rank r, or "" */
 static void rankfile_host(const char *path, int r, char *host, size_t len) {
