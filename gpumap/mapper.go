@@ -29,7 +29,7 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 	if err := validate(g, top, opt); err != nil {
 		return nil, err
 	}
-	t := &tracker{w: opt.Progress, memory: opt.MemoryTrace}
+	t := &tracker{w: opt.Progress, stats: opt.Stats}
 	x := par.New(opt.Threads)
 	k := top.K()
 	total := g.TotalVertexWeight()

@@ -87,10 +87,11 @@ type Options struct {
 	Threads   int // 0: all cores
 	Backend   Backend
 	Progress  io.Writer // phase times and progress; nil for silence
-	// MemoryTrace adds each phase's peak resident memory to the progress
-	// lines and to Result.Phases (Linux). It resets the process's peak-RSS
-	// counter (VmHWM) at every phase: for tools, not for libraries.
-	MemoryTrace bool
+	// Stats adds to each phase's progress line and PhaseTime what it used:
+	// peak resident memory, CPU time, threads kept busy (Linux). It resets
+	// the process's peak-RSS counter (VmHWM) at every phase: for tools, not
+	// for libraries.
+	Stats bool
 }
 
 // DefaultOptions returns the default preset with eps = 0.03, seed 0, all

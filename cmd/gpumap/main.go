@@ -28,7 +28,6 @@ import (
 
 	"github.com/gpumap/gpumap/gpumap"
 	"github.com/gpumap/gpumap/gpumap/graph"
-	"github.com/gpumap/gpumap/gpumap/memstat"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -104,7 +103,7 @@ type common struct {
 	graph, hier, dist, mapFile string
 	eps                        float64
 	maxBytes                   byteSize
-	memtrace                   bool
+	stats                      bool
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -145,11 +144,8 @@ func (c *common) load(stderr io.Writer, quiet bool) (*graph.Graph, *topology.Top
 	if err != nil {
 		return nil, nil, usageError{err}
 	}
-	if c.memtrace {
-		memstat.ResetPeak()
-	}
-	start := time.Now()
-	g, err := graph.ReadFileLimit(c.graph, int64(c.maxBytes))
+	var g *graph.Graph
+	pt := gpumap.Measure("read", c.stats, func() { g, err = graph.ReadFileLimit(c.graph, int64(c.maxBytes)) })
 	if errors.Is(err, graph.ErrTooLarge) {
 		return nil, nil, fmt.Errorf("%w (a larger limit: -max-graph-bytes)", err)
 	}
@@ -157,13 +153,7 @@ func (c *common) load(stderr io.Writer, quiet bool) (*graph.Graph, *topology.Top
 		return nil, nil, err
 	}
 	if !quiet {
-		fmt.Fprintf(stderr, "gpumap: read %s: n=%d m=%d in %.1f ms\n", c.graph, g.N(), g.M(),
-			float64(time.Since(start).Microseconds())/1000)
-		if c.memtrace {
-			u := memstat.Read()
-			fmt.Fprintf(stderr, "gpumap: read: peak RSS %.1f MiB, RSS %.1f MiB, Go heap %.1f MiB\n",
-				memstat.MB(u.Peak), memstat.MB(u.RSS), memstat.MB(u.Heap))
-		}
+		fmt.Fprintf(stderr, "gpumap: read %s: n=%d m=%d\ngpumap: %s\n", c.graph, g.N(), g.M(), pt)
 	}
 	return g, top, nil
 }
@@ -180,7 +170,7 @@ func cmdMap(args []string, stdout, stderr io.Writer) (int, error) {
 	backend := fs.String("backend", "auto", "where data-parallel phases run: auto, cpu or gpu")
 	quiet := fs.Bool("q", false, "no progress on stderr")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile (for developers)")
-	memtrace := fs.Bool("memtrace", false, "report every phase's peak resident memory (Linux)")
+	stats := fs.Bool("stats", false, "report every phase's CPU time, threads kept busy and peak resident memory (Linux)")
 	if err := fs.Parse(args); err != nil {
 		return 0, usageError{err}
 	}
@@ -219,8 +209,8 @@ func cmdMap(args []string, stdout, stderr io.Writer) (int, error) {
 	if !*quiet {
 		opt.Progress = stderr
 	}
-	opt.MemoryTrace = *memtrace
-	c.memtrace = *memtrace
+	opt.Stats = *stats
+	c.stats = *stats
 	g, top, err := c.load(stderr, *quiet)
 	if err != nil {
 		return 0, err

@@ -1,7 +1,8 @@
-// Package memstat reads the process's memory use for gpumap's progress report:
-// resident set size and its peak from /proc (Linux; zero elsewhere) and the
-// Go heap from runtime/metrics.
-package memstat
+// Package runstat reads the process's memory and CPU use for gpumap's
+// progress report: resident set size and its peak from /proc (Linux; zero
+// elsewhere), the Go heap, and the time goroutines kept threads busy, from
+// runtime/metrics.
+package runstat
 
 import (
 	"bytes"
@@ -60,16 +61,41 @@ func field(data []byte, name string) int64 {
 	return v
 }
 
-var heapSample = []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-
 func heapObjects() int64 {
-	s := make([]metrics.Sample, 1)
-	s[0].Name = heapSample[0].Name
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 {
 		return 0
 	}
 	return int64(s[0].Value.Uint64())
+}
+
+// Sched returns the time the process's threads have run on a CPU and the
+// time they have waited, runnable, for one (seconds, summed over threads;
+// Linux schedstat, zeros elsewhere). Over a phase, run+wait divided by the
+// wall time is the number of threads the phase kept busy, whatever share
+// of the cores other processes left it; wall*run/(run+wait) estimates the
+// phase's wall time on a machine where every runnable thread gets a core.
+func Sched() (run, wait float64) {
+	dir, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return 0, 0
+	}
+	for _, t := range dir {
+		data, err := os.ReadFile("/proc/self/task/" + t.Name() + "/schedstat")
+		if err != nil {
+			continue
+		}
+		f := bytes.Fields(data)
+		if len(f) < 2 {
+			continue
+		}
+		r, _ := strconv.ParseInt(string(f[0]), 10, 64)
+		w, _ := strconv.ParseInt(string(f[1]), 10, 64)
+		run += float64(r) / 1e9
+		wait += float64(w) / 1e9
+	}
+	return run, wait
 }
 
 // MB formats bytes as mebibytes for progress lines.

@@ -1,4 +1,4 @@
-package memstat
+package runstat
 
 import "testing"
 
@@ -22,4 +22,15 @@ func TestReadSeesTheHeap(t *testing.T) {
 		t.Fatalf("heap %d below a live 8 MiB buffer", u.Heap)
 	}
 	buf[0] = 1
+}
+
+func TestSchedGrows(t *testing.T) {
+	r0, _ := Sched()
+	x := 0
+	for i := 0; i < 50_000_000; i++ {
+		x += i
+	}
+	if r1, _ := Sched(); x == 1 || r1 < r0 {
+		t.Fatalf("run time went from %g to %g", r0, r1)
+	}
 }
