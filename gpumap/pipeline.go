@@ -56,7 +56,8 @@ func (p *pipeline) multisection() []int32 {
 		pe = multisection.Map(p.x, p.g, p.top, multisection.Config{
 			Eps: p.opt.Eps, Seed: p.opt.Seed, Partition: p.cfg.partition, SlackDepth: p.cfg.slackDepth,
 			TopTries: p.cfg.topTries, Lower: p.cfg.lower, Bottom: p.cfg.bottom,
-			TopHierarchies: p.cfg.topH, TopCandidates: p.cfg.topC, TopPruneDiv: p.cfg.topPrune})
+			TopHierarchies: p.cfg.topH, TopCandidates: p.cfg.topC, TopPruneDiv: p.cfg.topPrune,
+			Phase: p.t.phase})
 	})
 	p.refineJ(pe)
 	return pe

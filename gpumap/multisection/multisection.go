@@ -43,32 +43,38 @@ type Config struct {
 	// VCycles runs this many V-cycles of PairFM after every split (see
 	// vcycle); needs PairFM.
 	VCycles int
+	// Phase, when set, runs the split of the whole machine (f) as a named
+	// phase of a progress report.
+	Phase func(name string, f func())
 }
 
 // Local reports whether g's numbering has locality: most edges join
 // vertices whose ids differ by at most 2 sqrt(n) (stencils numbered in rank
 // order, most meshes). Natural-order coarsening pays off on such inputs.
-func Local(g *graph.Graph) bool {
+func Local(x *par.Exec, g *graph.Graph) bool {
 	n := g.N()
 	if n == 0 {
 		return false
 	}
 	lim := int32(2 * math.Sqrt(float64(n)))
-	near := 0
-	for v := 0; v < n; v++ {
-		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-			if d := g.Adj[e] - int32(v); d > -lim && d < lim {
-				near++
+	near := x.SumInt64(n, func(lo, hi int) int64 {
+		var c int64
+		for v := lo; v < hi; v++ {
+			for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+				if d := g.Adj[e] - int32(v); d > -lim && d < lim {
+					c++
+				}
 			}
 		}
-	}
-	return 2*near > len(g.Adj)
+		return c
+	})
+	return 2*near > int64(len(g.Adj))
 }
 
 // Map returns a PE for every vertex of g.
 func Map(x *par.Exec, g *graph.Graph, top *topology.Topology, cfg Config) []int32 {
 	m := &mapper{x: x, top: top, cfg: cfg, total: g.TotalVertexWeight(),
-		sem: make(chan struct{}, x.Threads()-1), local: Local(g)}
+		sem: make(chan struct{}, x.Threads()-1), local: Local(x, g)}
 	m.lmax = graph.Lmax(m.total, top.K(), cfg.Eps)
 	// Lmax is rounded up, which grants more slack than eps says; with unit
 	// weights that slack is usable, so the splits see the real capacity
@@ -167,8 +173,53 @@ func (m *mapper) rec(g *graph.Graph, global []int32, grp topology.Group, pe []in
 		pc.Hierarchies, pc.Candidates, pc.PruneDiv = m.cfg.TopHierarchies, m.cfg.TopCandidates, m.cfg.TopPruneDiv
 		pc.Local = m.local
 	}
+	part := m.split(g, grp, maxW, pc, tries)
+	if grp.Level == 1 {
+		for i, v := range global {
+			pe[v] = int32(children[part[i]].Lo)
+		}
+		return
+	}
+	// The children's subgraphs are built when their turn comes and dropped
+	// when they are done: at most one per running goroutine exists at a
+	// time, not all of them at once.
+	blocks := partition.NewBlocks(g, part, len(children))
+	for j := range children {
+		if blocks.Size(j) == 0 {
+			continue
+		}
+		child := children[j]
+		run := func() {
+			sub := blocks.Extract(j)
+			gl := make([]int32, len(sub.Global))
+			for i, v := range sub.Global {
+				gl[i] = global[v]
+			}
+			m.rec(sub.G, gl, child, pe)
+		}
+		select {
+		case m.sem <- struct{}{}:
+			m.wg.Add(1)
+			go func() {
+				defer m.wg.Done()
+				run()
+				<-m.sem
+			}()
+		default:
+			run()
+		}
+	}
+}
+
+// split partitions g into the children of a group. With several tries
+// (the split of the whole machine) the lowest cut wins, the first try on
+// ties: the same result for any thread count. Large graphs run their tries
+// one after the other, each on every thread (parallel matching,
+// contraction and refinement inside, one multilevel hierarchy in memory at
+// a time); small ones, with little parallelism inside, side by side.
+func (m *mapper) split(g *graph.Graph, grp topology.Group, maxW []int64, pc partition.Config, tries int) []int32 {
 	cut := refinement.Cut()
-	split := func(t int, x *par.Exec) []int32 {
+	one := func(t int, x *par.Exec) []int32 {
 		pc := pc
 		pc.Seed = m.cfg.Seed*0x9e3779b97f4a7c15 ^ uint64(grp.Lo)<<8 ^ uint64(grp.Level) ^ uint64(t)<<40
 		// On local numberings alternate natural-order and random matching:
@@ -189,46 +240,36 @@ func (m *mapper) rec(g *graph.Graph, global []int32, grp topology.Group, pe []in
 		}
 		return p
 	}
-	var part []int32
-	if tries == 1 {
-		part = split(0, m.x)
-	} else {
-		// The tries run in parallel when threads allow and are compared by
-		// cut (the first on ties): the same result for any thread count.
-		parts := make([][]int32, tries)
-		par.Each(m.x.Threads(), tries, func(t int, x *par.Exec) { parts[t] = split(t, x) })
+	run := func() []int32 {
+		if tries == 1 {
+			return one(0, m.x)
+		}
+		var best []int32
 		bestCut := int64(-1)
-		for _, p := range parts {
-			if c := cut.Cost(g, p); part == nil || c < bestCut {
-				part, bestCut = p, c
+		keep := func(p []int32) {
+			if c := cut.Cost(g, p); best == nil || c < bestCut {
+				best, bestCut = p, c
 			}
 		}
-	}
-	if grp.Level == 1 {
-		for i, v := range global {
-			pe[v] = int32(children[part[i]].Lo)
+		if g.N() >= 1<<16 {
+			for t := 0; t < tries; t++ {
+				keep(one(t, m.x))
+			}
+			return best
 		}
-		return
-	}
-	subs := partition.Split(g, part, len(children))
-	for j := range children {
-		sub, child := subs[j], children[j]
-		gl := make([]int32, len(sub.Global))
-		for i, v := range sub.Global {
-			gl[i] = global[v]
+		parts := make([][]int32, tries)
+		par.Each(m.x.Threads(), tries, func(t int, x *par.Exec) { parts[t] = one(t, x) })
+		for _, p := range parts {
+			keep(p)
 		}
-		select {
-		case m.sem <- struct{}{}:
-			m.wg.Add(1)
-			go func() {
-				defer m.wg.Done()
-				m.rec(sub.G, gl, child, pe)
-				<-m.sem
-			}()
-		default:
-			m.rec(sub.G, gl, child, pe)
-		}
+		return best
 	}
+	if m.cfg.Phase != nil && grp.Size() == m.top.K() {
+		var part []int32
+		m.cfg.Phase("split top", func() { part = run() })
+		return part
+	}
+	return run()
 }
 
 // oneEach reports whether g has exactly k vertices of weight 1.
