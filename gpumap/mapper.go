@@ -3,6 +3,8 @@ package gpumap
 import (
 	"fmt"
 	"math"
+	"os"
+	"runtime/debug"
 
 	"github.com/gpumap/gpumap/gpumap/backend"
 	"github.com/gpumap/gpumap/gpumap/backend/cpu"
@@ -29,6 +31,7 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 	if err := validate(g, top, opt); err != nil {
 		return nil, err
 	}
+	defer lowerGC(g)()
 	t := &tracker{w: opt.Progress, stats: opt.Stats}
 	x := par.New(opt.Threads)
 	k := top.K()
@@ -211,4 +214,26 @@ func selectBackend(opt Options, t *tracker, n int, oneToOne bool) (backend.Backe
 	}
 	t.logf("backend auto: using the CPU (%v)", err)
 	return cpu.New(opt.Threads), nil
+}
+
+// mapGCPercent is the garbage collector's growth target while a large
+// graph is mapped. The mapper's heap is almost all pointer-free arrays,
+// which the collector marks for nothing, so collecting at 25% growth
+// instead of Go's default 100% costs little time and keeps the peak heap
+// near the live data (rgg 2^20: peak RSS -20%).
+const mapGCPercent = 25
+
+// lowerGC sets mapGCPercent for graphs of at least GPUMinVertices
+// vertices, unless the program chose its own setting (GOGC, or
+// debug.SetGCPercent); the returned function restores the previous one.
+func lowerGC(g *graph.Graph) func() {
+	if g.N() < GPUMinVertices || os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	if old := debug.SetGCPercent(mapGCPercent); old != 100 {
+		debug.SetGCPercent(old)
+		return func() {}
+	} else {
+		return func() { debug.SetGCPercent(old) }
+	}
 }

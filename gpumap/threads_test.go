@@ -1,0 +1,67 @@
+package gpumap
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/topology"
+)
+
+// shuffled renumbers g randomly: no locality left for natural-order
+// matching or chunked work to exploit.
+func shuffled(g *graph.Graph, seed uint64) *graph.Graph {
+	n := g.N()
+	perm := rand.New(rand.NewPCG(seed, 1)).Perm(n)
+	b := graph.NewBuilder(n)
+	for v := 0; v < n; v++ {
+		b.SetVertexWeight(perm[v], g.VW[v])
+		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+			if u := int(g.Adj[e]); u > v {
+				b.AddEdge(perm[v], perm[u], g.W(e))
+			}
+		}
+	}
+	h, _ := b.Build()
+	return h
+}
+
+// Determinism across thread counts: every parallel phase cuts its work and
+// combines results independently of the thread count, so -t 1, 2 and 3
+// give byte-identical mappings. The graphs are large enough for the
+// parallel paths (several contraction tasks, parallel loops, parallel
+// tries) to run.
+func TestSameMappingForAnyThreadCount(t *testing.T) {
+	top, _ := topology.Parse("4:8:3", "1:10:100")
+	graphs := map[string]*graph.Graph{
+		"rgg":             graph.RandomGeometric(40000, 11),
+		"grid3d":          graph.Grid(36, 36, 30),
+		"weighted random": graph.Random(20000, 90000, 1000, 5, 12),
+		"shuffled rgg":    shuffled(graph.RandomGeometric(30000, 13), 14),
+	}
+	for name, g := range graphs {
+		for _, alg := range []Algorithm{Multisection, Integrated} {
+			if alg == Integrated && name != "rgg" {
+				continue
+			}
+			var ref []int32
+			for _, threads := range []int{1, 2, 3} {
+				opt := DefaultOptions()
+				opt.Algorithm, opt.Seed, opt.Threads, opt.Backend = alg, 3, threads, CPU
+				res, err := Map(g, top, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ref == nil {
+					ref = res.PE
+					continue
+				}
+				for v := range ref {
+					if res.PE[v] != ref[v] {
+						t.Fatalf("%s %s: threads=%d maps vertex %d to %d, threads=1 to %d", name, alg, threads, v, res.PE[v], ref[v])
+					}
+				}
+			}
+		}
+	}
+}
