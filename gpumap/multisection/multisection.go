@@ -251,7 +251,7 @@ func (m *mapper) split(g *graph.Graph, grp topology.Group, maxW []int64, pc part
 				best, bestCut = p, c
 			}
 		}
-		if g.N() >= 1<<16 {
+		if g.N() >= refinement.ParallelFMMin {
 			for t := 0; t < tries; t++ {
 				keep(one(t, m.x))
 			}

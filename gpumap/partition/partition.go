@@ -65,7 +65,7 @@ func Partition(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
 		if !cfg.Recursive {
 			// A k-way pass over the bisections' result. Recursive mode
 			// skips it: every level would repeat it on the same vertices.
-			refine(g, part, maxW, cfg, cfg.Seed^0x5eed, false)
+			refine(x, g, part, maxW, cfg, cfg.Seed^0x5eed, false)
 		}
 		return part
 	default:
@@ -130,7 +130,7 @@ func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
 				sub.Seed = cs
 				sub.Hierarchies, sub.Candidates = 1, 1 // candidates compete here, not inside
 				part = recursiveBisection(x, coarsest, maxW, sub)
-				refine(coarsest, part, maxW, cfg, cs^uint64(len(levels)), len(levels) > 0)
+				refine(x, coarsest, part, maxW, cfg, cs^uint64(len(levels)), len(levels) > 0)
 			}
 			at := len(levels) - 1
 			for at >= 0 {
@@ -177,7 +177,7 @@ func uncoarsen(x *par.Exec, fine *graph.Graph, cmap, part []int32, maxW []int64,
 	if !coarse && cfg.FineFMRounds != 0 {
 		rc.FMRounds = cfg.FineFMRounds
 	}
-	refine(fine, finePart, maxW, rc, seed, coarse)
+	refine(x, fine, finePart, maxW, rc, seed, coarse)
 	return finePart
 }
 
@@ -185,7 +185,7 @@ func uncoarsen(x *par.Exec, fine *graph.Graph, cmap, part []int32, maxW []int64,
 // propagation, then FM. On coarse levels (relax) every limit is raised by
 // the heaviest vertex: exact limits cannot be met with coarse vertices, and
 // the finest level restores them.
-func refine(g *graph.Graph, part []int32, maxW []int64, cfg Config, seed uint64, relax bool) {
+func refine(x *par.Exec, g *graph.Graph, part []int32, maxW []int64, cfg Config, seed uint64, relax bool) {
 	if relax {
 		mv := g.MaxVertexWeight()
 		r := make([]int64, len(maxW))
@@ -199,7 +199,7 @@ func refine(g *graph.Graph, part []int32, maxW []int64, cfg Config, seed uint64,
 		refinement.Rebalance(s)
 	}
 	if cfg.LPRounds > 0 {
-		refinement.LabelPropagation(s, cfg.LPRounds, seed)
+		refinement.LabelPropagationParallel(x, s, cfg.LPRounds, seed)
 	}
 	if cfg.FMRounds >= 0 {
 		fm := cfg.FM
@@ -212,7 +212,7 @@ func refine(g *graph.Graph, part []int32, maxW []int64, cfg Config, seed uint64,
 			fm.Seeds = g.N()
 			fm.Alpha = max(fm.Alpha, bisectAlpha)
 		}
-		refinement.RunFM(s, fm, -1)
+		refinement.RunFMParallel(x, s, fm, -1)
 	}
 	if cfg.Pair.Rounds > 0 {
 		pc := cfg.Pair

@@ -1,6 +1,10 @@
 package refinement
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"github.com/gpumap/gpumap/gpumap/internal/par"
+)
 
 // LabelPropagation runs size-constrained label propagation: boundary
 // vertices are visited in a seeded random order and moved to the adjacent
@@ -43,6 +47,93 @@ func LabelPropagation(s *State, rounds int, seed uint64) int64 {
 					if u := g.Adj[e]; queued[u] != stamp {
 						queued[u] = stamp
 						next = append(next, u)
+					}
+				}
+			}
+		}
+		if moved <= int(n)/1000 {
+			break
+		}
+		active, next = next, active
+	}
+	return total
+}
+
+// LabelPropagationParallel is LabelPropagation for large graphs (at least
+// ParallelFMMin vertices; smaller ones take the sequential version): the
+// shuffled active vertices are taken in batches; in each batch every
+// vertex's best move is found in parallel against the state the batch
+// started from, then the vertices that want to move are re-examined in
+// batch order on the current state and moved as LabelPropagation would.
+// Batches are cut independently of the thread count and moves are decided
+// sequentially, so the result is the same for any thread count.
+func LabelPropagationParallel(x *par.Exec, s *State, rounds int, seed uint64) int64 {
+	g := s.G
+	n := int32(g.N())
+	if x == nil || int(n) < ParallelFMMin {
+		return LabelPropagation(s, rounds, seed)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x6c70))
+	parts := make([][]int32, x.Chunks(int(n)))
+	x.For(int(n), func(c, lo, hi int) {
+		var a []int32
+		for v := int32(lo); v < int32(hi); v++ {
+			if s.IsBoundary(v) {
+				a = append(a, v)
+			}
+		}
+		parts[c] = a
+	})
+	var active []int32
+	for _, p := range parts {
+		active = append(active, p...)
+	}
+	scratch := make([]*nbhd, x.Workers(1<<30))
+	for i := range scratch {
+		scratch[i] = newNbhd(s.K)
+	}
+	seq := newNbhd(s.K)
+	queued := make([]uint32, n)
+	want := make([]bool, 0)
+	var next []int32
+	total := int64(0)
+	for r := 0; r < rounds && len(active) > 0; r++ {
+		rng.Shuffle(len(active), func(i, j int) { active[i], active[j] = active[j], active[i] })
+		moved := 0
+		next = next[:0]
+		stamp := uint32(r + 2)
+		batch := max(len(active)/1024, 128)
+		for lo := 0; lo < len(active); lo += batch {
+			bs := active[lo:min(lo+batch, len(active))]
+			want = append(want[:0], make([]bool, len(bs))...)
+			tasks := (len(bs) + 255) / 256
+			x.Each(tasks, func(w, t int) {
+				nb := scratch[w]
+				for i := t * 256; i < min(t*256+256, len(bs)); i++ {
+					v := bs[i]
+					nb.load(s, v)
+					tg, gain := nb.bestMove(s, v, 0)
+					want[i] = tg >= 0 && (gain > 0 || gain == 0 && s.BW[tg]+g.VW[v] < s.BW[s.Part[v]])
+				}
+			})
+			for i, v := range bs {
+				if !want[i] {
+					continue
+				}
+				seq.load(s, v)
+				t, gain := seq.bestMove(s, v, 0)
+				if t < 0 {
+					continue
+				}
+				if p := s.Part[v]; gain > 0 || gain == 0 && s.BW[t]+g.VW[v] < s.BW[p] {
+					s.Move(v, t)
+					total += gain
+					moved++
+					for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+						if u := g.Adj[e]; queued[u] != stamp {
+							queued[u] = stamp
+							next = append(next, u)
+						}
 					}
 				}
 			}

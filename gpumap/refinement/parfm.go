@@ -1,0 +1,517 @@
+package refinement
+
+import (
+	"math/rand/v2"
+	"sync"
+
+	"github.com/gpumap/gpumap/gpumap/internal/par"
+	"github.com/gpumap/gpumap/gpumap/internal/pq"
+)
+
+// ParallelFMMin is the size from which RunFMParallel refines with the
+// parallel FM; smaller graphs take the sequential one. It depends on the
+// graph only, so the result is the same for any thread count.
+var ParallelFMMin = 1 << 16
+
+// RunFMParallel refines s like RunFM and returns the cost reduction.
+// Graphs of ParallelFMMin vertices or more are refined by localized FM
+// searches that run in parallel, in batches: every search of a batch
+// starts from one boundary vertex and sees the state the batch started
+// from plus its own moves; then, in seed order, each search's best prefix
+// is replayed on the shared state and kept as far as it still gains
+// (searches rarely meet: they are local and their seeds are spread over
+// the boundary). Batches are cut independently of the thread count, and
+// the replay is sequential, so the result is the same for any thread
+// count. Configurations the batch scheme does not cover (several seeds
+// per search, seed filters, active seeding) use the sequential FM.
+func RunFMParallel(x *par.Exec, s *State, cfg FMConfig, cost int64) int64 {
+	if x == nil || s.G.N() < ParallelFMMin || cfg.Seeds > 1 || cfg.SeedFilter || cfg.Active {
+		return RunFM(s, cfg, cost)
+	}
+	f := newBatchFM(x, s, cfg)
+	defer f.release()
+	return f.run(cost)
+}
+
+// batchFM is the parallel FM of one state.
+type batchFM struct {
+	x        *par.Exec
+	s        *State
+	cfg      FMConfig
+	hub      int64
+	lock     []uint32 // round in which the vertex moved for good
+	explored []uint32 // round in which a search moved the vertex without keeping it
+	round    uint32
+	rng      *rand.Rand
+	ws       []*searcher // one per worker
+	commit   *nbhd
+}
+
+// searcher is one worker's arena: a private view of the state (moved
+// vertices, block weight changes, and the connectivity of the vertices the
+// search has looked at, built on first use and kept up to date under the
+// search's own moves), a heap and scratch, reused by every search the
+// worker runs. Per vertex it holds 24 bytes; the connectivity entries live
+// in an arena sized to what one search touches.
+type searcher struct {
+	f       *batchFM
+	heap    *pq.Heap
+	stamp   uint32   // the current search
+	moved   []uint32 // moved[v] == stamp: v moved in this search, to blk[v]
+	blk     []int32
+	built   []uint32 // built[v] == stamp: v's entries are eBlk/eW[off[v]:off[v]+cnt[v]]
+	off     []int32
+	cnt     []int32
+	eBlk    []int32
+	eW      []int64
+	dbw     []int64 // block weight changes of this search
+	touched []int32 // blocks whose dbw may be non-zero
+	moves   []move
+	to      []int32
+}
+
+type searchResult struct {
+	moves []move // the best prefix: vertex, source block
+	to    []int32
+	gain  int64
+	tried []int32 // vertices moved beyond the prefix
+}
+
+var searchers sync.Pool
+
+func newBatchFM(x *par.Exec, s *State, cfg FMConfig) *batchFM {
+	cfg = withFMDefaults(s, cfg)
+	n := s.G.N()
+	f := &batchFM{x: x, s: s, cfg: cfg, hub: hubDegree(s.G), lock: make([]uint32, n), explored: make([]uint32, n),
+		rng: rand.New(rand.NewPCG(cfg.Seed, 0x70666d)), commit: newNbhd(s.K)}
+	f.ws = make([]*searcher, x.Workers(1<<30))
+	for i := range f.ws {
+		w, _ := searchers.Get().(*searcher)
+		if w == nil {
+			w = &searcher{heap: pq.New(0)}
+		}
+		w.f = f
+		w.heap.Reserve(n)
+		w.moved = growU32(w.moved, n)
+		w.built = growU32(w.built, n)
+		w.blk = grow(w.blk, n)
+		w.off = grow(w.off, n)
+		w.cnt = grow(w.cnt, n)
+		if len(w.dbw) < s.K {
+			w.dbw = make([]int64, s.K)
+		}
+		f.ws[i] = w
+	}
+	return f
+}
+
+func (f *batchFM) release() {
+	for _, w := range f.ws {
+		w.f = nil
+		searchers.Put(w)
+	}
+	f.ws = nil
+}
+
+// withFMDefaults fills the zero fields of cfg as FM.Reset does.
+func withFMDefaults(s *State, cfg FMConfig) FMConfig {
+	if cfg.Rounds == 0 {
+		cfg.Rounds = 8
+	}
+	if cfg.Alpha == 0 {
+		cfg.Alpha = 60
+	}
+	if cfg.Seeds == 0 {
+		cfg.Seeds = 1
+	}
+	if cfg.MinImprove == 0 {
+		cfg.MinImprove = 0.0005
+	}
+	if cfg.Slack == 0 {
+		cfg.Slack = s.G.MaxVertexWeight()
+	} else if cfg.Slack < 0 {
+		cfg.Slack = 0
+	}
+	return cfg
+}
+
+func (f *batchFM) frozen(v int32) bool {
+	g := f.s.G
+	return g.XAdj[v+1]-g.XAdj[v] > f.hub
+}
+
+func (f *batchFM) run(cost int64) int64 {
+	total := int64(0)
+	for r := 0; r < f.cfg.Rounds; r++ {
+		gain := f.round1()
+		total += gain
+		cost -= gain
+		if gain <= 0 || cost >= 0 && float64(gain) < f.cfg.MinImprove*float64(cost) {
+			break
+		}
+	}
+	return total
+}
+
+// boundary lists the boundary vertices that may move, in increasing order.
+func (f *batchFM) boundary() []int32 {
+	s := f.s
+	n := s.G.N()
+	parts := make([][]int32, f.x.Chunks(n))
+	f.x.For(n, func(c, lo, hi int) {
+		var b []int32
+		for v := int32(lo); v < int32(hi); v++ {
+			if !f.frozen(v) && s.IsBoundary(v) {
+				b = append(b, v)
+			}
+		}
+		parts[c] = b
+	})
+	var all []int32
+	for _, p := range parts {
+		all = append(all, p...)
+	}
+	return all
+}
+
+func (f *batchFM) round1() int64 {
+	f.round++
+	seeds := f.boundary()
+	f.rng.Shuffle(len(seeds), func(i, j int) { seeds[i], seeds[j] = seeds[j], seeds[i] })
+	batch := min(max(len(seeds)/256, 8), 256)
+	results := make([]searchResult, batch)
+	total := int64(0)
+	for lo := 0; lo < len(seeds); lo += batch {
+		bs := seeds[lo:min(lo+batch, len(seeds))]
+		f.x.Each(len(bs), func(worker, i int) {
+			v := bs[i]
+			if f.lock[v] == f.round || f.cfg.SkipExplored && f.explored[v] == f.round {
+				results[i] = searchResult{}
+				return
+			}
+			results[i] = f.ws[worker].search(v)
+		})
+		for i := range bs {
+			total += f.commitResult(&results[i], bs[i])
+			results[i] = searchResult{}
+		}
+	}
+	return total
+}
+
+// tie is the heap's tie-break of v in this round.
+func (f *batchFM) tie(v int32) uint32 {
+	return uint32((uint64(v)*0x9e3779b97f4a7c15 ^ uint64(f.round)*0xbf58476d1ce4e5b9 ^ f.cfg.Seed) >> 32)
+}
+
+// blockOf is v's block in the searcher's view.
+func (w *searcher) blockOf(v int32) int32 {
+	if w.moved[v] == w.stamp {
+		return w.blk[v]
+	}
+	return w.f.s.Part[v]
+}
+
+// build makes v's connectivity entries from its neighbourhood in the view.
+func (w *searcher) build(v int32) {
+	g := w.f.s.G
+	lo, hi := g.XAdj[v], g.XAdj[v+1]
+	base := int32(len(w.eBlk))
+	eBlk, eW := w.eBlk, w.eW
+	part, moved, ov, stamp := w.f.s.Part, w.moved, w.blk, w.stamp
+	w32, w64 := g.Weights()
+	for e := lo; e < hi; e++ {
+		wt := int64(1)
+		switch {
+		case w32 != nil:
+			wt = int64(w32[e])
+		case w64 != nil:
+			wt = w64[e]
+		}
+		if wt == 0 {
+			continue
+		}
+		u := g.Adj[e]
+		b := part[u]
+		if moved[u] == stamp {
+			b = ov[u]
+		}
+		i := int(base)
+		for ; i < len(eBlk) && eBlk[i] != b; i++ {
+		}
+		if i == len(eBlk) {
+			eBlk = append(eBlk, b)
+			eW = append(eW, 0)
+		}
+		eW[i] += wt
+	}
+	n := int32(len(eBlk)) - base
+	// Room to grow: v may come to see up to deg(v) blocks.
+	for i := int64(n); i < hi-lo; i++ {
+		eBlk = append(eBlk, -1)
+		eW = append(eW, 0)
+	}
+	w.eBlk, w.eW = eBlk, eW
+	w.built[v], w.off[v], w.cnt[v] = w.stamp, base, n
+}
+
+// shift updates the entries of u, a neighbour of a vertex that moved from
+// block from to block to over an edge of weight wt. Like ConnTable.Move it
+// never grows the list before shrinking it: it may not exceed deg(u) slots.
+func (w *searcher) shift(u, from, to int32, wt int64) {
+	base := w.off[u]
+	end := base + w.cnt[u]
+	fi, ti := int32(-1), int32(-1)
+	for i := base; i < end; i++ {
+		switch w.eBlk[i] {
+		case from:
+			fi = i
+		case to:
+			ti = i
+		}
+	}
+	switch {
+	case ti >= 0:
+		w.eW[ti] += wt
+		if w.eW[fi] -= wt; w.eW[fi] == 0 {
+			w.eBlk[fi], w.eW[fi] = w.eBlk[end-1], w.eW[end-1]
+			w.cnt[u]--
+		}
+	case w.eW[fi] == wt:
+		w.eBlk[fi] = to
+	default:
+		w.eW[fi] -= wt
+		w.eBlk[end], w.eW[end] = to, wt
+		w.cnt[u]++
+	}
+}
+
+// bestMove is v's best target in the searcher's view (see ConnTable.BestMove).
+func (w *searcher) bestMove(v int32) (target int32, gain int64) {
+	if w.built[v] != w.stamp {
+		w.build(v)
+	}
+	s := w.f.s
+	blk := w.eBlk[w.off[v] : w.off[v]+w.cnt[v]]
+	conn := w.eW[w.off[v] : w.off[v]+w.cnt[v]]
+	p := w.blockOf(v)
+	vw := s.G.VW[v]
+	slack := w.f.cfg.Slack
+	target = -1
+	o := &s.Obj
+	costAt := func(b int32) int64 {
+		var c int64
+		for i, x := range blk {
+			if x != b {
+				c += conn[i] * o.D(b, x)
+			}
+		}
+		return c
+	}
+	var base int64
+	if o.IsCut() {
+		for i, x := range blk {
+			if x == p {
+				base = conn[i]
+			}
+		}
+	} else {
+		base = costAt(p)
+	}
+	for i, b := range blk {
+		bw := s.BW[b] + w.dbw[b]
+		if b == p || bw+vw > s.MaxW[b]+slack {
+			continue
+		}
+		var gn int64
+		if o.IsCut() {
+			gn = conn[i] - base
+		} else {
+			gn = base - costAt(b)
+		}
+		if target < 0 || gn > gain || gn == gain && bw < s.BW[target]+w.dbw[target] {
+			target, gain = b, gn
+		}
+	}
+	return target, gain
+}
+
+func (w *searcher) consider(v int32) {
+	t, g := w.bestMove(v)
+	if t < 0 {
+		w.heap.Remove(v)
+		return
+	}
+	w.heap.Push(v, g, w.f.tie(v))
+}
+
+// search runs one localized FM search from seed on the batch's view and
+// returns its best prefix.
+func (w *searcher) search(seed int32) searchResult {
+	f := w.f
+	s := f.s
+	g := s.G
+	w.stamp++
+	if w.stamp == 0 {
+		clear(w.moved)
+		clear(w.built)
+		w.stamp = 1
+	}
+	w.moves, w.to, w.touched = w.moves[:0], w.to[:0], w.touched[:0]
+	w.eBlk, w.eW = w.eBlk[:0], w.eW[:0]
+	w.heap.Clear()
+	w.consider(seed)
+	bw := func(b int32) int64 { return s.BW[b] + w.dbw[b] }
+	over0 := 0
+	for b := range s.BW {
+		if s.BW[b] > s.MaxW[b] {
+			over0++
+		}
+	}
+	over := over0
+	cur, best, bestLen, fruitless := int64(0), int64(0), 0, 0
+	for w.heap.Len() > 0 && fruitless < f.cfg.Alpha {
+		it := w.heap.Pop()
+		v := it.V
+		t, gain := w.bestMove(v)
+		if t < 0 {
+			continue
+		}
+		if gain < it.Gain && w.heap.Len() > 0 && gain < w.heap.Top().Gain {
+			w.heap.Push(v, gain, it.Tie)
+			continue
+		}
+		from := w.blockOf(v)
+		vw := g.VW[v]
+		if bw(from) > s.MaxW[from] && bw(from)-vw <= s.MaxW[from] {
+			over--
+		}
+		if bw(t) <= s.MaxW[t] && bw(t)+vw > s.MaxW[t] {
+			over++
+		}
+		w.dbw[from] -= vw
+		w.dbw[t] += vw
+		w.touched = append(w.touched, from, t)
+		w.moved[v], w.blk[v] = w.stamp, t
+		w.moves = append(w.moves, move{v, from})
+		w.to = append(w.to, t)
+		cur += gain
+		if over <= over0 && (cur > best || over < over0) {
+			best, bestLen, fruitless = cur, len(w.moves), 0
+			over0 = over
+		} else {
+			fruitless++
+		}
+		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+			u := g.Adj[e]
+			if w.built[u] == w.stamp {
+				if wt := g.W(e); wt != 0 {
+					w.shift(u, from, t, wt)
+				}
+			}
+			if w.moved[u] != w.stamp && f.lock[u] != f.round && !f.frozen(u) {
+				w.consider(u)
+			}
+		}
+	}
+	w.heap.Clear()
+	for _, b := range w.touched {
+		w.dbw[b] = 0
+	}
+	res := searchResult{gain: best}
+	if bestLen > 0 {
+		res.moves = append([]move(nil), w.moves[:bestLen]...)
+		res.to = append([]int32(nil), w.to[:bestLen]...)
+	}
+	for _, m := range w.moves[bestLen:] {
+		res.tried = append(res.tried, m.v)
+	}
+	return res
+}
+
+// commitResult applies a search's result; when an earlier search of the
+// batch got in its way (the replay ends early or gains less than the
+// search found), its moves are undone and the search is run again from the
+// same seed on the current state, sequentially.
+func (f *batchFM) commitResult(r *searchResult, seed int32) int64 {
+	gain, kept := f.apply(r)
+	if len(r.moves) == 0 || gain == r.gain && kept == len(r.moves) {
+		return gain
+	}
+	for i := kept - 1; i >= 0; i-- {
+		m := r.moves[i]
+		f.s.Move(m.v, m.from)
+		f.lock[m.v] = 0
+	}
+	if f.lock[seed] == f.round {
+		return 0
+	}
+	again := f.ws[0].search(seed)
+	gain, _ = f.apply(&again)
+	return gain
+}
+
+// apply replays a search's best prefix on the shared state, keeps the
+// prefix that gains most there (without adding overload), undoes the rest,
+// and returns the gain kept and the number of moves kept.
+func (f *batchFM) apply(r *searchResult) (int64, int) {
+	s := f.s
+	for _, v := range r.tried {
+		f.explored[v] = f.round
+	}
+	if len(r.moves) == 0 {
+		return 0, 0
+	}
+	over0 := s.Overloaded()
+	cur, best, bestLen := int64(0), int64(0), 0
+	n := 0
+	for i, m := range r.moves {
+		v, t := m.v, r.to[i]
+		// A vertex an earlier search of the batch moved ends the replay.
+		if f.lock[v] == f.round || s.Part[v] != m.from || s.BW[t]+s.G.VW[v] > s.MaxW[t]+f.cfg.Slack {
+			break
+		}
+		cur += f.gainOf(v, t)
+		s.Move(v, t)
+		n++
+		if over := s.Overloaded(); over <= over0 && (cur > best || over < over0) {
+			best, bestLen = cur, n
+			over0 = over
+		}
+	}
+	for i := n - 1; i >= bestLen; i-- {
+		m := r.moves[i]
+		s.Move(m.v, m.from)
+		f.explored[m.v] = f.round
+	}
+	for _, m := range r.moves[:bestLen] {
+		f.lock[m.v] = f.round
+	}
+	return best, bestLen
+}
+
+// gainOf is the cost reduction of moving v to t on the shared state.
+func (f *batchFM) gainOf(v, t int32) int64 {
+	s := f.s
+	h := f.commit
+	h.reset()
+	g := s.G
+	for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+		wt := g.W(e)
+		if wt == 0 {
+			continue
+		}
+		b := s.Part[g.Adj[e]]
+		if h.stamp[b] != h.cur {
+			h.stamp[b] = h.cur
+			h.conn[b] = 0
+			h.blocks = append(h.blocks, b)
+		}
+		h.conn[b] += wt
+	}
+	p := s.Part[v]
+	if s.Obj.IsCut() {
+		return h.connTo(t) - h.connTo(p)
+	}
+	return h.costAt(&s.Obj, p) - h.costAt(&s.Obj, t)
+}

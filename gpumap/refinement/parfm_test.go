@@ -1,0 +1,111 @@
+package refinement
+
+import (
+	"testing"
+
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/internal/par"
+	"github.com/gpumap/gpumap/topology"
+)
+
+// stripes cuts g's vertex range into k equal blocks (on an rgg, numbered
+// by cell, these are strips of the square: a rough partition to refine).
+func stripes(g *graph.Graph, k int) ([]int32, []int64) {
+	n := g.N()
+	part := make([]int32, n)
+	for v := range part {
+		part[v] = int32(v * k / n)
+	}
+	maxW := make([]int64, k)
+	for b := range maxW {
+		maxW[b] = graph.Lmax(g.TotalVertexWeight(), k, 0.03)
+	}
+	return part, maxW
+}
+
+func benchFM(b *testing.B, parallel bool, obj func(k int) Objective, k int) {
+	g := graph.RandomGeometric(1<<18, 3)
+	x := par.New(0)
+	b.ResetTimer()
+	var gain int64
+	for i := 0; i < b.N; i++ {
+		part, maxW := stripes(g, k)
+		s := NewState(g, k, part, maxW, obj(k))
+		cfg := FMConfig{Rounds: 2, Alpha: 30, SkipExplored: true, Seed: 1}
+		if parallel {
+			gain = RunFMParallel(x, s, cfg, -1)
+		} else {
+			gain = RunFM(s, cfg, -1)
+		}
+	}
+	b.ReportMetric(float64(gain), "gain")
+}
+
+func cutObj(int) Objective { return Cut() }
+
+func mapObj(k int) Objective {
+	top, _ := topology.Parse("4:8:6", "1:10:100")
+	if top.K() != k {
+		panic("k")
+	}
+	return Mapping(top)
+}
+
+func BenchmarkFMCutSequential(b *testing.B) { benchFM(b, false, cutObj, 6) }
+func BenchmarkFMCutParallel(b *testing.B)   { benchFM(b, true, cutObj, 6) }
+func BenchmarkFMJSequential(b *testing.B)   { benchFM(b, false, mapObj, 192) }
+func BenchmarkFMJParallel(b *testing.B)     { benchFM(b, true, mapObj, 192) }
+
+// The parallel FM and label propagation: the same result for any thread
+// count, a reported gain equal to the cost change recomputed from scratch,
+// never a worse cost, and no block pushed over its limit.
+func TestParallelRefinersInvariants(t *testing.T) {
+	old := ParallelFMMin
+	ParallelFMMin = 0
+	defer func() { ParallelFMMin = old }()
+	top, _ := topology.Parse("4:8:3", "1:10:100")
+	graphs := map[string]*graph.Graph{
+		"rgg":      graph.RandomGeometric(20000, 4),
+		"grid":     graph.Grid(120, 100),
+		"weighted": graph.Random(8000, 40000, 100, 4, 5),
+	}
+	for name, g := range graphs {
+		for _, k := range []int{6, top.K()} {
+			obj := Cut()
+			if k == top.K() {
+				obj = Mapping(top)
+			}
+			for _, lp := range []bool{false, true} {
+				var ref []int32
+				for _, threads := range []int{1, 2, 3} {
+					part, maxW := stripes(g, k)
+					s := NewState(g, k, part, maxW, obj)
+					before, over := s.Cost(), s.Overloaded()
+					x := par.New(threads)
+					var gain int64
+					if lp {
+						gain = LabelPropagationParallel(x, s, 3, 9)
+					} else {
+						gain = RunFMParallel(x, s, FMConfig{Rounds: 2, Alpha: 20, SkipExplored: true, Seed: 9}, before)
+					}
+					after := s.Cost()
+					if gain != before-after || gain < 0 {
+						t.Fatalf("%s k=%d lp=%v threads=%d: gain %d, cost %d -> %d", name, k, lp, threads, gain, before, after)
+					}
+					if s.Overloaded() > over {
+						t.Fatalf("%s k=%d lp=%v threads=%d: %d blocks overloaded, %d before", name, k, lp, threads, s.Overloaded(), over)
+					}
+					if ref == nil {
+						ref = append([]int32(nil), s.Part...)
+						continue
+					}
+					for v := range ref {
+						if s.Part[v] != ref[v] {
+							t.Fatalf("%s k=%d lp=%v: threads=%d differs from threads=1 at vertex %d", name, k, lp, threads, v)
+						}
+					}
+				}
+			}
+		}
+	}
+}
