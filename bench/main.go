@@ -43,8 +43,24 @@ func main() {
 	work := flag.String("work", "", "scratch folder (default: a temporary one)")
 	oto := flag.String("onetoone", "", "folder of one-to-one instances: print the one-to-one table instead (see onetoone.go)")
 	viem := flag.String("viem", "", "one-to-one: a VieM binary to run in the same run (eco)")
-	reps := flag.Int("reps", 1, "one-to-one: runs per tool and instance (the median CPU time is reported)")
+	reps := flag.Int("reps", 1, "one-to-one: runs per tool and instance (the median CPU time is reported); scale: runs per tool and graph (the fastest is reported)")
+	scale := flag.String("scale", "", "print the scale table instead, for generated graphs of these sizes (base-2 logarithms, e.g. 18,20,22; see scale.go)")
+	scaleSeed := flag.Uint64("scale-seed", 7, "scale: seed of the generated rgg graphs")
 	flag.Parse()
+	if *scale != "" {
+		h := "4:8:6" // the machine, unless -H names one
+		flag.Visit(func(f *flag.Flag) {
+			if f.Name == "H" {
+				h = *hiers
+			}
+		})
+		preset := strings.Split(*presets, ",")[0]
+		if err := runScale(*scale, h, *dist, *eps, preset, *bin, *work, *scaleSeed, *reps); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *oto != "" {
 		if err := runOneToOne(*oto, *dist, *presets, *bin, *threads, *noScotch, *viem, *work, *reps); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)

@@ -1,0 +1,208 @@
+package main
+
+// The scale table (-scale): generated graphs of 2^18, 2^20 and 2^22
+// vertices (2D random geometric graphs and 3D grids), gpumap's default
+// preset with -t 1 and -t 2 against Scotch with one thread, all in one
+// run: wall time, CPU time (user+sys), peak RSS and J, whether -t 1 and
+// -t 2 gave the same mapping, and the load average of the machine when
+// each row was measured.
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/topology"
+)
+
+// run of one tool on one graph.
+type scaleRun struct {
+	wall, cpu float64 // seconds
+	rss       int64   // peak resident set, bytes
+	j         int64
+	feasible  bool
+	mapping   []byte
+}
+
+// measure runs cmd and reads its wall time, CPU time and peak RSS
+// (getrusage of the child).
+func measure(cmd *exec.Cmd) (scaleRun, []byte, error) {
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	r := scaleRun{wall: time.Since(start).Seconds()}
+	if ps := cmd.ProcessState; ps != nil {
+		r.cpu = (ps.UserTime() + ps.SystemTime()).Seconds()
+		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+			r.rss = ru.Maxrss << 10 // kB on Linux
+		}
+	}
+	return r, out, err
+}
+
+func loadAvg() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Fields(string(data))[0]
+}
+
+// scaleGraph is one generated instance.
+type scaleGraph struct {
+	name string
+	gen  []string // gpumap gen arguments
+}
+
+func scaleGraphs(sizes []int, seed uint64) []scaleGraph {
+	var gs []scaleGraph
+	for _, lg := range sizes {
+		n := 1 << lg
+		gs = append(gs, scaleGraph{fmt.Sprintf("rgg2d_2^%d_s%d", lg, seed), []string{"-t", "rgg", "-n", strconv.Itoa(n), "-s", strconv.FormatUint(seed, 10)}})
+		// A 3D grid of exactly 2^lg vertices: 2^a x 2^b x 2^c, a >= b >= c.
+		c := lg / 3
+		b := (lg - c) / 2
+		a := lg - b - c
+		gs = append(gs, scaleGraph{fmt.Sprintf("grid3d_2^%d", lg), []string{"-t", "grid", "-dims", fmt.Sprintf("%dx%dx%d", 1<<a, 1<<b, 1<<c)}})
+	}
+	return gs
+}
+
+// runScale prints the scale table.
+func runScale(sizeList, hier, dist string, eps float64, preset, bin, work string, seed uint64, reps int) error {
+	work, bin, cleanup, err := setup(work, bin)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return err
+	}
+	var sizes []int
+	for _, f := range strings.Split(sizeList, ",") {
+		lg, err := strconv.Atoi(f)
+		if err != nil || lg < 4 || lg > 30 {
+			return fmt.Errorf("-sizes %q: want base-2 logarithms like 18,20,22", sizeList)
+		}
+		sizes = append(sizes, lg)
+	}
+	top, err := topology.Parse(hier, dist)
+	if err != nil {
+		return err
+	}
+	if _, err := exec.LookPath("scotch_gmap"); err != nil {
+		return fmt.Errorf("scotch_gmap not found (make deps installs Scotch)")
+	}
+	tgt := filepath.Join(work, "target.tgt")
+	if err := os.WriteFile(tgt, []byte(tleaf(top)+"\n"), 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("# scale: H=%s D=%s eps=%g preset=%s, Scotch %s with SCOTCH_PTHREAD_NUMBER=1, best of %d, %s\n",
+		hier, dist, eps, preset, "-cb -Cd", reps, time.Now().Format(time.RFC3339))
+	fmt.Printf("# wall and CPU in seconds, peak RSS in MiB; t2/t1: wall ratio; same: -t 1 and -t 2 gave the same mapping\n")
+	fmt.Printf("%-17s %9s %9s | %6s %6s %6s %10s | %6s %6s %6s %10s | %6s %6s %6s %10s | %5s %4s %6s %6s %5s\n",
+		"graph", "n", "m", "sc_wl", "sc_cpu", "sc_rss", "J_scotch",
+		"t1_wl", "t1_cpu", "t1_rss", "J_t1", "t2_wl", "t2_cpu", "t2_rss", "J_t2",
+		"t2/t1", "same", "rss/sc", "wl/sc", "load")
+	for _, sg := range scaleGraphs(sizes, seed) {
+		path := filepath.Join(work, sg.name+".graph")
+		if out, err := exec.Command(bin, append(append([]string{"gen"}, sg.gen...), "-o", path)...).CombinedOutput(); err != nil {
+			return fmt.Errorf("gen %s: %v\n%s", sg.name, err, out)
+		}
+		g, err := graph.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		grf := filepath.Join(work, sg.name+".grf")
+		if out, err := exec.Command("gcv", "-ic", path, grf).CombinedOutput(); err != nil {
+			return fmt.Errorf("gcv %s: %v\n%s", sg.name, err, out)
+		}
+		load := loadAvg()
+		best := func(f func() (scaleRun, error)) (scaleRun, error) {
+			var b scaleRun
+			for i := 0; i < reps; i++ {
+				r, err := f()
+				if err != nil {
+					return r, err
+				}
+				if i == 0 || r.wall < b.wall {
+					b = r
+				}
+			}
+			return b, nil
+		}
+		sc, err := best(func() (scaleRun, error) { return scaleScotch(g, top, grf, tgt, work, eps) })
+		if err != nil {
+			return fmt.Errorf("%s: scotch: %w", sg.name, err)
+		}
+		var gm [2]scaleRun
+		for i, t := range []int{1, 2} {
+			if gm[i], err = best(func() (scaleRun, error) { return scaleGpumap(bin, g, top, path, hier, dist, eps, preset, t, work) }); err != nil {
+				return fmt.Errorf("%s -t %d: %w", sg.name, t, err)
+			}
+		}
+		same := "yes"
+		if !bytes.Equal(gm[0].mapping, gm[1].mapping) {
+			same = "NO"
+		}
+		mib := func(b int64) float64 { return float64(b) / (1 << 20) }
+		mark := func(r scaleRun) string {
+			if r.feasible {
+				return " "
+			}
+			return "!"
+		}
+		fmt.Printf("%-17s %9d %9d | %6.2f %6.2f %6.0f %10d%s| %6.2f %6.2f %6.0f %10d%s| %6.2f %6.2f %6.0f %10d%s| %5.2f %4s %6.2f %6.2f %5s\n",
+			sg.name, g.N(), g.M(), sc.wall, sc.cpu, mib(sc.rss), sc.j, mark(sc),
+			gm[0].wall, gm[0].cpu, mib(gm[0].rss), gm[0].j, mark(gm[0]),
+			gm[1].wall, gm[1].cpu, mib(gm[1].rss), gm[1].j, mark(gm[1]),
+			gm[1].wall/gm[0].wall, same, float64(gm[1].rss)/float64(sc.rss), gm[1].wall/sc.wall, load)
+		os.Remove(path)
+		os.Remove(grf)
+	}
+	return nil
+}
+
+func scaleScotch(g *graph.Graph, top *topology.Topology, grf, tgt, work string, eps float64) (scaleRun, error) {
+	out := filepath.Join(work, "scotch.map")
+	cmd := exec.Command("scotch_gmap", fmt.Sprintf("-b%g", eps), "-cb", "-Cd", grf, tgt, out)
+	cmd.Env = append(os.Environ(), "SCOTCH_PTHREAD_NUMBER=1")
+	r, msg, err := measure(cmd)
+	if err != nil {
+		return r, fmt.Errorf("%v\n%s", err, msg)
+	}
+	pe, err := readScotchMap(out, g.N())
+	if err != nil {
+		return r, err
+	}
+	m, err := graph.Evaluate(g, top, pe, eps)
+	if err != nil {
+		return r, err
+	}
+	r.j, r.feasible = m.J, m.Feasible
+	return r, nil
+}
+
+func scaleGpumap(bin string, g *graph.Graph, top *topology.Topology, path, hier, dist string, eps float64, preset string, threads int, work string) (scaleRun, error) {
+	out := filepath.Join(work, "gpumap.map")
+	r, msg, err := measure(exec.Command(bin, "map", "-q", "-g", path, "-h", hier, "-d", dist,
+		"-e", fmt.Sprint(eps), "-c", preset, "-t", strconv.Itoa(threads), "-m", out))
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
+			return r, fmt.Errorf("%v\n%s", err, msg)
+		}
+	}
+	m, err := evalMapFile(out, g, top, eps)
+	if err != nil {
+		return r, err
+	}
+	r.j, r.feasible = m.J, m.Feasible
+	r.mapping, err = os.ReadFile(out)
+	return r, err
+}
