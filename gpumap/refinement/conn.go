@@ -1,6 +1,9 @@
 package refinement
 
-import "github.com/gpumap/gpumap/gpumap/graph"
+import (
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/internal/par"
+)
 
 // ConnTable holds, for the vertices refinement asks about, their
 // connectivity to each adjacent block: pairs (block, weight) with weight >
@@ -250,4 +253,36 @@ func (c *ConnTable) BestMove(v int32, slack int64) (target int32, gain int64) {
 		}
 	}
 	return target, gain
+}
+
+// BuildAll builds the entries of the vertices vs (distinct, not frozen
+// ones; built ones are skipped) in parallel: slots are handed out in one
+// sequential pass, then every vertex is filled by one thread. The entries
+// are those ensure would build.
+func (c *ConnTable) BuildAll(x *par.Exec, vs []int32) {
+	g := c.s.G
+	todo := vs[:0:0]
+	for _, v := range vs {
+		if c.valid[v] != c.gen && !c.Frozen(v) {
+			todo = append(todo, v)
+			c.off[v] = c.slots(g.XAdj[v+1]-g.XAdj[v], true)
+		}
+	}
+	x.For(len(todo), func(_, lo, hi int) {
+		for _, v := range todo[lo:hi] {
+			c.rebuild(v)
+			c.valid[v] = c.gen
+		}
+	})
+}
+
+// Entries returns v's built entries (blocks and connectivities), or ok
+// false when v's entries are not built. It only reads, so threads may call
+// it while no one changes the table.
+func (c *ConnTable) Entries(v int32) (blk []int32, w []int64, ok bool) {
+	if c.valid[v] != c.gen {
+		return nil, nil, false
+	}
+	o := c.off[v]
+	return c.blk[o : o+int64(c.cnt[v])], c.w[o : o+int64(c.cnt[v])], true
 }

@@ -41,10 +41,16 @@ type batchFM struct {
 	hub      int64
 	lock     []uint32 // round in which the vertex moved for good
 	explored []uint32 // round in which a search moved the vertex without keeping it
+	retried  []uint32 // round in which that happened a first time (the second locks it)
 	round    uint32
 	rng      *rand.Rand
 	ws       []*searcher // one per worker
 	commit   *nbhd
+	// ct holds the connectivity of the boundary vertices in the shared
+	// state, built in parallel at the start of every round and kept up to
+	// date by the replays; searches read it instead of building their own.
+	ct    *ConnTable
+	stamp []uint32 // scratch for collecting the vertices to build
 }
 
 // searcher is one worker's arena: a private view of the state (moved
@@ -77,13 +83,18 @@ type searchResult struct {
 	tried []int32 // vertices moved beyond the prefix
 }
 
-var searchers sync.Pool
+var searchers, conns sync.Pool
 
 func newBatchFM(x *par.Exec, s *State, cfg FMConfig) *batchFM {
 	cfg = withFMDefaults(s, cfg)
 	n := s.G.N()
-	f := &batchFM{x: x, s: s, cfg: cfg, hub: hubDegree(s.G), lock: make([]uint32, n), explored: make([]uint32, n),
-		rng: rand.New(rand.NewPCG(cfg.Seed, 0x70666d)), commit: newNbhd(s.K)}
+	f := &batchFM{x: x, s: s, cfg: cfg, hub: hubDegree(s.G), lock: make([]uint32, n), explored: make([]uint32, n), retried: make([]uint32, n),
+		rng: rand.New(rand.NewPCG(cfg.Seed, 0x70666d)), commit: newNbhd(s.K), stamp: make([]uint32, n)}
+	f.ct, _ = conns.Get().(*ConnTable)
+	if f.ct == nil {
+		f.ct = &ConnTable{}
+	}
+	f.ct.reset(s)
 	f.ws = make([]*searcher, x.Workers(1<<30))
 	for i := range f.ws {
 		w, _ := searchers.Get().(*searcher)
@@ -106,6 +117,8 @@ func newBatchFM(x *par.Exec, s *State, cfg FMConfig) *batchFM {
 }
 
 func (f *batchFM) release() {
+	f.ct.s = nil
+	conns.Put(f.ct)
 	for _, w := range f.ws {
 		w.f = nil
 		searchers.Put(w)
@@ -177,6 +190,7 @@ func (f *batchFM) boundary() []int32 {
 func (f *batchFM) round1() int64 {
 	f.round++
 	seeds := f.boundary()
+	f.buildAround(seeds)
 	f.rng.Shuffle(len(seeds), func(i, j int) { seeds[i], seeds[j] = seeds[j], seeds[i] })
 	batch := min(max(len(seeds)/256, 8), 256)
 	results := make([]searchResult, batch)
@@ -197,6 +211,27 @@ func (f *batchFM) round1() int64 {
 		}
 	}
 	return total
+}
+
+// buildAround builds the shared entries of the seeds and their
+// neighbours, which searches look at most.
+func (f *batchFM) buildAround(seeds []int32) {
+	g := f.s.G
+	stamp := f.round
+	var vs []int32
+	for _, v := range seeds {
+		for e := g.XAdj[v] - 1; e < g.XAdj[v+1]; e++ {
+			u := v
+			if e >= g.XAdj[v] {
+				u = g.Adj[e]
+			}
+			if f.stamp[u] != stamp {
+				f.stamp[u] = stamp
+				vs = append(vs, u)
+			}
+		}
+	}
+	f.ct.BuildAll(f.x, vs)
 }
 
 // tie is the heap's tie-break of v in this round.
@@ -286,14 +321,44 @@ func (w *searcher) shift(u, from, to int32, wt int64) {
 	}
 }
 
-// bestMove is v's best target in the searcher's view (see ConnTable.BestMove).
-func (w *searcher) bestMove(v int32) (target int32, gain int64) {
+// view returns v's connectivity entries in the searcher's view: its own
+// copy when the search changed them, else the shared table's, else built
+// from the neighbourhood.
+func (w *searcher) view(v int32) ([]int32, []int64) {
 	if w.built[v] != w.stamp {
+		if blk, conn, ok := w.f.ct.Entries(v); ok {
+			return blk, conn
+		}
 		w.build(v)
 	}
+	return w.eBlk[w.off[v] : w.off[v]+w.cnt[v]], w.eW[w.off[v] : w.off[v]+w.cnt[v]]
+}
+
+// own gives v private entries copied from the shared table (which must
+// hold them), with room for deg(v) blocks.
+func (w *searcher) own(v int32, blk []int32, conn []int64) {
+	g := w.f.s.G
+	base := len(w.eBlk)
+	end := base + int(g.XAdj[v+1]-g.XAdj[v])
+	if end > cap(w.eBlk) {
+		nb := make([]int32, base, max(2*cap(w.eBlk), end, 1024))
+		copy(nb, w.eBlk)
+		nw := make([]int64, base, cap(nb))
+		copy(nw, w.eW)
+		w.eBlk, w.eW = nb, nw
+	}
+	w.eBlk, w.eW = w.eBlk[:end], w.eW[:end]
+	eb, ew := w.eBlk[base:end], w.eW[base:end]
+	for i := range blk { // short lists: a loop beats memmove's call
+		eb[i], ew[i] = blk[i], conn[i]
+	}
+	w.built[v], w.off[v], w.cnt[v] = w.stamp, int32(base), int32(len(blk))
+}
+
+// bestMove is v's best target in the searcher's view (see ConnTable.BestMove).
+func (w *searcher) bestMove(v int32) (target int32, gain int64) {
 	s := w.f.s
-	blk := w.eBlk[w.off[v] : w.off[v]+w.cnt[v]]
-	conn := w.eW[w.off[v] : w.off[v]+w.cnt[v]]
+	blk, conn := w.view(v)
 	p := w.blockOf(v)
 	vw := s.G.VW[v]
 	slack := w.f.cfg.Slack
@@ -404,6 +469,11 @@ func (w *searcher) search(seed int32) searchResult {
 		}
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 			u := g.Adj[e]
+			if w.built[u] != w.stamp {
+				if blk, conn, ok := f.ct.Entries(u); ok {
+					w.own(u, blk, conn)
+				}
+			}
 			if w.built[u] == w.stamp {
 				if wt := g.W(e); wt != 0 {
 					w.shift(u, from, t, wt)
@@ -440,7 +510,7 @@ func (f *batchFM) commitResult(r *searchResult, seed int32) int64 {
 	}
 	for i := kept - 1; i >= 0; i-- {
 		m := r.moves[i]
-		f.s.Move(m.v, m.from)
+		f.ct.Move(m.v, m.from)
 		f.lock[m.v] = 0
 	}
 	if f.lock[seed] == f.round {
@@ -457,7 +527,7 @@ func (f *batchFM) commitResult(r *searchResult, seed int32) int64 {
 func (f *batchFM) apply(r *searchResult) (int64, int) {
 	s := f.s
 	for _, v := range r.tried {
-		f.explored[v] = f.round
+		f.rolledBack(v)
 	}
 	if len(r.moves) == 0 {
 		return 0, 0
@@ -472,7 +542,7 @@ func (f *batchFM) apply(r *searchResult) (int64, int) {
 			break
 		}
 		cur += f.gainOf(v, t)
-		s.Move(v, t)
+		f.ct.Move(v, t)
 		n++
 		if over := s.Overloaded(); over <= over0 && (cur > best || over < over0) {
 			best, bestLen = cur, n
@@ -481,13 +551,25 @@ func (f *batchFM) apply(r *searchResult) (int64, int) {
 	}
 	for i := n - 1; i >= bestLen; i-- {
 		m := r.moves[i]
-		s.Move(m.v, m.from)
-		f.explored[m.v] = f.round
+		f.ct.Move(m.v, m.from)
+		f.rolledBack(m.v)
 	}
 	for _, m := range r.moves[:bestLen] {
 		f.lock[m.v] = f.round
 	}
 	return best, bestLen
+}
+
+// rolledBack notes that a search moved v without keeping the move: like
+// the sequential FM, v starts no more searches this round and may move in
+// one more search at most.
+func (f *batchFM) rolledBack(v int32) {
+	f.explored[v] = f.round
+	if f.retried[v] == f.round {
+		f.lock[v] = f.round
+	} else {
+		f.retried[v] = f.round
+	}
 }
 
 // gainOf is the cost reduction of moving v to t on the shared state.
