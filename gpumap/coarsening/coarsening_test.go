@@ -59,7 +59,7 @@ func TestMatchersAndContraction(t *testing.T) {
 			for _, m := range []Matcher{MatchGreedy, MatchTwoHop} {
 				var match []int32
 				if m == MatchGreedy {
-					match = Greedy(par.New(1), g, 4, 7, nil, false)
+					match = Greedy(g, 4, 7, nil, false)
 				} else {
 					match = TwoHop(x, g, TwoHopConfig{MaxWeight: 4, Seed: 7})
 				}
@@ -133,7 +133,7 @@ func TestCoarsenHierarchy(t *testing.T) {
 func BenchmarkGreedy(b *testing.B) {
 	g := graph.RandomGeometric(1<<17, 1)
 	for i := 0; i < b.N; i++ {
-		Greedy(par.New(1), g, 1<<30, uint64(i), nil, false)
+		Greedy(g, 1<<30, uint64(i), nil, false)
 	}
 }
 
@@ -148,7 +148,7 @@ func BenchmarkTwoHop(b *testing.B) {
 func BenchmarkContract(b *testing.B) {
 	g := graph.RandomGeometric(1<<17, 1)
 	x := par.New(0)
-	match := Greedy(par.New(1), g, 1<<30, 1, nil, false)
+	match := Greedy(g, 1<<30, 1, nil, false)
 	cmap, leaders := CoarseMap(x, match)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -174,38 +174,5 @@ func TestConstrainedCoarsening(t *testing.T) {
 	}
 	if fine.N() > 40 {
 		t.Fatalf("constrained coarsening stalled at %d vertices", fine.N())
-	}
-}
-
-// Segmented greedy matching: the same matching for any thread count, a
-// valid one, and on one segment the sequential matching itself.
-func TestGreedySegmentsDeterministic(t *testing.T) {
-	g := graph.RandomGeometric(3*MatchSegment+1000, 8)
-	for _, natural := range []bool{false, true} {
-		var ref []int32
-		for _, threads := range []int{1, 2, 3} {
-			m := Greedy(par.New(threads), g, 1<<30, 5, nil, natural)
-			checkMatching(t, g, m, 1<<30)
-			if ref == nil {
-				ref = m
-				continue
-			}
-			for v := range m {
-				if m[v] != ref[v] {
-					t.Fatalf("natural=%v threads=%d: vertex %d matched to %d, threads=1: %d", natural, threads, v, m[v], ref[v])
-				}
-			}
-		}
-		// Leftovers of the segments are matched across them: greedy
-		// matchings leave few vertices alone on a mesh.
-		single := 0
-		for v, u := range ref {
-			if int(u) == v {
-				single++
-			}
-		}
-		if single > g.N()/10 {
-			t.Errorf("natural=%v: %d of %d vertices unmatched", natural, single, g.N())
-		}
 	}
 }

@@ -53,7 +53,7 @@ func Coarsen(x *par.Exec, g *graph.Graph, cfg Config) []Level {
 			match = TwoHop(x, cur, TwoHopConfig{MaxWeight: cfg.MaxWeight, Seed: seed})
 		} else {
 			// Natural order only pays on the input's own numbering.
-			match = Greedy(x, cur, cfg.MaxWeight, seed, block, cfg.Natural)
+			match = Greedy(cur, cfg.MaxWeight, seed, block, cfg.Natural)
 		}
 		cmap, leaders := CoarseMap(x, match)
 		if float64(len(leaders)) > (1-minShrink)*float64(cur.N()) {

@@ -340,7 +340,7 @@ func (w *searcher) own(v int32, blk []int32, conn []int64) {
 	g := w.f.s.G
 	base := len(w.eBlk)
 	end := base + int(g.XAdj[v+1]-g.XAdj[v])
-	if end > cap(w.eBlk) {
+	if end > cap(w.eBlk) || end > cap(w.eW) {
 		nb := make([]int32, base, max(2*cap(w.eBlk), end, 1024))
 		copy(nb, w.eBlk)
 		nw := make([]int64, base, cap(nb))
