@@ -112,7 +112,7 @@ func (p *pipeline) refineJ(pe []int32) {
 		}
 		fm := p.cfg.finalFM
 		fm.Seed = p.opt.Seed ^ 0xf1a1
-		before := s.Cost()
+		before := s.Obj.CostParallel(p.x, s.G, s.Part)
 		gain := refinement.RunFMParallel(p.x, s, fm, before)
 		p.t.logf("refine-J: J %d -> %d", before, before-gain)
 	})

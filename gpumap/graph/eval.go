@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"github.com/gpumap/gpumap/gpumap/internal/par"
 	"math"
 	"sort"
 
@@ -45,25 +46,29 @@ func Evaluate(g *Graph, top *topology.Topology, part []int32, eps float64) (Metr
 		}
 	}
 	L := top.Levels()
+	// Ranges of vertices are summed in parallel; a range whose sum would
+	// overflow, or sums that overflow together, send the evaluation to the
+	// sequential loop, which names the edge.
+	x := par.New(0)
+	parts := make([]Metrics, x.Chunks(g.N()))
+	ok := make([]bool, len(parts))
+	x.For(g.N(), func(c, lo, hi int) {
+		parts[c] = Metrics{CutPerLevel: make([]int64, L)}
+		ok[c] = evalRange(g, top, part, vl, lo, hi, &parts[c]) == nil
+	})
 	mt := Metrics{CutPerLevel: make([]int64, L)}
-	for v := 0; v < g.N(); v++ {
-		pv := part[v]
-		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-			u := g.Adj[e]
-			if int(u) < v || part[u] == pv {
-				continue
+	for c := range parts {
+		if !ok[c] || parts[c].J > math.MaxInt64-mt.J {
+			mt = Metrics{CutPerLevel: make([]int64, L)}
+			if err := evalRange(g, top, part, vl, 0, g.N(), &mt); err != nil {
+				return Metrics{}, err
 			}
-			w := g.W(e)
-			d := top.LabelDistance(vl[v], vl[u])
-			if w > 0 && d > (math.MaxInt64-mt.J)/w {
-				return Metrics{}, fmt.Errorf("J overflows int64 at edge (%d,%d)", v, u)
-			}
-			mt.J += w * d
-			mt.Cut += w
-			lvl := top.CommonLevel(int(pv), int(part[u]))
-			for i := 0; i < lvl; i++ {
-				mt.CutPerLevel[i] += w
-			}
+			break
+		}
+		mt.J += parts[c].J
+		mt.Cut += parts[c].Cut
+		for i := range mt.CutPerLevel {
+			mt.CutPerLevel[i] += parts[c].CutPerLevel[i]
 		}
 	}
 	total := g.TotalVertexWeight()
@@ -102,4 +107,29 @@ func maxLoad(g *Graph, part []int32, k int) int64 {
 		m = max(m, cur)
 	}
 	return m
+}
+
+// evalRange adds the cost of the edges of vertices [lo,hi) to mt.
+func evalRange(g *Graph, top *topology.Topology, part []int32, vl []uint64, lo, hi int, mt *Metrics) error {
+	for v := lo; v < hi; v++ {
+		pv := part[v]
+		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+			u := g.Adj[e]
+			if int(u) < v || part[u] == pv {
+				continue
+			}
+			w := g.W(e)
+			d := top.LabelDistance(vl[v], vl[u])
+			if w > 0 && d > (math.MaxInt64-mt.J)/w {
+				return fmt.Errorf("J overflows int64 at edge (%d,%d)", v, u)
+			}
+			mt.J += w * d
+			mt.Cut += w
+			lvl := top.CommonLevel(int(pv), int(part[u]))
+			for i := 0; i < lvl; i++ {
+				mt.CutPerLevel[i] += w
+			}
+		}
+	}
+	return nil
 }

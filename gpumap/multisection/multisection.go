@@ -247,7 +247,7 @@ func (m *mapper) split(g *graph.Graph, grp topology.Group, maxW []int64, pc part
 		var best []int32
 		bestCut := int64(-1)
 		keep := func(p []int32) {
-			if c := cut.Cost(g, p); best == nil || c < bestCut {
+			if c := cut.CostParallel(m.x, g, p); best == nil || c < bestCut {
 				best, bestCut = p, c
 			}
 		}

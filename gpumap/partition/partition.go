@@ -157,6 +157,7 @@ func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
 	for at := best.at; at >= 0; at-- {
 		fine := levelGraph(g, best.levels, at-1)
 		part = uncoarsen(x, fine, best.levels[at].CMap, part, maxW, cfg, cfg.Seed^uint64(at), at > 0)
+		best.levels[at] = coarsening.Level{} // done: its memory can go
 	}
 	return part
 }

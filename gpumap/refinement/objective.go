@@ -1,6 +1,7 @@
 package refinement
 
 import (
+	"github.com/gpumap/gpumap/gpumap/internal/par"
 	"math/bits"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -49,8 +50,20 @@ func (o *Objective) D(a, b int32) int64 {
 
 // Cost evaluates the objective of part on g from scratch.
 func (o *Objective) Cost(g *graph.Graph, part []int32) int64 {
+	return o.cost(g, part, 0, g.N()) / 2
+}
+
+// CostParallel is Cost summed over ranges of vertices in parallel (an
+// integer sum: the same for any thread count).
+func (o *Objective) CostParallel(x *par.Exec, g *graph.Graph, part []int32) int64 {
+	return x.SumInt64(g.N(), func(lo, hi int) int64 { return o.cost(g, part, lo, hi) }) / 2
+}
+
+// cost sums the objective over the edges of the vertices [lo,hi), each
+// undirected edge counted from both ends.
+func (o *Objective) cost(g *graph.Graph, part []int32, lo, hi int) int64 {
 	var s int64
-	for v := 0; v < g.N(); v++ {
+	for v := lo; v < hi; v++ {
 		pv := part[v]
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 			if pu := part[g.Adj[e]]; pu != pv {
@@ -58,5 +71,5 @@ func (o *Objective) Cost(g *graph.Graph, part []int32) int64 {
 			}
 		}
 	}
-	return s / 2
+	return s
 }
