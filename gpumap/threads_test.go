@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/refinement"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -29,15 +30,18 @@ func shuffled(g *graph.Graph, seed uint64) *graph.Graph {
 // Determinism across thread counts: every parallel phase cuts its work and
 // combines results independently of the thread count, so -t 1, 2 and 3
 // give byte-identical mappings. The graphs are large enough for the
-// parallel paths (several contraction tasks, parallel loops, parallel
-// tries) to run.
+// parallel paths (several contraction tasks, parallel loops) to run, and
+// the parallel FM and label propagation are switched on for them.
 func TestSameMappingForAnyThreadCount(t *testing.T) {
+	old := refinement.ParallelFMMin
+	refinement.ParallelFMMin = 1 << 12
+	defer func() { refinement.ParallelFMMin = old }()
 	top, _ := topology.Parse("4:8:3", "1:10:100")
 	graphs := map[string]*graph.Graph{
-		"rgg":             graph.RandomGeometric(40000, 11),
-		"grid3d":          graph.Grid(36, 36, 30),
-		"weighted random": graph.Random(20000, 90000, 1000, 5, 12),
-		"shuffled rgg":    shuffled(graph.RandomGeometric(30000, 13), 14),
+		"rgg":             graph.RandomGeometric(20000, 11),
+		"grid3d":          graph.Grid(28, 28, 25),
+		"weighted random": graph.Random(10000, 45000, 1000, 5, 12),
+		"shuffled rgg":    shuffled(graph.RandomGeometric(15000, 13), 14),
 	}
 	for name, g := range graphs {
 		for _, alg := range []Algorithm{Multisection, Integrated} {
