@@ -144,34 +144,41 @@ func (c *ConnTable) Move(v, to int32) {
 			continue // not built yet (or frozen): built from scratch when needed
 		}
 		base := off[u]
-		// One scan finds both entries: from loses w, to gains w.
-		end := base + int64(cnt[u])
-		fi, ti := int64(-1), int64(-1)
-		for i := base; i < end; i++ {
-			switch blk[i] {
-			case from:
-				fi = i
-			case to:
-				ti = i
-			}
-		}
-		// from is present (v contributed to it). Never grow the list
-		// before shrinking it: it may not exceed deg(u) slots.
-		switch {
-		case ti >= 0:
-			cw[ti] += w
-			if cw[fi] -= w; cw[fi] == 0 {
-				blk[fi], cw[fi] = blk[end-1], cw[end-1]
-				cnt[u]--
-			}
-		case cw[fi] == w:
-			blk[fi] = to // the entry changes block, weight w stays
-		default:
-			cw[fi] -= w
-			blk[end], cw[end] = to, w
-			cnt[u]++
+		end := shiftEntry(blk, cw, base, base+int64(cnt[u]), from, to, w)
+		cnt[u] = int32(end - base)
+	}
+}
+
+// shiftEntry updates the entries blk/w[base:end] of a vertex whose
+// neighbour moved from block from to block to over an edge of weight wt,
+// and returns the new end. One scan finds both entries: from loses wt
+// (from is present: the neighbour contributed to it), to gains it. The
+// list never grows before it shrinks, so it never exceeds deg slots.
+func shiftEntry(blk []int32, w []int64, base, end int64, from, to int32, wt int64) int64 {
+	fi, ti := int64(-1), int64(-1)
+	for i := base; i < end; i++ {
+		switch blk[i] {
+		case from:
+			fi = i
+		case to:
+			ti = i
 		}
 	}
+	switch {
+	case ti >= 0:
+		w[ti] += wt
+		if w[fi] -= wt; w[fi] == 0 {
+			blk[fi], w[fi] = blk[end-1], w[end-1]
+			end--
+		}
+	case w[fi] == wt:
+		blk[fi] = to // the entry changes block, weight wt stays
+	default:
+		w[fi] -= wt
+		blk[end], w[end] = to, wt
+		end++
+	}
+	return end
 }
 
 // Conn returns v's connectivity to b.

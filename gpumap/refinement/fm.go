@@ -69,23 +69,7 @@ func newFM() *FM { return &FM{heap: pq.New(0), ct: &ConnTable{}} }
 // Reset points the refiner at a new state, reusing its memory: repeated
 // refinement of graphs up to the same size allocates nothing.
 func (f *FM) Reset(s *State, cfg FMConfig) {
-	if cfg.Rounds == 0 {
-		cfg.Rounds = 8
-	}
-	if cfg.Alpha == 0 {
-		cfg.Alpha = 60
-	}
-	if cfg.Seeds == 0 {
-		cfg.Seeds = 1
-	}
-	if cfg.MinImprove == 0 {
-		cfg.MinImprove = 0.0005
-	}
-	if cfg.Slack == 0 {
-		cfg.Slack = s.G.MaxVertexWeight()
-	} else if cfg.Slack < 0 {
-		cfg.Slack = 0
-	}
+	cfg = withFMDefaults(s, cfg)
 	n := s.G.N()
 	f.s, f.cfg = s, cfg
 	f.heap.Reserve(n)

@@ -3,6 +3,7 @@ package refinement
 import (
 	"math/rand/v2"
 
+	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
 )
 
@@ -33,22 +34,11 @@ func LabelPropagation(s *State, rounds int, seed uint64) int64 {
 		next = next[:0]
 		stamp := uint32(r + 2)
 		for _, v := range active {
-			nb.load(s, v)
-			t, gain := nb.bestMove(s, v, 0)
-			if t < 0 {
-				continue
-			}
-			p := s.Part[v]
-			if gain > 0 || gain == 0 && s.BW[t]+g.VW[v] < s.BW[p] {
+			if t, gain, ok := lpMove(s, nb, v); ok {
 				s.Move(v, t)
 				total += gain
 				moved++
-				for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-					if u := g.Adj[e]; queued[u] != stamp {
-						queued[u] = stamp
-						next = append(next, u)
-					}
-				}
+				next = queueNeighbours(g, v, queued, stamp, next)
 			}
 		}
 		if moved <= int(n)/1000 {
@@ -110,31 +100,18 @@ func LabelPropagationParallel(x *par.Exec, s *State, rounds int, seed uint64) in
 			x.Each(tasks, func(w, t int) {
 				nb := scratch[w]
 				for i := t * 256; i < min(t*256+256, len(bs)); i++ {
-					v := bs[i]
-					nb.load(s, v)
-					tg, gain := nb.bestMove(s, v, 0)
-					want[i] = tg >= 0 && (gain > 0 || gain == 0 && s.BW[tg]+g.VW[v] < s.BW[s.Part[v]])
+					_, _, want[i] = lpMove(s, nb, bs[i])
 				}
 			})
 			for i, v := range bs {
 				if !want[i] {
 					continue
 				}
-				seq.load(s, v)
-				t, gain := seq.bestMove(s, v, 0)
-				if t < 0 {
-					continue
-				}
-				if p := s.Part[v]; gain > 0 || gain == 0 && s.BW[t]+g.VW[v] < s.BW[p] {
+				if t, gain, ok := lpMove(s, seq, v); ok {
 					s.Move(v, t)
 					total += gain
 					moved++
-					for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-						if u := g.Adj[e]; queued[u] != stamp {
-							queued[u] = stamp
-							next = append(next, u)
-						}
-					}
+					next = queueNeighbours(g, v, queued, stamp, next)
 				}
 			}
 		}
@@ -144,4 +121,25 @@ func LabelPropagationParallel(x *par.Exec, s *State, rounds int, seed uint64) in
 		active, next = next, active
 	}
 	return total
+}
+
+// lpMove is v's label propagation move: its best target with room, taken
+// when it gains, or gains nothing and leaves the source lighter than the
+// target becomes.
+func lpMove(s *State, nb *nbhd, v int32) (t int32, gain int64, ok bool) {
+	nb.load(s, v)
+	t, gain = nb.bestMove(s, v, 0)
+	ok = t >= 0 && (gain > 0 || gain == 0 && s.BW[t]+s.G.VW[v] < s.BW[s.Part[v]])
+	return t, gain, ok
+}
+
+// queueNeighbours appends v's neighbours not queued in this round.
+func queueNeighbours(g *graph.Graph, v int32, queued []uint32, stamp uint32, next []int32) []int32 {
+	for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+		if u := g.Adj[e]; queued[u] != stamp {
+			queued[u] = stamp
+			next = append(next, u)
+		}
+	}
+	return next
 }

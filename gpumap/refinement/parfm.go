@@ -291,34 +291,11 @@ func (w *searcher) build(v int32) {
 }
 
 // shift updates the entries of u, a neighbour of a vertex that moved from
-// block from to block to over an edge of weight wt. Like ConnTable.Move it
-// never grows the list before shrinking it: it may not exceed deg(u) slots.
+// block from to block to over an edge of weight wt.
 func (w *searcher) shift(u, from, to int32, wt int64) {
-	base := w.off[u]
-	end := base + w.cnt[u]
-	fi, ti := int32(-1), int32(-1)
-	for i := base; i < end; i++ {
-		switch w.eBlk[i] {
-		case from:
-			fi = i
-		case to:
-			ti = i
-		}
-	}
-	switch {
-	case ti >= 0:
-		w.eW[ti] += wt
-		if w.eW[fi] -= wt; w.eW[fi] == 0 {
-			w.eBlk[fi], w.eW[fi] = w.eBlk[end-1], w.eW[end-1]
-			w.cnt[u]--
-		}
-	case w.eW[fi] == wt:
-		w.eBlk[fi] = to
-	default:
-		w.eW[fi] -= wt
-		w.eBlk[end], w.eW[end] = to, wt
-		w.cnt[u]++
-	}
+	base := int64(w.off[u])
+	end := shiftEntry(w.eBlk, w.eW, base, base+int64(w.cnt[u]), from, to, wt)
+	w.cnt[u] = int32(end - base)
 }
 
 // view returns v's connectivity entries in the searcher's view: its own
