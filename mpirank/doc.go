@@ -40,8 +40,9 @@
 // to 2^40). Costs are reported from the doubles and the real distances,
 // and a cost beyond the largest double is an ErrVolume.
 //
-// All internal communication runs on a duplicate of the caller's
-// communicator with MPI_ERRORS_RETURN; the caller's communicator is only
-// used for MPI_Comm_dup and MPI_Comm_split and is left as it was. MPI is
+// All internal communication runs on a private copy of the caller's
+// communicator (MPI_Comm_split, so none of its attribute callbacks run)
+// with MPI_ERRORS_RETURN; the caller's communicator is only used for
+// MPI_Comm_split and is left as it was. MPI is
 // called only from the calling goroutine (the thread that entered from C).
 package mpirank

@@ -49,9 +49,14 @@ static int g_inspect(MPI_Fint f, int *size, int *rank, int *inter) {
 	MPI_Comm_rank(c, rank);
 	return 0;
 }
-static int g_dup(MPI_Fint f, int quiet, MPI_Fint *out) {
+// A new communicator with c's group in c's order. MPI_Comm_split, not
+// MPI_Comm_dup: a dup would run the caller's attribute copy callbacks
+// (and fail when one fails), and carry c's topology.
+static int g_copy(MPI_Fint f, int quiet, MPI_Fint *out) {
 	MPI_Comm c = MPI_Comm_f2c(f), d;
-	int rc = MPI_Comm_dup(c, &d);
+	int rank = 0;
+	MPI_Comm_rank(c, &rank);
+	int rc = MPI_Comm_split(c, 0, rank, &d);
 	if (rc != MPI_SUCCESS) return rc;
 	if (quiet) MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN);
 	*out = MPI_Comm_c2f(d);
@@ -126,15 +131,17 @@ func inspect(c Comm) (null, invalid, inter bool, size, rank int) {
 	return false, false, i != 0, int(s), int(r)
 }
 
-// dup duplicates c; quiet sets MPI_ERRORS_RETURN on the copy.
+// dup returns a new communicator with c's group in c's order (split,
+// so that none of c's attributes are copied); quiet sets
+// MPI_ERRORS_RETURN on it, otherwise it keeps c's error handler.
 func dup(c Comm, quiet bool) (Comm, error) {
 	var out C.MPI_Fint
 	q := C.int(0)
 	if quiet {
 		q = 1
 	}
-	if rc := C.g_dup(C.MPI_Fint(c), q, &out); rc != 0 {
-		return 0, mpiErr("MPI_Comm_dup", rc)
+	if rc := C.g_copy(C.MPI_Fint(c), q, &out); rc != 0 {
+		return 0, mpiErr("MPI_Comm_split", rc)
 	}
 	return Comm(out), nil
 }
@@ -208,5 +215,6 @@ func ProcessorName() string {
 	return string(buf[:n])
 }
 
-// Dup duplicates c for a caller (keeping c's error handler).
+// Dup returns a communicator in c's order for a caller: c's group and
+// error handler, none of its attributes or topology.
 func Dup(c Comm) (Comm, error) { return dup(c, false) }

@@ -130,7 +130,7 @@ func run(c Comm, neighbors []int32, volumes []float64, opt Options, pre *Error, 
 		return null, res, nil
 	}
 
-	// 4. Each rank receives its new rank; split (or duplicate when the
+	// 4. Each rank receives its new rank; split (in the same order when the
 	// order is kept).
 	var nc Comm
 	if res.Changed == 0 {

@@ -8,7 +8,7 @@ import (
 
 // GatherTraffic collects what every rank of c sent (recorded by
 // libgpumap_record.so) on rank 0, compressed like Reorder's patterns. It is
-// collective over c and runs on a duplicate with MPI_ERRORS_RETURN. Rank 0
+// collective over c and runs on a private copy with MPI_ERRORS_RETURN. Rank 0
 // gets one record.Rank per rank of c, the others nil; mine.Host is set to
 // this process's processor name.
 func GatherTraffic(c Comm, mine record.Rank) ([]record.Rank, error) {

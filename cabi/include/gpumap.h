@@ -15,9 +15,11 @@
  *
  * Every rank returns the same status. On failure *newcomm is
  * MPI_COMM_NULL and the input communicator is untouched; on success
- * *newcomm is an ordinary communicator that the caller frees. The order
- * changes only when the mapping lowers J by at least 0.1%
- * (GPUMAP_MIN_GAIN); otherwise *newcomm is a duplicate in the same order.
+ * *newcomm is an ordinary communicator that the caller frees: comm's
+ * group and error handler, none of its attributes or topology (it comes
+ * from MPI_Comm_split, so comm's attribute copy callbacks never run). The
+ * order changes only when the mapping lowers J by at least 0.1%
+ * (GPUMAP_MIN_GAIN); otherwise *newcomm has comm's order.
  *
  * Agreement. The first step of every gpumap_reorder and gpumap_cost is
  * collective: rank 0 broadcasts the call (reorder or cost), its options in
@@ -37,7 +39,7 @@
  *
  * Environment, read through getenv at every call on every rank (setenv
  * before the call works) and agreed on like the options:
- *   GPUMAP_DISABLE=1     keep the order: *newcomm is a duplicate of comm;
+ *   GPUMAP_DISABLE=1     keep the order: *newcomm has comm's order;
  *                        the arguments are still checked and cost_before
  *                        computed, so invalid input still fails (0/1,
  *                        also true/false, yes/no, on/off; anything else
@@ -172,7 +174,7 @@ void gpumap_options_init(gpumap_options *options);
  *   volumes     bytes sent to each (finite, >= 0); see gpumap_pattern
  *   options     NULL for the defaults
  *   newcomm     receives the reordered communicator (MPI_COMM_NULL on error)
- * Size-1 communicators and GPUMAP_DISABLE=1 return a duplicate of comm.
+ * Size-1 communicators and GPUMAP_DISABLE=1 return comm's order.
  * Before MPI_Init and after MPI_Finalize every entry point returns
  * GPUMAP_ERR_MPI having called only MPI_Initialized and MPI_Finalized
  * (the _f variants set *newcomm to the Fortran MPI_COMM_NULL).
