@@ -49,7 +49,7 @@ LIB := $(BUILD)/lib
 INC := $(BUILD)/include
 TESTBIN := $(BUILD)/tests
 GOSRC := $(shell find . -name '*.go' -not -path './build/*') go.mod go.sum
-CABI := $(wildcard cabi/*.go cabi/*.c cabi/include/*.h)
+CABI := $(wildcard cabi/*.go cabi/*.c cabi/*.h cabi/include/*.h)
 
 APT_PACKAGES := build-essential pkg-config gfortran openmpi-bin libopenmpi-dev mpich libmpich-dev \
 	libhwloc-dev hwloc iproute2 util-linux procps scotch cmake
@@ -116,7 +116,7 @@ $(LIB)/pkgconfig/gpumap.pc: cabi/gpumap.pc.in gpumap/options.go
 # rpath makes the remote node find libgpumap without any environment.
 CFLAGS_T := -O2 -Wall -I$(INC)
 LDFLAGS_T := -L$(LIB) -lgpumap -lm -Wl,-rpath,'$$ORIGIN/../lib'
-TESTPROGS := $(TESTBIN)/hello $(TESTBIN)/stencil $(TESTBIN)/invalid $(TESTBIN)/threads $(TESTBIN)/hello_f $(TESTBIN)/hello_f08
+TESTPROGS := $(TESTBIN)/hello $(TESTBIN)/stencil $(TESTBIN)/invalid $(TESTBIN)/attack $(TESTBIN)/threads $(TESTBIN)/hello_f $(TESTBIN)/hello_f08
 
 # The topology programs know nothing of gpumap (tests/topo_test.go
 # preloads the interposer); *_linked link it before the MPI library.

@@ -10,10 +10,12 @@ package main
 #include "gpumap.h"
 void gpumap_set_last_error(const char *msg);
 void gpumap_set_last_result(const gpumap_result *r);
+#include "safe.h"
 */
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -46,38 +48,61 @@ func recoverTo(status *C.int) {
 
 // options converts the C options (NULL: defaults). The environment
 // (GPUMAP_HIERARCHY, ...) is applied by mpirank at call time; imbalance
-// GPUMAP_IMBALANCE_DEFAULT is 0 for a reordering, 0.03 for a graph.
-func options(o *C.gpumap_options) (opt mpirank.Options, eps float64, e *mpirank.Error) {
+// GPUMAP_IMBALANCE_DEFAULT is 0 for a reordering, 0.03 for a graph. The
+// struct is checked before its strings are read: an uninitialised one
+// (reserved fields not zero, enums out of range) never has its pointers
+// followed, and a string that cannot be read is an error.
+func options(o *C.gpumap_options, strings bool) (opt mpirank.Options, eps float64, e *mpirank.Error) {
 	opt = mpirank.Options{Preset: gpumap.Default}
 	eps = C.GPUMAP_IMBALANCE_DEFAULT
-	if o != nil {
-		if o.version != C.GPUMAP_OPTIONS_VERSION {
-			return opt, eps, &mpirank.Error{Code: mpirank.ErrOptions,
-				Msg: fmt.Sprintf("options version %d is not supported (want %d): initialise them with gpumap_options_init", int(o.version), C.GPUMAP_OPTIONS_VERSION)}
-		}
-		opt.Preset = gpumap.Preset(o.preset)
-		opt.Backend = gpumap.Backend(o.backend)
-		opt.Pattern = mpirank.Pattern(o.pattern)
-		opt.Verbosity = int(o.verbosity)
-		opt.Threads = int(o.threads)
-		opt.Seed = uint64(o.seed)
-		opt.Algorithm = gpumap.Algorithm(o.algorithm)
-		eps = float64(o.imbalance)
-		if o.hierarchy != nil {
-			opt.Hierarchy = C.GoString(o.hierarchy)
-		}
-		if o.distance != nil {
-			opt.Distance = C.GoString(o.distance)
-		}
+	if o == nil {
+		return opt, eps, nil
+	}
+	if C.gpumap_readable(unsafe.Pointer(o), C.size_t(unsafe.Sizeof(*o))) == 0 {
+		return opt, eps, &mpirank.Error{Code: mpirank.ErrArgument, Msg: fmt.Sprintf("options points to memory that cannot be read (%p)", o)}
+	}
+	if o.version != C.GPUMAP_OPTIONS_VERSION {
+		return opt, eps, &mpirank.Error{Code: mpirank.ErrOptions,
+			Msg: fmt.Sprintf("options version %d is not supported (want %d): initialise them with gpumap_options_init", int(o.version), C.GPUMAP_OPTIONS_VERSION)}
+	}
+	if o.reserved_int != 0 || o.reserved != [4]unsafe.Pointer{} {
+		return opt, eps, &mpirank.Error{Code: mpirank.ErrOptions,
+			Msg: "options are not initialised (their reserved fields are not zero): start from gpumap_options_init"}
+	}
+	opt.Preset = gpumap.Preset(o.preset)
+	opt.Backend = gpumap.Backend(o.backend)
+	opt.Pattern = mpirank.Pattern(o.pattern)
+	opt.Verbosity = int(o.verbosity)
+	opt.Threads = int(o.threads)
+	opt.Seed = uint64(o.seed)
+	opt.Algorithm = gpumap.Algorithm(o.algorithm)
+	eps = float64(o.imbalance)
+	if !strings || !enumsValid(o) {
+		return opt, eps, nil // an enum out of range is reported; garbage pointers are not followed
+	}
+	var err error
+	if opt.Hierarchy, err = callerString(o.hierarchy, "options.hierarchy"); err == nil {
+		opt.Distance, err = callerString(o.distance, "options.distance")
+	}
+	if err != nil {
+		return opt, eps, &mpirank.Error{Code: mpirank.ErrArgument, Msg: err.Error()}
 	}
 	return opt, eps, nil
+}
+
+// enumsValid: every enum of o is one of its values.
+func enumsValid(o *C.gpumap_options) bool {
+	return o.preset >= C.GPUMAP_PRESET_FAST && o.preset <= C.GPUMAP_PRESET_STRONG &&
+		o.backend >= C.GPUMAP_BACKEND_AUTO && o.backend <= C.GPUMAP_BACKEND_GPU &&
+		o.algorithm >= C.GPUMAP_ALGORITHM_AUTO && o.algorithm <= C.GPUMAP_ALGORITHM_HM &&
+		o.pattern >= C.GPUMAP_PATTERN_SEND && o.pattern <= C.GPUMAP_PATTERN_EXCHANGE
 }
 
 // reorderOptions are the options of gpumap_reorder and gpumap_cost, which
 // place one task per process: the default imbalance means 0, anything
 // else is passed on (and rejected by mpirank unless 0).
 func reorderOptions(o *C.gpumap_options) (mpirank.Options, *mpirank.Error) {
-	opt, eps, e := options(o)
+	opt, eps, e := options(o, true)
 	if eps != C.GPUMAP_IMBALANCE_DEFAULT {
 		opt.Imbalance = eps
 	}
@@ -96,9 +121,19 @@ func pattern(degree C.int, neighbors *C.int, volumes *C.double, pre *mpirank.Err
 	case degree > 0 && (neighbors == nil || volumes == nil):
 		pre = &mpirank.Error{Code: mpirank.ErrArgument, Msg: fmt.Sprintf("degree %d with a NULL neighbors or volumes array", int(degree))}
 	case degree > 0:
-		nb := append([]int32(nil), unsafe.Slice((*int32)(unsafe.Pointer(neighbors)), int(degree))...)
-		vol := append([]float64(nil), unsafe.Slice((*float64)(unsafe.Pointer(volumes)), int(degree))...)
-		return nb, vol, nil
+		d := int(degree)
+		nb, err := callerSlice[int32](unsafe.Pointer(neighbors), d, fmt.Sprintf("neighbors (degree %d)", d))
+		var vol []float64
+		if err == nil {
+			vol, err = callerSlice[float64](unsafe.Pointer(volumes), d, fmt.Sprintf("volumes (degree %d)", d))
+		}
+		if err == nil {
+			err = fitsMemory(uint64(d)*12, fmt.Sprintf("degree %d", d))
+		}
+		if err != nil {
+			return nil, nil, &mpirank.Error{Code: mpirank.ErrArgument, Msg: err.Error()}
+		}
+		return append([]int32(nil), nb...), append([]float64(nil), vol...), nil
 	}
 	return nil, nil, pre
 }
@@ -171,7 +206,7 @@ func setResult(res mpirank.Result) {
 func gpumap_go_map_graph(n C.int32_t, xadj *C.int64_t, adjncy *C.int32_t, vwgt *C.int64_t, adjwgt *C.int64_t,
 	hierarchy *C.char, distance *C.char, copt *C.gpumap_options, pe *C.int32_t, cost *C.int64_t) (status C.int) {
 	defer recoverTo(&status)
-	opt, eps, oerr := options(copt)
+	opt, eps, oerr := options(copt, false)
 	if oerr != nil {
 		return setError(oerr.Code, oerr.Msg)
 	}
@@ -185,10 +220,24 @@ func gpumap_go_map_graph(n C.int32_t, xadj *C.int64_t, adjncy *C.int32_t, vwgt *
 		return setError(mpirank.ErrArgument, "xadj or pe is NULL")
 	case hierarchy == nil || distance == nil:
 		return setError(mpirank.ErrArgument, "hierarchy or distance is NULL")
+	case opt.Pattern != mpirank.PatternSend && opt.Pattern != mpirank.PatternExchange:
+		return setError(mpirank.ErrOptions, fmt.Sprintf("unknown pattern kind %d", int(opt.Pattern)))
 	}
-	top, err := topology.Parse(C.GoString(hierarchy), C.GoString(distance))
+	h, err := callerString(hierarchy, "hierarchy")
+	var d string
+	if err == nil {
+		d, err = callerString(distance, "distance")
+	}
+	if err != nil {
+		return setError(mpirank.ErrArgument, err.Error())
+	}
+	top, err := topology.Parse(h, d)
 	if err != nil {
 		return setError(mpirank.ErrOptions, err.Error())
+	}
+	out, err := callerSlice[int32](unsafe.Pointer(pe), int(n), fmt.Sprintf("pe (n = %d)", int(n)))
+	if err != nil {
+		return setError(mpirank.ErrArgument, err.Error())
 	}
 	g, err := csrGraph(int(n), xadj, adjncy, vwgt, adjwgt)
 	if err == nil {
@@ -196,7 +245,7 @@ func gpumap_go_map_graph(n C.int32_t, xadj *C.int64_t, adjncy *C.int32_t, vwgt *
 	}
 	if err != nil {
 		code := mpirank.ErrGraph
-		if _, ok := err.(nullError); ok {
+		if _, ok := err.(argError); ok {
 			code = mpirank.ErrArgument
 		}
 		return setError(code, err.Error())
@@ -217,7 +266,9 @@ func gpumap_go_map_graph(n C.int32_t, xadj *C.int64_t, adjncy *C.int32_t, vwgt *
 		}
 		return setError(code, err.Error())
 	}
-	copy(unsafe.Slice((*int32)(unsafe.Pointer(pe)), int(n)), res.PE)
+	if C.gpumap_write(unsafe.Pointer(&out[0]), unsafe.Pointer(&res.PE[0]), C.size_t(4*len(res.PE))) != 0 {
+		return setError(mpirank.ErrArgument, fmt.Sprintf("pe (n = %d): %d entries cannot be written at %p", int(n), int(n), pe))
+	}
 	if cost != nil {
 		*cost = C.int64_t(res.Metrics.J)
 	}
@@ -227,33 +278,50 @@ func gpumap_go_map_graph(n C.int32_t, xadj *C.int64_t, adjncy *C.int32_t, vwgt *
 	return C.GPUMAP_OK
 }
 
-type nullError string
-
-func (e nullError) Error() string { return string(e) }
+// argError is an error in an argument as such (a NULL or unreadable
+// array): GPUMAP_ERR_ARGUMENT rather than GPUMAP_ERR_GRAPH.
+type argError struct{ error }
 
 // csrGraph reads the caller's CSR arrays and validates them (graph.FromCSR,
 // messages 0-based). xadj[n] is checked before adjncy and adjwgt are
-// looked at.
+// looked at, each array is checked to be readable for its length, and
+// the copies to fit in memory, before anything is copied.
 func csrGraph(n int, xadj *C.int64_t, adjncy *C.int32_t, vwgt, adjwgt *C.int64_t) (*graph.Graph, error) {
-	xa := unsafe.Slice((*int64)(unsafe.Pointer(xadj)), n+1)
+	xa, err := callerSlice[int64](unsafe.Pointer(xadj), n+1, fmt.Sprintf("xadj (n = %d)", n))
+	if err != nil {
+		return nil, argError{err}
+	}
 	m := xa[n]
 	if m < 0 || m > graph.MaxCSREdges {
 		// FromCSR names what is wrong with the offsets.
 		return graph.FromCSR(xa, nil, nil, nil)
 	}
 	if m > 0 && adjncy == nil {
-		return nil, nullError("adjncy is NULL")
+		return nil, argError{errors.New("adjncy is NULL")}
+	}
+	size := uint64(8*(n+1)+8*n) + 4*uint64(m)
+	if adjwgt != nil {
+		size += 8 * uint64(m)
+	}
+	if err := fitsMemory(size, fmt.Sprintf("n = %d, xadj[n] = %d", n, m)); err != nil {
+		return nil, argError{err}
 	}
 	var adj []int32
 	var vw, ew []int64
 	if m > 0 {
-		adj = unsafe.Slice((*int32)(unsafe.Pointer(adjncy)), m)
+		if adj, err = callerSlice[int32](unsafe.Pointer(adjncy), int(m), fmt.Sprintf("adjncy (xadj[n] = %d)", m)); err != nil {
+			return nil, argError{err}
+		}
 		if adjwgt != nil {
-			ew = unsafe.Slice((*int64)(unsafe.Pointer(adjwgt)), m)
+			if ew, err = callerSlice[int64](unsafe.Pointer(adjwgt), int(m), fmt.Sprintf("adjwgt (xadj[n] = %d)", m)); err != nil {
+				return nil, argError{err}
+			}
 		}
 	}
 	if vwgt != nil {
-		vw = unsafe.Slice((*int64)(unsafe.Pointer(vwgt)), n)
+		if vw, err = callerSlice[int64](unsafe.Pointer(vwgt), n, fmt.Sprintf("vwgt (n = %d)", n)); err != nil {
+			return nil, argError{err}
+		}
 	}
 	return graph.FromCSR(xa, adj, vw, ew)
 }

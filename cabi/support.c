@@ -1,8 +1,10 @@
 // C side of the ABI: static strings, the last error and result of every
 // thread, and the const-correct public entry points.
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include "gpumap.h"
+#include "safe.h"
 #include "_cgo_export.h"
 
 static const char *messages[] = {
@@ -39,6 +41,20 @@ void gpumap_set_last_error(const char *msg) {
 }
 
 const char *gpumap_version(void) { return "0.2.0"; }
+
+// The MPI this library was built for. Not in gpumap.h: the C libraries
+// that load libgpumap.so at run time (cabi/dl) compare it with their own,
+// so that GPUMAP_LIBRARY naming the other stack's build is refused
+// instead of crashing the program.
+const char *gpumap_mpi_abi(void) {
+#if defined(OPEN_MPI)
+    return "Open MPI";
+#elif defined(MPICH)
+    return "MPICH";
+#else
+    return "unknown MPI";
+#endif
+}
 
 void gpumap_options_init(gpumap_options *o) {
     if (!o) return;
@@ -79,16 +95,28 @@ int gpumap_reorder(MPI_Comm comm, int degree, const int neighbors[], const doubl
 
 void gpumap_set_last_result(const gpumap_result *r) { last_result = *r; }
 
+// The struct only grows at its end and will never reach this: a larger
+// size is a wrong argument, not a newer header.
+enum { RESULT_SIZE_MAX = 4096 };
+
 int gpumap_last_result_size(gpumap_result *result, size_t size) {
     if (!result) {
         gpumap_set_last_error("result is NULL");
         return GPUMAP_ERR_ARGUMENT;
     }
-    if (size <= sizeof last_result) {
-        memcpy(result, &last_result, size);
-    } else { // a newer header: fields this library does not know are 0
-        memcpy(result, &last_result, sizeof last_result);
-        memset((char *)result + sizeof last_result, 0, size - sizeof last_result);
+    if (size > RESULT_SIZE_MAX) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "size %zu is not the size of a gpumap_result (%zu in this library; at most %d)",
+                 size, sizeof last_result, RESULT_SIZE_MAX);
+        gpumap_set_last_error(msg);
+        return GPUMAP_ERR_ARGUMENT;
+    }
+    char buf[RESULT_SIZE_MAX];
+    memset(buf, 0, sizeof buf); // a newer header: fields this library does not know are 0
+    memcpy(buf, &last_result, sizeof last_result < size ? sizeof last_result : size);
+    if (gpumap_write(result, buf, size) != 0) {
+        gpumap_set_last_error("result points to memory that cannot be written");
+        return GPUMAP_ERR_ARGUMENT;
     }
     return GPUMAP_OK;
 }

@@ -56,10 +56,26 @@
  *   threads               at most 4096
  *   gpumap_reorder        volumes finite and >= 0, their sum per pair of
  *                         ranks and J (a double) finite
- *   gpumap_map_graph      n <= 2^31-1, xadj[n] <= 2^40; vertex weights
- *                         summing to at most 2^61, edge weights (each
- *                         edge once) to at most 2^61, and that sum times
- *                         the largest distance at most 2^62
+ *   gpumap_map_graph      n <= 2^31-1, xadj[n] <= 2^40 and the copies of
+ *                         the arrays within this machine's memory; vertex
+ *                         weights summing to at most 2^61, edge weights
+ *                         (each edge once) to at most 2^61, and that sum
+ *                         times the largest distance at most 2^62;
+ *                         imbalance at most 10^6
+ *   gpumap_last_result_size  size at most 4096
+ *
+ * The caller's memory. Arrays are read as far as their counts say, and
+ * only after checking that this much can be read: a count larger than its
+ * array (degree beyond neighbors[], xadj[n] beyond adjncy[]) or a pointer
+ * into unmapped memory (a garbage options.hierarchy, a string without its
+ * NUL before unmapped memory, a read-only pe[]) is GPUMAP_ERR_ARGUMENT
+ * naming the argument, not a crash. (The check reads through the kernel,
+ * process_vm_readv/writev on the calling process; where a seccomp profile
+ * forbids them, memory is read directly as before. A count that is wrong
+ * but stays inside readable memory reads whatever is there, as in C.)
+ * An options struct that did not come from gpumap_options_init (reserved
+ * fields not zero, or an enum out of range) is GPUMAP_ERR_OPTIONS before
+ * any of its pointers is followed.
  *
  * Threads. gpumap_last_error() and gpumap_last_result() are per thread:
  * each thread sees the outcome of its own last call. The collective calls
@@ -164,7 +180,7 @@ typedef struct gpumap_options {
     void *reserved[4];
 } gpumap_options;
 
-/* Fills *options with the defaults. */
+/* Fills *options with the defaults (NULL: does nothing). */
 void gpumap_options_init(gpumap_options *options);
 
 /*
@@ -212,7 +228,8 @@ typedef struct gpumap_result {
 } gpumap_result;
 
 /* Fills the first size bytes of *result (fields beyond this library's
- * struct are zeroed). Use the macro gpumap_last_result. */
+ * struct are zeroed; size at most 4096, else GPUMAP_ERR_ARGUMENT). Use the
+ * macro gpumap_last_result. */
 int gpumap_last_result_size(gpumap_result *result, size_t size);
 int (gpumap_last_result)(gpumap_result *result); /* the 0.1 fields only */
 #define gpumap_last_result(result) gpumap_last_result_size((result), sizeof(gpumap_result))
