@@ -153,10 +153,15 @@ var topoFallThrough = []struct {
 	{"reorder = 0 (Fortran)", nil, "topo_f", []string{"0"}, true, false, ""},
 	{"GPUMAP_TOPO=0", map[string]string{"GPUMAP_TOPO": "0"}, "topo_cart", nil, true, false, ""},
 	{"GPUMAP_TOPO=0 (Fortran)", map[string]string{"GPUMAP_TOPO": "0"}, "topo_f08", nil, true, false, ""},
+	// Spelled as GPUMAP_DISABLE may be (it turned nothing off before).
+	{"GPUMAP_TOPO=' Off '", map[string]string{"GPUMAP_TOPO": " Off "}, "topo_cart", nil, true, false, ""},
 	{"machine does not fit", map[string]string{"GPUMAP_HIERARCHY": "4:4"}, "topo_cart", nil, true, true,
 		"passed to PMPI unchanged: gpumap_reorder: invalid options: hierarchy 4:4 has 16 PEs but the communicator has 6 processes"},
 	{"no libgpumap.so", map[string]string{"GPUMAP_LIBRARY": "/nonexistent/libgpumap.so"}, "topo_dgraph", nil, true, false,
 		"passed to PMPI unchanged: rank 0: cannot load /nonexistent/libgpumap.so (GPUMAP_LIBRARY): "},
+	// The other stack's build (@other): its MPI calls crashed the program.
+	{"libgpumap.so of the other MPI", map[string]string{"GPUMAP_LIBRARY": "@other"}, "topo_dgraph", nil, true, true,
+		"libgpumap.so was built for "},
 	{"GPUMAP_CART_WEIGHTS wrong", map[string]string{"GPUMAP_CART_WEIGHTS": "1:2:3"}, "topo_shift", nil, true, false,
 		"passed to PMPI unchanged: rank 0: GPUMAP_CART_WEIGHTS=1:2:3 has 3 volumes for 2 dimensions"},
 	// topo_sub's 2x3 grid (dimension 0 periodic: each process reaches the
@@ -220,6 +225,9 @@ func TestTopoConformance(t *testing.T) {
 		for _, c := range topoFallThrough {
 			e := map[string]string{"GPUMAP_HIERARCHY": "2:3", "GPUMAP_VERBOSE": "1"}
 			for k, v := range c.env {
+				if v == "@other" {
+					v = filepath.Join(root, topoStacks[1-indexOf(s)].lib, "libgpumap.so")
+				}
 				e[k] = v
 			}
 			out := topoRun(t, s, 6, e, true, c.prog, c.args...)
@@ -244,6 +252,15 @@ func TestTopoConformance(t *testing.T) {
 	}
 	t.Logf("topology conformance:\n%s", table.String())
 	writeResult(t, "topo-conformance.txt", table.String())
+}
+
+func indexOf(s topoStack) int {
+	for i, x := range topoStacks {
+		if x.name == s.name {
+			return i
+		}
+	}
+	return -1
 }
 
 // --- stencils against the optimum ---

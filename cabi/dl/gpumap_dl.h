@@ -13,8 +13,9 @@
  * set, else the library next to the calling one (its directory found with
  * dladdr, symbolic links resolved): the soname GPUMAP_SONAME first, as
  * installed runtime trees have no development link, then libgpumap.so;
- * last the soname on the library search path. NULL, with the reason in
- * why[n], when none loads. */
+ * last the soname on the library search path. A library built for another
+ * MPI than the caller (gpumap_mpi_abi differs) is refused. NULL, with the
+ * reason in why[n], when none loads. */
 void *gpumap_dl_open(char *why, size_t n) __attribute__((visibility("hidden")));
 
 #endif

@@ -63,9 +63,17 @@ static const api *load_api(char *why, size_t n) {
 
 /* ---- helpers ---- */
 
-static int env_is(const char *name, const char *value) {
-    const char *e = getenv(name);
-    return e && strcmp(e, value) == 0;
+int topo_disabled(void) {
+    const char *e = getenv("GPUMAP_TOPO");
+    if (!e) return 0;
+    char v[8];
+    size_t n = 0;
+    while (*e == ' ' || *e == '\t') e++;
+    for (; *e && *e != ' ' && *e != '\t' && n < sizeof v - 1; e++) v[n++] = (char)(*e | 0x20);
+    while (*e == ' ' || *e == '\t') e++;
+    v[n] = 0;
+    if (*e) return 0; /* longer than any word below */
+    return !strcmp(v, "0") || !strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "off");
 }
 
 static int env_int(const char *name) {
@@ -126,7 +134,7 @@ int topo_begin(topo_call *c, const char *name, MPI_Comm old, int reorder) {
     c->old = old;
     c->d = MPI_COMM_NULL;
     c->rank = -1;
-    if (env_is("GPUMAP_TOPO", "0") || topo_in_fortran) return 0;
+    if (topo_disabled() || topo_in_fortran) return 0;
     c->verbose = env_int("GPUMAP_VERBOSE") >= 1;
     if (!reorder && !c->verbose) return 0; /* not a single MPI call */
     int init = 0, fin = 0, inter = 0;

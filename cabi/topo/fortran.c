@@ -66,8 +66,7 @@ static void *next(const char *name, void **cache) {
 }
 
 static int off(const F *reorder) {
-    const char *e = getenv("GPUMAP_TOPO");
-    return !*reorder || (e && strcmp(e, "0") == 0) || topo_in_fortran;
+    return !*reorder || topo_disabled() || topo_in_fortran;
 }
 
 static void result(int rc, MPI_Comm out, F *newcomm, F *ierr) {

@@ -74,6 +74,10 @@ int topo_map(topo_call *c, MPI_Comm *nc);
  * constructor's status; on TOPO_REORDER a failure is raised on comm_old. */
 int topo_end(topo_call *c, MPI_Comm nc, int rc, MPI_Comm *out);
 
+/* GPUMAP_TOPO turns the interposer off: 0, false, no or off (any case,
+ * surrounding blanks ignored); unset or anything else leaves it on. */
+int topo_disabled(void);
+
 /* Agreement helper: 1 on every rank when any rank passed failed != 0. */
 int topo_any(topo_call *c, int failed);
 
