@@ -8,6 +8,8 @@ import "C"
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"unsafe"
 
@@ -66,6 +68,10 @@ func gpumap_record_write(comm C.int, n C.int, peers *C.int, bytes, msgs *C.uint6
 		return 1
 	}
 	if mp := C.GoString(msgpath); mp != "" {
+		if sameFile(mp, out) {
+			say("GPUMAP_RECORD_MESSAGES names %s, the file GPUMAP_RECORD wrote: message counts not written", mp)
+			return 1
+		}
 		if err := p.WriteFile(mp, true); err != nil {
 			say("%v", err)
 			return 1
@@ -74,4 +80,14 @@ func gpumap_record_write(comm C.int, n C.int, peers *C.int, bytes, msgs *C.uint6
 	}
 	say("wrote %s: %s", out, p.Summary())
 	return 0
+}
+
+// sameFile: a and b name one file (b exists).
+func sameFile(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	sa, ea := os.Stat(a)
+	sb, eb := os.Stat(b)
+	return ea == nil && eb == nil && os.SameFile(sa, sb)
 }

@@ -318,3 +318,39 @@ func haloMs(t *testing.T, out string) float64 {
 	v, _ := strconv.ParseFloat(m[1], 64)
 	return v
 }
+
+// TestRecordHostileEnvironment: what a careless user may set around the
+// recorder changes nothing but the message: GPUMAP_RECORD_MESSAGES naming
+// the byte pattern's file (it overwrote it), GPUMAP_LIBRARY naming the
+// other stack's libgpumap.so (its MPI calls crashed the program, or failed
+// by chance), and an attribute on MPI_COMM_WORLD whose copy callback fails
+// (the recorder's MPI_Comm_dup at MPI_Finalize aborted the program).
+func TestRecordHostileEnvironment(t *testing.T) {
+	need(t, "build/tests/stencil_world", "build/mpich/tests/stencil_world", "build/tests/attack", "build/mpich/tests/attack",
+		"build/lib/libgpumap_record.so", "build/mpich/lib/libgpumap_record.so")
+	args := []string{"2", "1", "1", "1", "10"}
+	for i, s := range stacks {
+		dir := t.TempDir()
+		bf := filepath.Join(dir, "pattern.graph")
+		out := mustLaunch(t, s, 2, []string{"LD_PRELOAD=" + s.recorder(), "GPUMAP_RECORD=" + bf,
+			"GPUMAP_RECORD_MESSAGES=" + filepath.Join(dir, ".", "pattern.graph")}, s.prog("stencil_world"), args...)
+		if !strings.Contains(out, "the file GPUMAP_RECORD wrote: message counts not written") {
+			t.Errorf("%s: GPUMAP_RECORD_MESSAGES = GPUMAP_RECORD: no message:\n%s", s.name, out)
+		}
+		checkRecorded(t, s.name+" GPUMAP_RECORD_MESSAGES = GPUMAP_RECORD", bf, "", gridTraffic([3]int{2, 1, 1}, 10, 2), 2)
+
+		other := filepath.Join(root, stacks[1-i].dir, "lib/libgpumap.so")
+		out = mustLaunch(t, s, 2, []string{"LD_PRELOAD=" + s.recorder(), "GPUMAP_RECORD=" + filepath.Join(dir, "other.graph"),
+			"GPUMAP_LIBRARY=" + other}, s.prog("stencil_world"), args...)
+		if !strings.Contains(out, "gpumap record: rank 0: "+other+" was built for ") || len(resultLine.FindAllString(out, -1)) != 2 {
+			t.Errorf("%s: GPUMAP_LIBRARY of the other stack:\n%s", s.name, out)
+		}
+
+		bf = filepath.Join(dir, "attribute.graph")
+		out = mustLaunch(t, s, 2, []string{"LD_PRELOAD=" + s.recorder(), "GPUMAP_RECORD=" + bf}, s.prog("attack"), "world-attribute")
+		if strings.Count(out, "CASE world-attribute") != 2 {
+			t.Errorf("%s: a failing attribute copy callback on MPI_COMM_WORLD:\n%s", s.name, out)
+		}
+		checkRecorded(t, s.name+" attribute on MPI_COMM_WORLD", bf, "", directed{{0, 1}: {4, 1}, {1, 0}: {4, 1}}, 2)
+	}
+}

@@ -505,7 +505,9 @@ void rec_finalize(void) {
     if (!init || fin) return;
     int usable = ready();
     MPI_Comm c;
-    if (PMPI_Comm_dup(MPI_COMM_WORLD, &c) != MPI_SUCCESS) return;
+    /* split, not dup: a dup would run the program's attribute copy
+     * callbacks on MPI_COMM_WORLD (and abort it when one fails) */
+    if (PMPI_Comm_split(MPI_COMM_WORLD, 0, R.world_rank, &c) != MPI_SUCCESS) return;
     PMPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
     char msg[1024] = "";
     rec_write_fn write = usable ? load(msg, sizeof msg) : NULL;

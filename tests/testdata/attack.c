@@ -12,6 +12,9 @@
  *                   the non-collective helpers
  *   attack threads  MPI_THREAD_MULTIPLE: threads calling at once
  *   attack repeat N N rounds of calls: no communicator or memory is kept
+ *   attack world-attribute  an attribute on MPI_COMM_WORLD whose copy
+ *                   callback fails, then a ring message: for the recorder,
+ *                   which must not copy it at MPI_Finalize
  */
 #include <float.h>
 #include <limits.h>
@@ -366,6 +369,12 @@ int main(int argc, char **argv) {
         else printf("CASE threads-at-once rank %d status 0 skipped: no MPI_THREAD_MULTIPLE\n", rank);
     } else if (argc > 2 && strcmp(argv[1], "repeat") == 0) {
         repeat(atoi(argv[2]));
+    } else if (argc > 1 && strcmp(argv[1], "world-attribute") == 0) {
+        int key, got = -1;
+        MPI_Comm_create_keyval(copy_fails, MPI_COMM_NULL_DELETE_FN, &key, NULL);
+        MPI_Comm_set_attr(MPI_COMM_WORLD, key, &key);
+        MPI_Sendrecv(&rank, 1, MPI_INT, nb[0], 0, &got, 1, MPI_INT, nb[1], 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        printf("CASE world-attribute rank %d status 0 received %d\n", rank, got);
     } else {
         options_and_pointers();
         volumes_and_neighbours();
