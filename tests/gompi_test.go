@@ -74,6 +74,14 @@ func TestGompiTwoNodes(t *testing.T) {
 			t.Fatalf("ranks disagree:\n%s", out)
 		}
 	}
+	// A malformed GPUMAP_HIERARCHY is named as such (it was reported as
+	// options.hierarchy: Reorder copied the variable into the options).
+	a = append(append([]string{}, openmpiFlags...), "-np", "2", "-x", "GPUMAP_HIERARCHY=2:x", halo, "2", "1", "1", "1024")
+	out, err = run(t, 2*time.Minute, nil, "mpirun.openmpi", a...)
+	msg = regexp.MustCompile(`(?m)^rank \d: gpumap: (.*)$`).FindAllStringSubmatch(out, -1)
+	if err == nil || len(msg) != 2 || !strings.Contains(msg[0][1], `GPUMAP_HIERARCHY: hierarchy "2:x": field 2 ("x") is not an integer`) || msg[1][1] != msg[0][1] {
+		t.Fatalf("a malformed GPUMAP_HIERARCHY: want the same error naming it on 2 ranks, got %v:\n%s", err, out)
+	}
 
 	cluster(t, "up", "2")
 	defer cluster(t, "down")

@@ -32,7 +32,6 @@ import "C"
 
 import (
 	"fmt"
-	"os"
 	"runtime"
 	"unsafe"
 
@@ -61,13 +60,8 @@ func Reorder(neighbors []int32, volumes []float64, opt mpirank.Options) (*mpi.Co
 		return nil, mpirank.Result{}, &mpirank.Error{Code: mpirank.ErrMPI,
 			Msg: "MPI is not initialized (call mpi.Start first) or already finalized"}
 	}
-	// As for C callers: the environment fills what the options leave unset.
-	if opt.Hierarchy == "" {
-		opt.Hierarchy = os.Getenv("GPUMAP_HIERARCHY")
-	}
-	if opt.Distance == "" {
-		opt.Distance = os.Getenv("GPUMAP_DISTANCE")
-	}
+	// As for C callers, mpirank reads GPUMAP_* at call time for what the
+	// options leave unset (and names the variable in its errors).
 	nc, res, e := mpirank.Reorder(mpirank.Comm(C.g_world()), neighbors, volumes, opt, nil)
 	if e != nil {
 		return nil, res, e
