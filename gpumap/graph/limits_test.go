@@ -186,3 +186,19 @@ func TestEvaluateHugeMachine(t *testing.T) {
 		t.Fatalf("%+v", m)
 	}
 }
+
+// xz and bzip2 files are named as such, not parsed as a garbled header.
+func TestReadOtherCompression(t *testing.T) {
+	dir := t.TempDir()
+	for name, data := range map[string][]byte{
+		"xz":    {0xfd, '7', 'z', 'X', 'Z', 0, 0, 4, 0xe6, 0xd6},
+		"bzip2": []byte("BZh91AY&SY\x00\x00"),
+	} {
+		path := filepath.Join(dir, "g."+name)
+		os.WriteFile(path, data, 0o644)
+		_, err := ReadFile(path)
+		if err == nil || !strings.Contains(err.Error(), name+"-compressed input") || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

@@ -33,6 +33,22 @@ func ReadFile(path string) (*Graph, error) { return ReadFileLimit(path, 0) }
 // ReadFileLimit is ReadFile with a limit on the size of the text after
 // decompression; limit <= 0 means the default one.
 func ReadFileLimit(path string, limit int64) (*Graph, error) {
+	data, err := ReadText(path, limit)
+	if err != nil {
+		return nil, err
+	}
+	g, err := ParseMETIS(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return g, nil
+}
+
+// ReadText returns the text of a graph file, decompressed and checked
+// like ReadFileLimit's (limits, binary data, the header line), for
+// readers that parse more than the graph: the file is read once, so a
+// FIFO or /dev/stdin works. Errors name path.
+func ReadText(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -42,16 +58,19 @@ func ReadFileLimit(path string, limit int64) (*Graph, error) {
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 		size = st.Size()
 	}
-	g, err := readMETIS(f, size, limit)
+	data, err := readAll(f, size, limit)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return g, nil
+	return data, nil
 }
 
 var (
 	gzipMagic = []byte{0x1f, 0x8b}
 	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+	// recognised only to say that they are not read
+	xzMagic    = []byte{0xfd, '7', 'z', 'X', 'Z', 0}
+	bzip2Magic = []byte{'B', 'Z', 'h'}
 )
 
 // ReadMETIS parses a METIS graph: a header "n m [fmt [ncon]]" followed by one
@@ -61,10 +80,16 @@ var (
 // weights. Errors name the line and the problem. Compressed input may
 // expand to MaxExpansion times the compressed bytes read (at least
 // MinTextLimit), any input to MaxTextBytes.
-func ReadMETIS(r io.Reader) (*Graph, error) { return readMETIS(r, -1, 0) }
+func ReadMETIS(r io.Reader) (*Graph, error) {
+	data, err := readAll(r, -1, 0)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMETIS(data)
+}
 
-// readMETIS reads from r, whose size is known when size >= 0.
-func readMETIS(r io.Reader, size, limit int64) (*Graph, error) {
+// readAll reads the text from r, whose size is known when size >= 0.
+func readAll(r io.Reader, size, limit int64) ([]byte, error) {
 	cr := &countingReader{r: r}
 	br := bufio.NewReaderSize(cr, 1<<16)
 	head, _ := br.Peek(4)
@@ -85,6 +110,9 @@ func readMETIS(r io.Reader, size, limit int64) (*Graph, error) {
 		}
 		defer zr.Close()
 		src = zr
+	case bytes.HasPrefix(head, xzMagic[:4]), bytes.HasPrefix(head, bzip2Magic):
+		return nil, fmt.Errorf("%s-compressed input: only gzip and zstd compression are read (decompress it first)",
+			map[bool]string{true: "xz", false: "bzip2"}[bytes.HasPrefix(head, xzMagic[:4])])
 	default:
 		compressed = false
 	}
@@ -95,11 +123,7 @@ func readMETIS(r io.Reader, size, limit int64) (*Graph, error) {
 			lim.in, lim.size = cr, size
 		}
 	}
-	data, err := readText(src, lim, size)
-	if err != nil {
-		return nil, err
-	}
-	return ParseMETIS(data)
+	return readText(src, lim, size)
 }
 
 type countingReader struct {
