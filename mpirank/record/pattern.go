@@ -2,6 +2,7 @@ package record
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -199,18 +200,18 @@ func ReadHeader(r io.Reader) (Header, error) {
 }
 
 // ReadFile reads a pattern file: the graph (any METIS graph, compressed or
-// not) and, for a file with a recorder's header, the header.
+// not) and, for a file with a recorder's header, the header. The file is
+// read once (a FIFO or /dev/stdin works; opening it twice waited forever).
 func ReadFile(path string) (*graph.Graph, Header, error) {
-	g, err := graph.ReadFile(path)
+	data, err := graph.ReadText(path, 0)
 	if err != nil {
 		return nil, Header{}, err
 	}
-	f, err := os.Open(path)
+	g, err := graph.ParseMETIS(data)
 	if err != nil {
-		return nil, Header{}, err
+		return nil, Header{}, fmt.Errorf("%s: %w", path, err)
 	}
-	defer f.Close()
-	h, err := ReadHeader(f)
+	h, err := ReadHeader(bytes.NewReader(data))
 	if err != nil {
 		return nil, Header{}, fmt.Errorf("%s: %w", path, err)
 	}

@@ -3,9 +3,13 @@ package record
 import (
 	"bytes"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
 )
@@ -173,5 +177,50 @@ func TestReadHeaderErrors(t *testing.T) {
 	h, err := ReadHeader(strings.NewReader("% any comment\n2 1\n2\n1\n"))
 	if err != nil || h.RankHost != nil || h.Ranks != 0 {
 		t.Errorf("plain METIS file: %+v %v", h, err)
+	}
+}
+
+// A pattern given as a FIFO (gpumap place -g <(zcat ...)) is read once:
+// ReadFile opened the path twice, and the second open waited forever for a
+// writer.
+func TestReadFileFIFO(t *testing.T) {
+	p := handPattern(t)
+	var buf bytes.Buffer
+	if err := p.Write(&buf, false); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(t.TempDir(), "pattern")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		f.Write(buf.Bytes())
+		f.Close()
+	}()
+	done := make(chan error, 1)
+	var h Header
+	go func() {
+		var err error
+		_, h, err = ReadFile(fifo)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(h, p.Header) {
+			t.Errorf("header %+v, want %+v", h, p.Header)
+		}
+	case <-time.After(20 * time.Second):
+		// Unblock the second open so the test binary can finish.
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+		t.Fatal("ReadFile on a FIFO did not return: the file was opened twice")
 	}
 }
