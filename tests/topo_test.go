@@ -387,15 +387,16 @@ func TestTopoTwoNode(t *testing.T) {
 			if strings.Contains(out, "gpumap topo:") {
 				t.Fatalf("the interposer ran without being preloaded:\n%s", out)
 			}
-			fmt.Fprintf(&report, "%s J %8.0f (optimum %.0f)  halo exchange %8.2f ms\n", line, placed, opt, exchangeMs(out))
+			fmt.Fprintf(&report, "%s J %8.0f (optimum %.0f)  halo exchange %8.2f ms (%s x %s bytes)\n",
+				line, placed, opt, exchangeMs(out), c.args[0], c.args[1])
 			continue
 		}
 		ctor, before, after := topoJ(t, out)
 		if after != opt*c.weight || placed != opt {
 			t.Errorf("%s %v: J after %.0f (placement: %.0f), optimum %.0f\n%s", c.name, c.grid, after/c.weight, placed, opt, out)
 		}
-		fmt.Fprintf(&report, "%s J %8.0f -> %8.0f (optimum %.0f, %s)  halo exchange %8.2f ms\n",
-			line, before/c.weight, placed, opt, ctor, exchangeMs(out))
+		fmt.Fprintf(&report, "%s J %8.0f -> %8.0f (optimum %.0f, %s)  halo exchange %8.2f ms (%s x %s bytes)\n",
+			line, before/c.weight, placed, opt, ctor, exchangeMs(out), c.args[0], c.args[1])
 	}
 	t.Logf("\n%s", report.String())
 	writeResult(t, "topo-two-node.txt", report.String())
