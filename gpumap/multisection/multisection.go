@@ -213,18 +213,28 @@ func (m *mapper) rec(g *graph.Graph, global []int32, grp topology.Group, pe []in
 
 // split partitions g into the children of a group. With several tries
 // (the split of the whole machine) the lowest cut wins, the first try on
-// ties: the same result for any thread count. Large graphs run their tries
-// one after the other, each on every thread (parallel matching,
-// contraction and refinement inside, one multilevel hierarchy in memory at
-// a time); small ones, with little parallelism inside, side by side.
+// ties: the same result for any thread count. Small graphs, with little
+// parallelism inside, run their tries side by side. Large ones run them
+// side by side too when they share one multilevel hierarchy
+// (partition.SharedCoarsening: natural-order matching draws nothing from
+// the seed), built once on every thread, with the threads shared out among
+// the tries: the sequential stretches of one (greedy matching, the coarse
+// levels, FM replays) leave cores to the others, and only the tries'
+// refinement state is held more than once. Otherwise they run one after
+// the other, each on every thread (one hierarchy in memory at a time).
 func (m *mapper) split(g *graph.Graph, grp topology.Group, maxW []int64, pc partition.Config, tries int) []int32 {
 	cut := refinement.Cut()
-	one := func(t int, x *par.Exec) []int32 {
+	tryConfig := func(t int) partition.Config {
 		pc := pc
 		pc.Seed = m.cfg.Seed*0x9e3779b97f4a7c15 ^ uint64(grp.Lo)<<8 ^ uint64(grp.Level) ^ uint64(t)<<40
 		// On local numberings alternate natural-order and random matching:
 		// each wins on some inputs, and the tries keep the better.
 		pc.Natural = m.local && t%2 == 0 && pc.Hierarchies <= 1
+		return pc
+	}
+	one := func(t int, x *par.Exec, levels *partition.Hierarchy) []int32 {
+		pc := tryConfig(t)
+		pc.Levels = levels
 		p := partition.Partition(x, g, maxW, pc)
 		if m.cfg.PairFM.Rounds > 0 {
 			st := refinement.NewState(g, len(maxW), p, maxW, cut)
@@ -242,25 +252,43 @@ func (m *mapper) split(g *graph.Graph, grp topology.Group, maxW []int64, pc part
 	}
 	run := func() []int32 {
 		if tries == 1 {
-			return one(0, m.x)
+			return one(0, m.x, nil)
+		}
+		parts := make([][]int32, tries)
+		threads := m.x.Threads()
+		if g.N() < refinement.ParallelFMMin {
+			par.Each(threads, tries, func(t int, x *par.Exec) { parts[t] = one(t, x, nil) })
+		} else {
+			share := true
+			for t := 0; t < tries; t++ {
+				share = share && partition.SharedCoarsening(g, maxW, tryConfig(t))
+			}
+			var levels *partition.Hierarchy
+			if share {
+				levels = partition.Coarsen(m.x, g, maxW, tryConfig(0), tries)
+			}
+			if threads == 1 || !share {
+				for t := 0; t < tries; t++ {
+					parts[t] = one(t, m.x, levels)
+				}
+			} else {
+				var wg sync.WaitGroup
+				for t := 0; t < tries; t++ {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						parts[t] = one(t, par.New(max(1, (threads+t)/tries)), levels)
+					}()
+				}
+				wg.Wait()
+			}
 		}
 		var best []int32
 		bestCut := int64(-1)
-		keep := func(p []int32) {
+		for _, p := range parts {
 			if c := cut.CostParallel(m.x, g, p); best == nil || c < bestCut {
 				best, bestCut = p, c
 			}
-		}
-		if g.N() >= refinement.ParallelFMMin {
-			for t := 0; t < tries; t++ {
-				keep(one(t, m.x))
-			}
-			return best
-		}
-		parts := make([][]int32, tries)
-		par.Each(m.x.Threads(), tries, func(t int, x *par.Exec) { parts[t] = one(t, x) })
-		for _, p := range parts {
-			keep(p)
 		}
 		return best
 	}

@@ -2,6 +2,7 @@ package partition
 
 import (
 	"math"
+	"sync"
 
 	"github.com/gpumap/gpumap/gpumap/coarsening"
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -32,6 +33,11 @@ type Config struct {
 	// bisections: it moves vertices at exact balance, where FM's single
 	// moves stall (FMRounds -1 leaves FM out of the levels).
 	Pair refinement.PairFMConfig
+	// Levels, when set, is the hierarchy Coarsen built for g, the same
+	// limits and this configuration (SharedCoarsening true): the
+	// multilevel scheme uses it instead of coarsening again, so tries that
+	// differ only in Seed can share one.
+	Levels *Hierarchy
 }
 
 func (c Config) withDefaults() Config {
@@ -52,6 +58,8 @@ func (c Config) withDefaults() Config {
 // are aimed in proportion to the limits.
 func Partition(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
 	cfg = cfg.withDefaults()
+	shared := cfg.Levels
+	cfg.Levels = nil // for g only, not for the graphs below
 	k := len(maxW)
 	part := make([]int32, g.N())
 	if k <= 1 || g.N() == 0 {
@@ -69,8 +77,72 @@ func Partition(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
 		}
 		return part
 	default:
-		return multilevel(x, g, maxW, cfg)
+		return multilevel(x, g, maxW, cfg, shared)
 	}
+}
+
+// SharedCoarsening reports whether the multilevel partitions of one graph
+// under cfg build the same hierarchy whatever cfg.Seed is: one hierarchy,
+// natural-order greedy matching (which draws nothing from the seed). Tries
+// that differ only in their seeds may then share what Coarsen builds.
+func SharedCoarsening(g *graph.Graph, maxW []int64, cfg Config) bool {
+	cfg = cfg.withDefaults()
+	k := len(maxW)
+	return k > 1 && g.N() > cfg.FlatSize && !(cfg.Recursive && k > 2) &&
+		max(cfg.Hierarchies, 1)*max(cfg.Candidates, 1) == 1 &&
+		cfg.Matcher == coarsening.MatchGreedy && (cfg.Natural || cfg.Local)
+}
+
+// Hierarchy is a coarsening shared by several multilevel partitions of
+// one graph (Config.Levels): each level is dropped once its last user is
+// done with it.
+type Hierarchy struct {
+	mu     sync.Mutex
+	levels []coarsening.Level
+	users  []int // per level, the users that have not passed it yet
+}
+
+// Coarsen builds the hierarchy that Partition's multilevel scheme builds
+// for g, maxW and cfg (its first one; see SharedCoarsening), for the given
+// number of partitions to share.
+func Coarsen(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config, users int) *Hierarchy {
+	cfg = cfg.withDefaults()
+	h := &Hierarchy{levels: coarsening.Coarsen(x, g, coarsenConfig(g, maxW, cfg, 0))}
+	h.users = make([]int, len(h.levels))
+	for i := range h.users {
+		h.users[i] = users
+	}
+	return h
+}
+
+// take returns a user's copy of the list of levels.
+func (h *Hierarchy) take() []coarsening.Level {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]coarsening.Level(nil), h.levels...)
+}
+
+// done tells that one user is finished with level i.
+func (h *Hierarchy) done(i int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.users[i]--; h.users[i] == 0 {
+		h.levels[i] = coarsening.Level{}
+	}
+}
+
+// coarsenConfig is the coarsening of hierarchy h of the multilevel scheme.
+func coarsenConfig(g *graph.Graph, maxW []int64, cfg Config, h int) coarsening.Config {
+	k := len(maxW)
+	total := g.TotalVertexWeight()
+	stop := max(cfg.CoarsenC*k, cfg.FlatSize)
+	minLimit := slicesMin(maxW)
+	// Coarse vertices stay well below a block so the coarsest graph can
+	// still be balanced.
+	capW := max(g.MaxVertexWeight(), min(3*total/int64(2*stop), minLimit/3))
+	seed := cfg.Seed + uint64(h)*0x632be59bd9b4e019
+	natural := cfg.Natural || cfg.Local && h%2 == 0
+	return coarsening.Config{StopSize: stop, MaxWeight: max(capW, 1), Seed: seed, Matcher: cfg.Matcher, Natural: natural}
 }
 
 // multilevel coarsens g to about CoarsenC*k vertices, partitions the
@@ -82,14 +154,10 @@ func Partition(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
 // candidate up while the graphs stay below n/PruneDiv vertices, and only
 // the best one (by cut there) is refined the rest of the way: diversity at
 // the price of coarse levels, which are cheap.
-func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
+//
+// shared, when not nil, is the (only) hierarchy, built by Coarsen.
+func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config, shared *Hierarchy) []int32 {
 	k := len(maxW)
-	total := g.TotalVertexWeight()
-	stop := max(cfg.CoarsenC*k, cfg.FlatSize)
-	minLimit := slicesMin(maxW)
-	// Coarse vertices stay well below a block so the coarsest graph can
-	// still be balanced.
-	capW := max(g.MaxVertexWeight(), min(3*total/int64(2*stop), minLimit/3))
 	hierarchies, candidates := max(cfg.Hierarchies, 1), max(cfg.Candidates, 1)
 	prune := g.N()
 	if hierarchies*candidates > 1 {
@@ -105,10 +173,15 @@ func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
 	}
 	best.cost = -1
 	for h := 0; h < hierarchies; h++ {
-		seed := cfg.Seed + uint64(h)*0x632be59bd9b4e019
-		natural := cfg.Natural || cfg.Local && h%2 == 0
-		levels := coarsening.Coarsen(x, g, coarsening.Config{
-			StopSize: stop, MaxWeight: max(capW, 1), Seed: seed, Matcher: cfg.Matcher, Natural: natural})
+		cc := coarsenConfig(g, maxW, cfg, h)
+		seed := cc.Seed
+		var levels []coarsening.Level
+		if shared != nil && hierarchies == 1 {
+			levels = shared.take()
+		} else {
+			shared = nil
+			levels = coarsening.Coarsen(x, g, cc)
+		}
 		coarsest := g
 		if len(levels) > 0 {
 			coarsest = levels[len(levels)-1].Graph
@@ -156,8 +229,14 @@ func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
 	part := best.part
 	for at := best.at; at >= 0; at-- {
 		fine := levelGraph(g, best.levels, at-1)
-		part = uncoarsen(x, fine, best.levels[at].CMap, part, maxW, cfg, cfg.Seed^uint64(at), at > 0)
-		best.levels[at] = coarsening.Level{} // done: its memory can go
+		// Only the map is left to use of this level: its graph can go
+		// while the finer one is refined.
+		cmap := best.levels[at].CMap
+		best.levels[at] = coarsening.Level{}
+		if shared != nil {
+			shared.done(at)
+		}
+		part = uncoarsen(x, fine, cmap, part, maxW, cfg, cfg.Seed^uint64(at), at > 0)
 	}
 	return part
 }

@@ -115,3 +115,43 @@ func BenchmarkPartitionRGG(b *testing.B) {
 		b.ReportMetric(float64(o.Cost(g, part)), "cut")
 	}
 }
+
+// A hierarchy shared by tries that differ only in their seeds gives every
+// try the partition it computes on its own, and is dropped level by level
+// once every user has passed.
+func TestSharedCoarseningGivesTheSamePartitions(t *testing.T) {
+	g := graph.RandomGeometric(6000, 5)
+	maxW := limits(g.TotalVertexWeight(), 6, 0.03)
+	cfg := Config{Tries: 4, LPRounds: 2, FMRounds: 2, Local: true, FM: refinement.FMConfig{Alpha: 30}}
+	if !SharedCoarsening(g, maxW, cfg) {
+		t.Fatal("natural-order coarsening not shareable")
+	}
+	if c := cfg; SharedCoarsening(g, maxW, func() Config { c.Local = false; return c }()) {
+		t.Fatal("random-order coarsening depends on the seed, yet it is shareable")
+	}
+	const users = 3
+	h := Coarsen(par.New(2), g, maxW, cfg, users)
+	if len(h.levels) < 2 {
+		t.Fatalf("%d levels", len(h.levels))
+	}
+	for u := 0; u < users; u++ {
+		c := cfg
+		c.Seed = uint64(u) * 77
+		alone := Partition(par.New(1), g, maxW, c)
+		c.Levels = h
+		shared := Partition(par.New(2), g, maxW, c)
+		for v := range alone {
+			if alone[v] != shared[v] {
+				t.Fatalf("seed %d: vertex %d in block %d with the shared hierarchy, %d alone", c.Seed, v, shared[v], alone[v])
+			}
+		}
+		if u < users-1 && h.levels[0].Graph == nil {
+			t.Fatalf("level 0 dropped after %d of %d users", u+1, users)
+		}
+	}
+	for i, l := range h.levels {
+		if l.Graph != nil || l.CMap != nil {
+			t.Fatalf("level %d kept after every user passed", i)
+		}
+	}
+}
