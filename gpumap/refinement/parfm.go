@@ -57,23 +57,29 @@ type batchFM struct {
 // vertices, block weight changes, and the connectivity of the vertices the
 // search has looked at, built on first use and kept up to date under the
 // search's own moves), a heap and scratch, reused by every search the
-// worker runs. Per vertex it holds 24 bytes; the connectivity entries live
-// in an arena sized to what one search touches.
+// worker runs. Per vertex it holds 24 bytes (one record, so that a
+// search's look at a neighbour costs one cache miss, not four); the
+// connectivity entries live in an arena sized to what one search touches.
 type searcher struct {
 	f       *batchFM
 	heap    *pq.Heap
-	stamp   uint32   // the current search
-	moved   []uint32 // moved[v] == stamp: v moved in this search, to blk[v]
-	blk     []int32
-	built   []uint32 // built[v] == stamp: v's entries are eBlk/eW[off[v]:off[v]+cnt[v]]
-	off     []int32
-	cnt     []int32
+	stamp   uint32 // the current search
+	vs      []vstate
 	eBlk    []int32
 	eW      []int64
 	dbw     []int64 // block weight changes of this search
 	touched []int32 // blocks whose dbw may be non-zero
 	moves   []move
 	to      []int32
+}
+
+// vstate is a vertex in a searcher's view.
+type vstate struct {
+	moved uint32 // moved == stamp: the vertex moved in this search, to blk
+	built uint32 // built == stamp: its entries are eBlk/eW[off:off+cnt]
+	blk   int32
+	off   int32
+	cnt   int32
 }
 
 type searchResult struct {
@@ -103,11 +109,13 @@ func newBatchFM(x *par.Exec, s *State, cfg FMConfig) *batchFM {
 		}
 		w.f = f
 		w.heap.Reserve(n)
-		w.moved = growU32(w.moved, n)
-		w.built = growU32(w.built, n)
-		w.blk = grow(w.blk, n)
-		w.off = grow(w.off, n)
-		w.cnt = grow(w.cnt, n)
+		if cap(w.vs) < n {
+			// Grown, never shrunk: stamps of earlier searches are kept.
+			vs := make([]vstate, n)
+			copy(vs, w.vs)
+			w.vs = vs
+		}
+		w.vs = w.vs[:n]
 		if len(w.dbw) < s.K {
 			w.dbw = make([]int64, s.K)
 		}
@@ -241,8 +249,8 @@ func (f *batchFM) tie(v int32) uint32 {
 
 // blockOf is v's block in the searcher's view.
 func (w *searcher) blockOf(v int32) int32 {
-	if w.moved[v] == w.stamp {
-		return w.blk[v]
+	if x := &w.vs[v]; x.moved == w.stamp {
+		return x.blk
 	}
 	return w.f.s.Part[v]
 }
@@ -253,7 +261,7 @@ func (w *searcher) build(v int32) {
 	lo, hi := g.XAdj[v], g.XAdj[v+1]
 	base := int32(len(w.eBlk))
 	eBlk, eW := w.eBlk, w.eW
-	part, moved, ov, stamp := w.f.s.Part, w.moved, w.blk, w.stamp
+	part, vs, stamp := w.f.s.Part, w.vs, w.stamp
 	w32, w64 := g.Weights()
 	for e := lo; e < hi; e++ {
 		wt := int64(1)
@@ -268,8 +276,8 @@ func (w *searcher) build(v int32) {
 		}
 		u := g.Adj[e]
 		b := part[u]
-		if moved[u] == stamp {
-			b = ov[u]
+		if x := &vs[u]; x.moved == stamp {
+			b = x.blk
 		}
 		i := int(base)
 		for ; i < len(eBlk) && eBlk[i] != b; i++ {
@@ -287,28 +295,31 @@ func (w *searcher) build(v int32) {
 		eW = append(eW, 0)
 	}
 	w.eBlk, w.eW = eBlk, eW
-	w.built[v], w.off[v], w.cnt[v] = w.stamp, base, n
+	x := &w.vs[v]
+	x.built, x.off, x.cnt = w.stamp, base, n
 }
 
 // shift updates the entries of u, a neighbour of a vertex that moved from
 // block from to block to over an edge of weight wt.
 func (w *searcher) shift(u, from, to int32, wt int64) {
-	base := int64(w.off[u])
-	end := shiftEntry(w.eBlk, w.eW, base, base+int64(w.cnt[u]), from, to, wt)
-	w.cnt[u] = int32(end - base)
+	x := &w.vs[u]
+	base := int64(x.off)
+	end := shiftEntry(w.eBlk, w.eW, base, base+int64(x.cnt), from, to, wt)
+	x.cnt = int32(end - base)
 }
 
 // view returns v's connectivity entries in the searcher's view: its own
 // copy when the search changed them, else the shared table's, else built
 // from the neighbourhood.
 func (w *searcher) view(v int32) ([]int32, []int64) {
-	if w.built[v] != w.stamp {
+	x := &w.vs[v]
+	if x.built != w.stamp {
 		if blk, conn, ok := w.f.ct.Entries(v); ok {
 			return blk, conn
 		}
 		w.build(v)
 	}
-	return w.eBlk[w.off[v] : w.off[v]+w.cnt[v]], w.eW[w.off[v] : w.off[v]+w.cnt[v]]
+	return w.eBlk[x.off : x.off+x.cnt], w.eW[x.off : x.off+x.cnt]
 }
 
 // own gives v private entries copied from the shared table (which must
@@ -329,7 +340,8 @@ func (w *searcher) own(v int32, blk []int32, conn []int64) {
 	for i := range blk { // short lists: a loop beats memmove's call
 		eb[i], ew[i] = blk[i], conn[i]
 	}
-	w.built[v], w.off[v], w.cnt[v] = w.stamp, int32(base), int32(len(blk))
+	x := &w.vs[v]
+	x.built, x.off, x.cnt = w.stamp, int32(base), int32(len(blk))
 }
 
 // bestMove is v's best target in the searcher's view (see ConnTable.BestMove).
@@ -395,8 +407,7 @@ func (w *searcher) search(seed int32) searchResult {
 	g := s.G
 	w.stamp++
 	if w.stamp == 0 {
-		clear(w.moved)
-		clear(w.built)
+		clear(w.vs)
 		w.stamp = 1
 	}
 	w.moves, w.to, w.touched = w.moves[:0], w.to[:0], w.touched[:0]
@@ -434,7 +445,7 @@ func (w *searcher) search(seed int32) searchResult {
 		w.dbw[from] -= vw
 		w.dbw[t] += vw
 		w.touched = append(w.touched, from, t)
-		w.moved[v], w.blk[v] = w.stamp, t
+		w.vs[v].moved, w.vs[v].blk = w.stamp, t
 		w.moves = append(w.moves, move{v, from})
 		w.to = append(w.to, t)
 		cur += gain
@@ -446,17 +457,18 @@ func (w *searcher) search(seed int32) searchResult {
 		}
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 			u := g.Adj[e]
-			if w.built[u] != w.stamp {
+			x := &w.vs[u]
+			if x.built != w.stamp {
 				if blk, conn, ok := f.ct.Entries(u); ok {
 					w.own(u, blk, conn)
 				}
 			}
-			if w.built[u] == w.stamp {
+			if x.built == w.stamp {
 				if wt := g.W(e); wt != 0 {
 					w.shift(u, from, t, wt)
 				}
 			}
-			if w.moved[u] != w.stamp && f.lock[u] != f.round && !f.frozen(u) {
+			if x.moved != w.stamp && f.lock[u] != f.round && !f.frozen(u) {
 				w.consider(u)
 			}
 		}
