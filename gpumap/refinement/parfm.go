@@ -2,6 +2,7 @@ package refinement
 
 import (
 	"math/rand/v2"
+	"slices"
 	"sync"
 
 	"github.com/gpumap/gpumap/gpumap/internal/par"
@@ -51,6 +52,11 @@ type batchFM struct {
 	// date by the replays; searches read it instead of building their own.
 	ct    *ConnTable
 	stamp []uint32 // scratch for collecting the vertices to build
+	// prev is the last round's boundary (increasing), moves the vertices
+	// it moved for good: the next boundary is among them and their
+	// neighbours, which is cheaper to look at than the whole graph.
+	prev, moves []int32
+	marks       uint32 // boundaryAfter's calls, for its marks in stamp
 }
 
 // searcher is one worker's arena: a private view of the state (moved
@@ -178,6 +184,9 @@ func (f *batchFM) run(cost int64) int64 {
 func (f *batchFM) boundary() []int32 {
 	s := f.s
 	n := s.G.N()
+	if f.prev != nil {
+		return f.boundaryAfter()
+	}
 	parts := make([][]int32, f.x.Chunks(n))
 	f.x.For(n, func(c, lo, hi int) {
 		var b []int32
@@ -195,9 +204,51 @@ func (f *batchFM) boundary() []int32 {
 	return all
 }
 
+// boundaryAfter is boundary after a round: a vertex is on the boundary
+// now when it was at the round's start or it or a neighbour has moved.
+func (f *batchFM) boundaryAfter() []int32 {
+	g, s := f.s.G, f.s
+	f.marks++
+	mark := f.marks | 1<<31 // never a round number (buildAround's marks)
+	cand := f.prev
+	add := func(u int32) {
+		if f.stamp[u] != mark {
+			f.stamp[u] = mark
+			cand = append(cand, u)
+		}
+	}
+	for _, v := range f.prev {
+		f.stamp[v] = mark
+	}
+	for _, v := range f.moves {
+		add(v)
+		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+			add(g.Adj[e])
+		}
+	}
+	parts := make([][]int32, f.x.Chunks(len(cand)))
+	f.x.For(len(cand), func(c, lo, hi int) {
+		var b []int32
+		for _, v := range cand[lo:hi] {
+			if !f.frozen(v) && s.IsBoundary(v) {
+				b = append(b, v)
+			}
+		}
+		parts[c] = b
+	})
+	var all []int32
+	for _, p := range parts {
+		all = append(all, p...)
+	}
+	slices.Sort(all)
+	return all
+}
+
 func (f *batchFM) round1() int64 {
 	f.round++
 	seeds := f.boundary()
+	f.prev = append(f.prev[:0], seeds...)
+	f.moves = f.moves[:0]
 	f.buildAround(seeds)
 	f.rng.Shuffle(len(seeds), func(i, j int) { seeds[i], seeds[j] = seeds[j], seeds[i] })
 	batch := min(max(len(seeds)/256, 8), 256)
@@ -545,6 +596,7 @@ func (f *batchFM) apply(r *searchResult) (int64, int) {
 	}
 	for _, m := range r.moves[:bestLen] {
 		f.lock[m.v] = f.round
+		f.moves = append(f.moves, m.v)
 	}
 	return best, bestLen
 }

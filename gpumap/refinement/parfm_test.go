@@ -109,3 +109,32 @@ func TestParallelRefinersInvariants(t *testing.T) {
 		}
 	}
 }
+
+// After a round the boundary is looked for among the last boundary, the
+// moved vertices and their neighbours only: it must be the boundary a
+// scan of the whole graph finds.
+func TestBoundaryAfterARoundIsTheWholeScan(t *testing.T) {
+	g := graph.RandomGeometric(1<<14, 9)
+	part, maxW := stripes(g, 6)
+	s := NewState(g, 6, part, maxW, Cut())
+	f := newBatchFM(par.New(2), s, FMConfig{Rounds: 3, Alpha: 30, SkipExplored: true, Seed: 4})
+	defer f.release()
+	for r := 0; r < 3; r++ {
+		if f.round1() <= 0 {
+			t.Fatalf("round %d gained nothing: nothing to check", r)
+		}
+		inc := f.boundaryAfter()
+		prev := f.prev
+		f.prev = nil
+		full := f.boundary()
+		f.prev = prev
+		if len(inc) != len(full) {
+			t.Fatalf("round %d: %d boundary vertices after the round, %d by a whole scan", r, len(inc), len(full))
+		}
+		for i := range full {
+			if inc[i] != full[i] {
+				t.Fatalf("round %d: boundary[%d] = %d after the round, %d by a whole scan", r, i, inc[i], full[i])
+			}
+		}
+	}
+}
