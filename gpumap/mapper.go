@@ -66,6 +66,8 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 	res.Backend = b.Name()
 	if _, onCPU := b.(*cpu.Backend); !onCPU && opt.Algorithm == AutoAlgorithm && !oneToOne {
 		alg = Integrated // the data-parallel pipeline is what a GPU runs
+	} else if opt.Algorithm == AutoAlgorithm && !oneToOne && !tiny {
+		alg = p.byFeatures()
 	}
 	run := func() []int32 {
 		switch {

@@ -7,6 +7,7 @@ import (
 	"github.com/gpumap/gpumap/gpumap/backend"
 	"github.com/gpumap/gpumap/gpumap/backend/cpu"
 	"github.com/gpumap/gpumap/gpumap/backend/cuda"
+	"github.com/gpumap/gpumap/gpumap/features"
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/integrated"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
@@ -48,6 +49,30 @@ func (p *pipeline) limits() []int64 {
 	}
 	return maxW
 }
+
+// byFeatures chooses the algorithm and adapts the preset from cheap graph
+// features (package features): dense-block graphs go to the integrated
+// pipeline, skewed graphs get label propagation instead of FM.
+func (p *pipeline) byFeatures() Algorithm {
+	var f features.Features
+	p.t.phase("features", func() { f = features.Measure(p.x, p.g) })
+	alg, kind := Multisection, f.Kind()
+	switch kind {
+	case features.DenseBlocks:
+		// A larger coarsest graph: its multisection keeps the dense
+		// blocks whole and decides more of the mapping.
+		p.cfg.integrated.CoarsenC = max(p.cfg.integrated.CoarsenC, denseCoarsenC)
+		alg = Integrated
+	case features.Skewed:
+		p.cfg = p.cfg.forSkewed()
+	}
+	p.t.logf("features: %s, algorithm %s", f, alg)
+	return alg
+}
+
+// denseCoarsenC is the least integrated.Config.CoarsenC on dense-block
+// graphs (fin_300: J/Scotch 0.878 -> 0.850 from 30 to 60, CPU +5%).
+const denseCoarsenC = 60
 
 // multisection: hierarchical multisection, then J refinement.
 func (p *pipeline) multisection() []int32 {
@@ -241,6 +266,31 @@ type presetConfig struct {
 	lower                partition.Config
 	bottom               partition.Config
 	oneToOne             oneToOneConfig
+	// skewed, when lpRounds > 0, is the change for skewed graphs
+	// (features.Skewed): every split runs lpRounds rounds of label
+	// propagation and no FM, and the final J refinement runs finalFM.
+	skewed skewedConfig
+}
+
+type skewedConfig struct {
+	lpRounds int
+	finalFM  refinement.FMConfig
+	topTries int // 0: the preset's
+}
+
+// forSkewed returns c as it maps skewed graphs.
+func (c presetConfig) forSkewed() presetConfig {
+	if c.skewed.lpRounds <= 0 {
+		return c
+	}
+	for _, pc := range []*partition.Config{&c.partition, &c.lower, &c.bottom} {
+		pc.LPRounds, pc.FMRounds = c.skewed.lpRounds, -1
+	}
+	c.finalFM = c.skewed.finalFM
+	if c.skewed.topTries > 0 {
+		c.topTries = c.skewed.topTries
+	}
+	return c
 }
 
 // lightOneToOne is every preset's one-to-one configuration above largeN
@@ -267,6 +317,8 @@ var presets = [...]presetConfig{
 				Pair: refinement.PairFMConfig{Rounds: 1, Alpha: 30}},
 			swaps: refinement.SwapConfig{MinImprove: 1e-3}, identitySlack: 1.03,
 			largeN: 8192, light: &lightOneToOne},
+		// circ_40k, pl_40k: J/Scotch 1.011 at 0.29x Scotch's CPU (FM: 0.996 at 0.97x)
+		skewed: skewedConfig{lpRounds: 4, finalFM: refinement.FMConfig{Rounds: -1}},
 	},
 	Default: {
 		partition: partition.Config{Tries: 8, LPRounds: 2, FMRounds: 2,
@@ -283,6 +335,9 @@ var presets = [...]presetConfig{
 				Pair: refinement.PairFMConfig{Rounds: 2, Alpha: 60}},
 			swaps: refinement.SwapConfig{Rounds: 8, Budget: 64, MinImprove: 1e-4}, identitySlack: 1.05,
 			largeN: 8192, light: &lightOneToOne},
+		// circ_40k, pl_40k: J/Scotch 0.998 at 3 top tries (CPU 0.59x
+		// Scotch), 1.010 at 1 (0.37x); FM instead: 1.00 at 2.4-6.9x.
+		skewed: skewedConfig{lpRounds: 4, finalFM: refinement.FMConfig{Rounds: -1}, topTries: 1},
 	},
 	Strong: {
 		partition: partition.Config{Tries: 12, LPRounds: 3, FMRounds: 4,

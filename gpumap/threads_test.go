@@ -42,10 +42,13 @@ func TestSameMappingForAnyThreadCount(t *testing.T) {
 		"grid3d":          graph.Grid(28, 28, 25),
 		"weighted random": graph.Random(10000, 45000, 1000, 5, 12),
 		"shuffled rgg":    shuffled(graph.RandomGeometric(15000, 13), 14),
+		// the automatic choice: label propagation (skewed), IM (dense blocks)
+		"power law":    graph.PowerLaw(12000, 4, 15),
+		"dense blocks": graph.DenseBlocks(150, 20, 80, 16),
 	}
 	for name, g := range graphs {
-		for _, alg := range []Algorithm{Multisection, Integrated} {
-			if alg == Integrated && name != "rgg" {
+		for _, alg := range []Algorithm{Multisection, Integrated, AutoAlgorithm} {
+			if alg == Integrated && name != "rgg" || alg == AutoAlgorithm && name != "power law" && name != "dense blocks" {
 				continue
 			}
 			var ref []int32

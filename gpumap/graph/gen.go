@@ -107,3 +107,71 @@ func Random(n, m int, maxW, maxVW int64, seed uint64) *Graph {
 	g, _ := b.Build()
 	return g
 }
+
+// PowerLaw builds a preferential-attachment (Barabási–Albert) graph: every
+// vertex from m on joins m distinct earlier vertices, picked in proportion
+// to their degree (or uniformly, one time in ten). Unit weights; degrees
+// follow a power law, a few hubs hold many edges.
+func PowerLaw(n, m int, seed uint64) *Graph {
+	rng := rand.New(rand.NewPCG(seed, 0x706c6177))
+	b := NewBuilder(n)
+	var ends []int // every edge's endpoints: picking one is picking by degree
+	picked := map[int]bool{}
+	for v := m; v < n; v++ {
+		clear(picked)
+		for len(picked) < m {
+			u := rng.IntN(v)
+			if len(ends) > 0 && rng.IntN(10) != 0 {
+				u = ends[rng.IntN(len(ends))]
+			}
+			picked[u] = true
+		}
+		for u := 0; u < v; u++ { // in id order: the result must not depend on map order
+			if picked[u] {
+				b.AddEdge(v, u, 1)
+				ends = append(ends, u, v)
+			}
+		}
+	}
+	g, _ := b.Build()
+	return g
+}
+
+// DenseBlocks builds blocks of minSize..maxSize vertices, each a random
+// graph of density 0.3 to 0.8 with edge weights 1..5, chained by a few
+// random unit edges between consecutive blocks and tied to a small set of
+// shared linking vertices (the shape of multi-stage financial and
+// optimisation models).
+func DenseBlocks(blocks, minSize, maxSize int, seed uint64) *Graph {
+	rng := rand.New(rand.NewPCG(seed, 0x64656e73))
+	sizes := make([]int, blocks)
+	n := 0
+	for i := range sizes {
+		sizes[i] = minSize + rng.IntN(maxSize-minSize+1)
+		n += sizes[i]
+	}
+	links := max(10, blocks/4)
+	bld := NewBuilder(n + links)
+	start := 0
+	for i, sz := range sizes {
+		dens := 0.3 + 0.5*rng.Float64()
+		for a := 0; a < sz; a++ {
+			for c := a + 1; c < sz; c++ {
+				if rng.Float64() < dens {
+					bld.AddEdge(start+a, start+c, 1+rng.Int64N(5))
+				}
+			}
+		}
+		for j := 0; j < 3; j++ {
+			bld.AddEdge(start+rng.IntN(sz), n+rng.IntN(links), 1)
+		}
+		if i+1 < blocks {
+			for j := 0; j < 2; j++ {
+				bld.AddEdge(start+rng.IntN(sz), start+sz+rng.IntN(sizes[i+1]), 1)
+			}
+		}
+		start += sz
+	}
+	g, _ := bld.Build()
+	return g
+}

@@ -1,0 +1,94 @@
+package features
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gpumap/gpumap/gpumap/coarsening"
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/internal/par"
+)
+
+// Features are the measured properties of a graph.
+type Features struct {
+	// DegreeCV is the coefficient of variation of the vertex degrees
+	// (standard deviation over mean; 0 for a regular graph).
+	DegreeCV float64
+	// VertexKeep and EdgeKeep are the fractions of the vertices and of the
+	// edges left after two levels of heavy-edge matching.
+	VertexKeep, EdgeKeep float64
+}
+
+// Kind is the class of a graph (see the package documentation).
+type Kind int
+
+const (
+	Regular Kind = iota
+	Skewed
+	DenseBlocks
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Skewed:
+		return "skewed"
+	case DenseBlocks:
+		return "dense-blocks"
+	}
+	return "regular"
+}
+
+// Thresholds of Kind (measured on generated families, see DEVELOPERS.md):
+// power-law and circuit graphs have DegreeCV 1.3-2.3 and keep 63-83% of
+// their edges after two levels; meshes and geometric graphs keep 19-50%,
+// and in them the edges shrink at least 0.68 times as fast as the vertices
+// (EdgeKeep/VertexKeep), dense-block graphs at most 0.54 times.
+const (
+	SkewedCV       = 1.0
+	SkewedEdgeKeep = 0.55
+	DenseEdgeRatio = 0.6
+)
+
+// Kind classifies the graph.
+func (f Features) Kind() Kind {
+	switch {
+	case f.DegreeCV >= SkewedCV && f.EdgeKeep >= SkewedEdgeKeep:
+		return Skewed
+	case f.VertexKeep > 0 && f.EdgeKeep < DenseEdgeRatio*f.VertexKeep:
+		return DenseBlocks
+	}
+	return Regular
+}
+
+func (f Features) String() string {
+	return fmt.Sprintf("degree cv %.2f, two matching levels keep %.0f%% of the vertices and %.0f%% of the edges: %s",
+		f.DegreeCV, 100*f.VertexKeep, 100*f.EdgeKeep, f.Kind())
+}
+
+// Measure computes the features of g. Graphs without edges, or too small to
+// coarsen, keep 100% of both.
+func Measure(x *par.Exec, g *graph.Graph) Features {
+	n := g.N()
+	f := Features{VertexKeep: 1, EdgeKeep: 1}
+	if n == 0 || len(g.Adj) == 0 {
+		return f
+	}
+	mean := float64(len(g.Adj)) / float64(n)
+	var ss float64
+	for v := 0; v < n; v++ {
+		d := float64(g.XAdj[v+1]-g.XAdj[v]) - mean
+		ss += d * d
+	}
+	f.DegreeCV = math.Sqrt(ss/float64(n)) / mean
+	// Coarse vertices up to 1% of the total weight (at least four of the
+	// heaviest): the cap does not bind on two levels of matching, so the
+	// ratios show the structure, not the cap.
+	levels := coarsening.Coarsen(x, g, coarsening.Config{StopSize: 1, MaxLevels: 2,
+		MaxWeight: max(g.TotalVertexWeight()/100, 4*g.MaxVertexWeight()), Seed: 1})
+	if len(levels) > 0 {
+		c := levels[len(levels)-1].Graph
+		f.VertexKeep = float64(c.N()) / float64(n)
+		f.EdgeKeep = float64(len(c.Adj)) / float64(len(g.Adj))
+	}
+	return f
+}

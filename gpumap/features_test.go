@@ -1,0 +1,45 @@
+package gpumap
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/topology"
+)
+
+// The automatic algorithm follows the graph's features: skewed graphs run
+// the multisection with label propagation, dense-block graphs IM, regular
+// ones the multisection; an explicit algorithm measures nothing. Every
+// mapping is feasible.
+func TestAutoAlgorithmByFeatures(t *testing.T) {
+	top, _ := topology.Parse("4:8:2", "1:10:100")
+	for _, c := range []struct {
+		name, kind, alg string
+		g               *graph.Graph
+	}{
+		{"power law", "skewed", "hm", graph.PowerLaw(6000, 4, 21)},
+		{"dense blocks", "dense-blocks", "im", graph.DenseBlocks(100, 20, 80, 22)},
+		{"rgg", "regular", "hm", graph.RandomGeometric(6000, 23)},
+	} {
+		for _, alg := range []Algorithm{AutoAlgorithm, Multisection} {
+			var log bytes.Buffer
+			opt := DefaultOptions()
+			opt.Algorithm, opt.Backend, opt.Progress = alg, CPU, &log
+			res, err := Map(c.g, top, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Metrics.Feasible {
+				t.Errorf("%s %s: infeasible mapping", c.name, alg)
+			}
+			want := ": " + c.kind + ", algorithm " + c.alg
+			if got := log.String(); alg == AutoAlgorithm && !strings.Contains(got, want) {
+				t.Errorf("%s: progress lacks %q:\n%s", c.name, want, got)
+			} else if alg != AutoAlgorithm && strings.Contains(got, "features:") {
+				t.Errorf("%s: -a %s measured features:\n%s", c.name, alg, got)
+			}
+		}
+	}
+}
