@@ -325,7 +325,7 @@ var presets = [...]presetConfig{
 			FM: refinement.FMConfig{Alpha: 30, SkipExplored: true}},
 		bottom: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 2,
 			FM: refinement.FMConfig{Alpha: 30}},
-		finalFM:    refinement.FMConfig{Rounds: 1, Alpha: 10, SkipExplored: true},
+		finalFM:    refinement.FMConfig{Rounds: 1, Alpha: 10, SkipExplored: true, FilterLarge: true},
 		topTries:   3,
 		slackDepth: 0.03,
 		integrated: integrated.Config{CoarsenC: 30, CapDiv: 8},

@@ -18,6 +18,9 @@ type FMConfig struct {
 	// gains at least SeedMinGain (cheaper, a little weaker).
 	SeedFilter  bool
 	SeedMinGain int64
+	// FilterLarge applies the seed filter in the parallel FM only (graphs
+	// of ParallelFMMin+ vertices), on the state each round starts from.
+	FilterLarge bool
 	// SkipExplored: vertices a failed search moved and rolled back do not
 	// start searches later in the same round (they may still move).
 	SkipExplored bool

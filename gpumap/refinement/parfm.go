@@ -250,6 +250,9 @@ func (f *batchFM) round1() int64 {
 	f.prev = append(f.prev[:0], seeds...)
 	f.moves = f.moves[:0]
 	f.buildAround(seeds)
+	if f.cfg.FilterLarge {
+		seeds = f.promising(seeds)
+	}
 	f.rng.Shuffle(len(seeds), func(i, j int) { seeds[i], seeds[j] = seeds[j], seeds[i] })
 	batch := min(max(len(seeds)/256, 8), 256)
 	results := make([]searchResult, batch)
@@ -270,6 +273,29 @@ func (f *batchFM) round1() int64 {
 		}
 	}
 	return total
+}
+
+// promising keeps the seeds whose best move gains at least SeedMinGain on
+// the round's starting state (SeedFilter, decided in parallel: the same
+// seeds for any thread count).
+func (f *batchFM) promising(seeds []int32) []int32 {
+	parts := make([][]int32, f.x.Chunks(len(seeds)))
+	f.x.For(len(seeds), func(c, lo, hi int) {
+		w := f.ws[c]
+		w.fresh()
+		var keep []int32
+		for _, v := range seeds[lo:hi] {
+			if t, gain := w.bestMove(v); t >= 0 && gain >= f.cfg.SeedMinGain {
+				keep = append(keep, v)
+			}
+		}
+		parts[c] = keep
+	})
+	var all []int32
+	for _, p := range parts {
+		all = append(all, p...)
+	}
+	return all
 }
 
 // buildAround builds the shared entries of the seeds and their
@@ -452,17 +478,22 @@ func (w *searcher) consider(v int32) {
 
 // search runs one localized FM search from seed on the batch's view and
 // returns its best prefix.
-func (w *searcher) search(seed int32) searchResult {
-	f := w.f
-	s := f.s
-	g := s.G
+// fresh empties the searcher's view: the shared state as it is.
+func (w *searcher) fresh() {
 	w.stamp++
 	if w.stamp == 0 {
 		clear(w.vs)
 		w.stamp = 1
 	}
-	w.moves, w.to, w.touched = w.moves[:0], w.to[:0], w.touched[:0]
 	w.eBlk, w.eW = w.eBlk[:0], w.eW[:0]
+}
+
+func (w *searcher) search(seed int32) searchResult {
+	f := w.f
+	s := f.s
+	g := s.G
+	w.fresh()
+	w.moves, w.to, w.touched = w.moves[:0], w.to[:0], w.touched[:0]
 	w.heap.Clear()
 	w.consider(seed)
 	bw := func(b int32) int64 { return s.BW[b] + w.dbw[b] }

@@ -75,7 +75,7 @@ func TestParallelRefinersInvariants(t *testing.T) {
 			if k == top.K() {
 				obj = Mapping(top)
 			}
-			for _, lp := range []bool{false, true} {
+			for _, mode := range []string{"fm", "fm filtered", "lp"} {
 				var ref []int32
 				for _, threads := range []int{1, 2, 3} {
 					part, maxW := stripes(g, k)
@@ -83,17 +83,19 @@ func TestParallelRefinersInvariants(t *testing.T) {
 					before, over := s.Cost(), s.Overloaded()
 					x := par.New(threads)
 					var gain int64
-					if lp {
+					switch mode {
+					case "lp":
 						gain = LabelPropagationParallel(x, s, 3, 9)
-					} else {
-						gain = RunFMParallel(x, s, FMConfig{Rounds: 2, Alpha: 20, SkipExplored: true, Seed: 9}, before)
+					default:
+						cfg := FMConfig{Rounds: 2, Alpha: 20, SkipExplored: true, Seed: 9, FilterLarge: mode == "fm filtered"}
+						gain = RunFMParallel(x, s, cfg, before)
 					}
 					after := s.Cost()
 					if gain != before-after || gain < 0 {
-						t.Fatalf("%s k=%d lp=%v threads=%d: gain %d, cost %d -> %d", name, k, lp, threads, gain, before, after)
+						t.Fatalf("%s k=%d %s threads=%d: gain %d, cost %d -> %d", name, k, mode, threads, gain, before, after)
 					}
 					if s.Overloaded() > over {
-						t.Fatalf("%s k=%d lp=%v threads=%d: %d blocks overloaded, %d before", name, k, lp, threads, s.Overloaded(), over)
+						t.Fatalf("%s k=%d %s threads=%d: %d blocks overloaded, %d before", name, k, mode, threads, s.Overloaded(), over)
 					}
 					if ref == nil {
 						ref = append([]int32(nil), s.Part...)
@@ -101,7 +103,7 @@ func TestParallelRefinersInvariants(t *testing.T) {
 					}
 					for v := range ref {
 						if s.Part[v] != ref[v] {
-							t.Fatalf("%s k=%d lp=%v: threads=%d differs from threads=1 at vertex %d", name, k, lp, threads, v)
+							t.Fatalf("%s k=%d %s: threads=%d differs from threads=1 at vertex %d", name, k, mode, threads, v)
 						}
 					}
 				}
@@ -135,6 +137,39 @@ func TestBoundaryAfterARoundIsTheWholeScan(t *testing.T) {
 			if inc[i] != full[i] {
 				t.Fatalf("round %d: boundary[%d] = %d after the round, %d by a whole scan", r, i, inc[i], full[i])
 			}
+		}
+	}
+}
+
+// The parallel FM's seed filter keeps exactly the boundary vertices whose
+// best move on the round's starting state gains at least SeedMinGain.
+func TestPromisingSeedsGainEnough(t *testing.T) {
+	top, _ := topology.Parse("4:8:3", "1:10:100")
+	g := graph.RandomGeometric(1<<14, 6)
+	part, maxW := stripes(g, top.K())
+	s := NewState(g, top.K(), part, maxW, Mapping(top))
+	f := newBatchFM(par.New(3), s, FMConfig{Rounds: 1, Alpha: 10, SkipExplored: true, Seed: 2, FilterLarge: true})
+	defer f.release()
+	f.round++
+	seeds := f.boundary()
+	f.buildAround(seeds)
+	kept := f.promising(seeds)
+	ct := NewConnTable(s)
+	want := []int32{}
+	for _, v := range seeds {
+		if tgt, gain := ct.BestMove(v, f.cfg.Slack); tgt >= 0 && gain >= f.cfg.SeedMinGain {
+			want = append(want, v)
+		}
+	}
+	if len(kept) == 0 || len(kept) == len(seeds) {
+		t.Fatalf("%d of %d seeds kept: nothing filtered to check", len(kept), len(seeds))
+	}
+	if len(kept) != len(want) {
+		t.Fatalf("%d seeds kept, %d gain enough", len(kept), len(want))
+	}
+	for i := range want {
+		if kept[i] != want[i] {
+			t.Fatalf("seed %d kept, %d expected", kept[i], want[i])
 		}
 	}
 }
