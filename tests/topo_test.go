@@ -449,3 +449,43 @@ func TestTopoMPICHOneNode(t *testing.T) {
 	t.Logf("\n%s", report.String())
 	writeResult(t, "topo-mpich-one-node.txt", report.String())
 }
+
+// topoRegressions: programs reduced from the MPI libraries' own test
+// suites and real applications run with the interposer (issue 9's
+// conformance check), each from a defect it had. Each runs on both stacks
+// without and with the interposer; the results must be identical and the
+// program's own checks pass.
+var topoRegressions = []struct {
+	prog, why string
+	np        int
+	env       map[string]string
+}{
+	// MPICH's distgraph1 hung under OpenMPI: the interposer made two
+	// communicators from comm_old where MPI makes one, which moved
+	// OpenMPI's own tag clash (see the program) onto the call.
+	{"topo_nbctag", "a topology call makes one communicator from comm_old", 6, map[string]string{"GPUMAP_HIERARCHY": "2:3"}},
+}
+
+func TestTopoRegressions(t *testing.T) {
+	var table strings.Builder
+	for _, s := range topoStacks {
+		for _, c := range topoRegressions {
+			need(t, filepath.Join(s.bin, c.prog))
+			e := map[string]string{"GPUMAP_VERBOSE": "1"}
+			for k, v := range c.env {
+				e[k] = v
+			}
+			out := topoRun(t, s, c.np, c.env, false, c.prog)
+			b := parseTopo(out)
+			checkClean(t, s.name+" "+c.prog+" without the interposer", b, out)
+			out = topoRun(t, s, c.np, e, true, c.prog)
+			o := parseTopo(out)
+			checkClean(t, s.name+" "+c.prog+" with the interposer", o, out)
+			if d := sameResults(b.results, o.results); d != "" {
+				t.Errorf("%s %s (%s): results differ with the interposer: %s\n%s", s.name, c.prog, c.why, d, out)
+			}
+			fmt.Fprintf(&table, "%-8s %-14s %3d results identical (%s)\n", s.name, c.prog, len(o.results), c.why)
+		}
+	}
+	t.Logf("regressions:\n%s", table.String())
+}

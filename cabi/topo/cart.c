@@ -97,18 +97,9 @@ int topo_cart_create(const char *name, MPI_Comm old, int ndims, const int dims[]
         return PMPI_Cart_create(old, ndims, dims, periods, reorder, out);
     cart_pattern(&c, ndims, dims, periods);
     MPI_Comm nc;
-    int rc;
-    switch (topo_map(&c, &nc)) {
-    case TOPO_REORDER:
-        rc = PMPI_Cart_create(nc, ndims, dims, periods, 0, out);
-        break;
-    case TOPO_KEEP:
-        rc = PMPI_Cart_create(old, ndims, dims, periods, 0, out);
-        break;
-    default:
-        rc = PMPI_Cart_create(old, ndims, dims, periods, reorder, out);
-    }
-    return topo_end(&c, nc, rc, out);
+    topo_map(&c, &nc);
+    MPI_Comm on = topo_parent(&c, nc, &reorder);
+    return topo_end(&c, nc, PMPI_Cart_create(on, ndims, dims, periods, reorder, out), out);
 }
 
 TOPO_EXPORT int MPI_Cart_create(MPI_Comm old, int ndims, const int dims[], const int periods[],

@@ -177,25 +177,27 @@ int topo_any(topo_call *c, int failed) {
 int topo_map(topo_call *c, MPI_Comm *nc) {
     *nc = MPI_COMM_NULL;
     const api *g = NULL;
-    if (!c->bad && !(g = load_api(c->why, sizeof c->why))) c->bad = 1;
+    if (!c->bad && !(g = load_api(c->why, sizeof c->why))) c->libfail = 1;
 
-    /* Agree: the lowest rank that cannot go on, and whether any edge exists. */
-    int loc[2] = {c->bad ? c->size - c->rank : 0, c->degree > 0}, glob[2] = {0, 0};
-    if (PMPI_Allreduce(loc, glob, 2, MPI_INT, MPI_MAX, c->d) != MPI_SUCCESS) {
+    /* Agree: the lowest rank that rejects its arguments, the lowest that
+     * cannot load the library, and whether any edge exists. */
+    int loc[3] = {c->bad ? c->size - c->rank : 0, c->libfail ? c->size - c->rank : 0, c->degree > 0};
+    int glob[3] = {0, 0, 0};
+    if (PMPI_Allreduce(loc, glob, 3, MPI_INT, MPI_MAX, c->d) != MPI_SUCCESS) {
         snprintf(c->why, sizeof c->why, "MPI_Allreduce on the private communicator failed");
         return c->outcome = TOPO_PASS;
     }
-    if (glob[0] > 0) {
-        int root = c->size - glob[0];
+    if (glob[0] > 0 || glob[1] > 0) {
+        int root = c->size - (glob[0] > 0 ? glob[0] : glob[1]);
         char msg[sizeof c->why];
         memcpy(msg, c->why, sizeof msg);
         if (PMPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, root, c->d) != MPI_SUCCESS)
             snprintf(msg, sizeof msg, "(the reason could not be broadcast)");
         msg[sizeof msg - 1] = 0;
-        snprintf(c->why, sizeof c->why, "rank %d: %s", root, msg);
-        return c->outcome = TOPO_PASS;
+        snprintf(c->why, sizeof c->why, "rank %d: %.*s", root, (int)sizeof c->why - 20, msg);
+        return c->outcome = glob[0] > 0 ? TOPO_PASS : TOPO_FALLBACK;
     }
-    if (!glob[1]) {
+    if (!glob[2]) {
         snprintf(c->why, sizeof c->why, "the topology has no edges");
         return c->outcome = TOPO_KEEP;
     }
@@ -209,7 +211,7 @@ int topo_map(topo_call *c, MPI_Comm *nc) {
     if (rc != GPUMAP_OK) {
         *nc = MPI_COMM_NULL;
         snprintf(c->why, sizeof c->why, "gpumap_reorder: %s: %s", g->error_string(rc), g->last_error());
-        return c->outcome = TOPO_PASS;
+        return c->outcome = TOPO_FALLBACK;
     }
     gpumap_result r;
     memset(&r, 0, sizeof r);
@@ -228,8 +230,24 @@ int topo_map(topo_call *c, MPI_Comm *nc) {
     return c->outcome = TOPO_REORDER;
 }
 
+MPI_Comm topo_parent(const topo_call *c, MPI_Comm nc, int *reorder) {
+    switch (c->outcome) {
+    case TOPO_REORDER:
+        *reorder = 0;
+        return nc;
+    case TOPO_KEEP:
+        *reorder = 0;
+        return c->d;
+    case TOPO_FALLBACK:
+        return c->d;
+    default:
+        return c->old;
+    }
+}
+
 int topo_end(topo_call *c, MPI_Comm nc, int rc, MPI_Comm *out) {
-    if (c->outcome == TOPO_REORDER && rc == MPI_SUCCESS && out && *out != MPI_COMM_NULL) {
+    int private = c->outcome != TOPO_PASS;
+    if (private && rc == MPI_SUCCESS && out && *out != MPI_COMM_NULL) {
         /* The topology communicator behaves like one made from comm_old. */
         MPI_Errhandler eh;
         if (PMPI_Comm_get_errhandler(c->old, &eh) == MPI_SUCCESS) {
@@ -259,7 +277,7 @@ int topo_end(topo_call *c, MPI_Comm nc, int rc, MPI_Comm *out) {
     free(c->vols);
     c->nbrs = NULL;
     c->vols = NULL;
-    if (c->outcome == TOPO_REORDER && rc != MPI_SUCCESS)
+    if (private && rc != MPI_SUCCESS)
         PMPI_Comm_call_errhandler(c->old, rc); /* as if raised on comm_old */
     return rc;
 }

@@ -128,23 +128,17 @@ int topo_dist_graph_create_adjacent(const char *name, MPI_Comm old, int indegree
         if (topo_any(&c, failed)) {
             PMPI_Comm_free(&nc);
             snprintf(c.why, sizeof c.why, "carrying the adjacency lists to their new ranks failed");
-            outcome = c.outcome = TOPO_PASS;
+            outcome = c.outcome = TOPO_FALLBACK;
         }
     }
-    switch (outcome) {
-    case TOPO_REORDER: {
+    MPI_Comm on = topo_parent(&c, nc, &reorder);
+    if (outcome == TOPO_REORDER) {
         int *s = gbody, *sw = s + got[0];
         int *d = sw + (got[2] == W_ARRAY ? got[0] : 0), *dw = d + got[1];
-        rc = PMPI_Dist_graph_create_adjacent(nc, got[0], s, weight_ptr(got[2], sw), got[1], d,
-                                             weight_ptr(got[3], dw), info, 0, out);
-        break;
-    }
-    case TOPO_KEEP:
-        rc = PMPI_Dist_graph_create_adjacent(old, indegree, sources, sourceweights, outdegree,
-                                             destinations, destweights, info, 0, out);
-        break;
-    default:
-        rc = PMPI_Dist_graph_create_adjacent(old, indegree, sources, sourceweights, outdegree,
+        rc = PMPI_Dist_graph_create_adjacent(on, got[0], s, weight_ptr(got[2], sw), got[1], d,
+                                             weight_ptr(got[3], dw), info, reorder, out);
+    } else {
+        rc = PMPI_Dist_graph_create_adjacent(on, indegree, sources, sourceweights, outdegree,
                                              destinations, destweights, info, reorder, out);
     }
     free(body);
@@ -238,18 +232,11 @@ int topo_dist_graph_create(const char *name, MPI_Comm old, int n, const int sour
         return PMPI_Dist_graph_create(old, n, sources, degrees, destinations, weights, info, reorder, out);
     general_pattern(&c, n, sources, degrees, destinations, weights);
     MPI_Comm nc;
-    int rc;
-    switch (topo_map(&c, &nc)) {
-    case TOPO_REORDER: /* vertex v is now rank v: the same arguments describe the same graph */
-        rc = PMPI_Dist_graph_create(nc, n, sources, degrees, destinations, weights, info, 0, out);
-        break;
-    case TOPO_KEEP:
-        rc = PMPI_Dist_graph_create(old, n, sources, degrees, destinations, weights, info, 0, out);
-        break;
-    default:
-        rc = PMPI_Dist_graph_create(old, n, sources, degrees, destinations, weights, info, reorder, out);
-    }
-    return topo_end(&c, nc, rc, out);
+    topo_map(&c, &nc);
+    /* vertex v is rank v of any of the communicators: the same arguments describe the same graph */
+    MPI_Comm on = topo_parent(&c, nc, &reorder);
+    return topo_end(&c, nc, PMPI_Dist_graph_create(on, n, sources, degrees, destinations, weights, info, reorder, out),
+                    out);
 }
 
 TOPO_EXPORT int MPI_Dist_graph_create(MPI_Comm old, int n, const int sources[], const int degrees[],

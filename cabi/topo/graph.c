@@ -42,18 +42,9 @@ int topo_graph_create(const char *name, MPI_Comm old, int nnodes, const int inde
         return PMPI_Graph_create(old, nnodes, index, edges, reorder, out);
     graph_pattern(&c, nnodes, index, edges);
     MPI_Comm nc;
-    int rc;
-    switch (topo_map(&c, &nc)) {
-    case TOPO_REORDER:
-        rc = PMPI_Graph_create(nc, nnodes, index, edges, 0, out);
-        break;
-    case TOPO_KEEP:
-        rc = PMPI_Graph_create(old, nnodes, index, edges, 0, out);
-        break;
-    default:
-        rc = PMPI_Graph_create(old, nnodes, index, edges, reorder, out);
-    }
-    return topo_end(&c, nc, rc, out);
+    topo_map(&c, &nc);
+    MPI_Comm on = topo_parent(&c, nc, &reorder);
+    return topo_end(&c, nc, PMPI_Graph_create(on, nnodes, index, edges, reorder, out), out);
 }
 
 TOPO_EXPORT int MPI_Graph_create(MPI_Comm old, int nnodes, const int index[], const int edges[],

@@ -24,11 +24,19 @@
 
 #define TOPO_EXPORT __attribute__((visibility("default")))
 
-/* What a constructor does after topo_map. */
+/* What a constructor does after topo_map (topo_parent says on which
+ * communicator). Apart from TOPO_PASS the topology communicator is made
+ * from a private communicator, never from comm_old: the private copy is
+ * then the only communicator made from comm_old, as MPI's own constructor
+ * makes one. (OpenMPI 4.1.4's MPI_Dist_graph_create can take a message of
+ * the context-id agreement for an edge when the non-blocking collectives
+ * of comm_old have reached a certain tag, tests/testdata/topo_nbctag.c: a
+ * second creation on comm_old moves programs onto that tag.) */
 enum topo_outcome {
-    TOPO_PASS = 0,    /* call the PMPI constructor with the caller's arguments */
-    TOPO_KEEP = 1,    /* no order is strictly cheaper: PMPI with reorder = 0 on comm_old */
-    TOPO_REORDER = 2  /* PMPI with reorder = 0 on the communicator topo_map returned */
+    TOPO_PASS = 0,     /* some rank's arguments are wrong: PMPI with the caller's arguments on comm_old */
+    TOPO_KEEP = 1,     /* no order is strictly cheaper: PMPI with reorder = 0 on the private copy */
+    TOPO_REORDER = 2,  /* PMPI with reorder = 0 on the reordered communicator topo_map returned */
+    TOPO_FALLBACK = 3  /* gpumap could not map: PMPI with the caller's arguments on the private copy */
 };
 
 /* One intercepted call on one process. */
@@ -44,6 +52,7 @@ typedef struct topo_call {
     int *nbrs;
     double *vols;
     int bad;           /* this rank rejected the arguments (why says why) */
+    int libfail;       /* this rank could not load libgpumap.so (why says why) */
     char why[256];
     /* the outcome, the same on every rank */
     int outcome;
@@ -69,9 +78,14 @@ void topo_reject(topo_call *c, const char *fmt, ...) __attribute__((format(print
  * passes it to topo_end). */
 int topo_map(topo_call *c, MPI_Comm *nc);
 
-/* Ends a call: gives the topology communicator comm_old's error handler,
- * frees nc and the private copy, prints the verbose line. rc is the PMPI
- * constructor's status; on TOPO_REORDER a failure is raised on comm_old. */
+/* The communicator to call the PMPI constructor on after topo_map, and
+ * the reorder flag to pass (*reorder holds the caller's on entry). */
+MPI_Comm topo_parent(const topo_call *c, MPI_Comm nc, int *reorder);
+
+/* Ends a call: gives a topology communicator made from a private
+ * communicator comm_old's error handler, frees nc and the private copy,
+ * prints the verbose line. rc is the PMPI constructor's status; a failure
+ * on a private communicator is raised on comm_old. */
 int topo_end(topo_call *c, MPI_Comm nc, int rc, MPI_Comm *out);
 
 /* GPUMAP_TOPO turns the interposer off: 0, false, no or off (any case,
