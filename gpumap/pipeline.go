@@ -38,7 +38,11 @@ func (p *pipeline) fail(err error) {
 }
 
 func newPipeline(x *par.Exec, g *graph.Graph, top *topology.Topology, opt Options, t *tracker) *pipeline {
-	return &pipeline{x: x, g: g, top: top, opt: opt, t: t, cfg: presets[opt.Preset],
+	cfg := presets[opt.Preset]
+	if l := cfg.large; l.m > 0 && g.M() >= l.m {
+		cfg.topTries, cfg.partition, cfg.finalFM = l.topTries, l.partition, l.finalFM
+	}
+	return &pipeline{x: x, g: g, top: top, opt: opt, t: t, cfg: cfg,
 		lmax: graph.Lmax(g.TotalVertexWeight(), top.K(), opt.Eps)}
 }
 
@@ -97,6 +101,7 @@ func (p *pipeline) integrated() []int32 {
 	c.Seed = p.opt.Seed
 	c.Initial.Partition = p.cfg.partition
 	c.Initial.SlackDepth = p.cfg.slackDepth
+	c.Initial.TopTries = p.cfg.imTopTries
 	var tm integrated.Times
 	var err error
 	p.t.phase("integrated", func() {
@@ -270,6 +275,18 @@ type presetConfig struct {
 	// (features.Skewed): every split runs lpRounds rounds of label
 	// propagation and no FM, and the final J refinement runs finalFM.
 	skewed skewedConfig
+	// imTopTries: tries of the top split of IM's coarsest graph (0: 1).
+	imTopTries int
+	// large, when m > 0, replaces the top tries, the partitioner and the
+	// final FM on graphs of at least m edges: keeps strong within seconds.
+	large largeConfig
+}
+
+type largeConfig struct {
+	m         int64
+	topTries  int
+	partition partition.Config
+	finalFM   refinement.FMConfig
 }
 
 type skewedConfig struct {
@@ -346,6 +363,14 @@ var presets = [...]presetConfig{
 		topTries:   8,
 		slackDepth: 0.03,
 		integrated: integrated.Config{CoarsenC: 60, CapDiv: 8, Jet: refinement.JetConfig{Iterations: 16}},
+		// fin_600: J / best eco peer 1.025 -> 1.004 (CPU +50%, < 3 s)
+		imTopTries: 8,
+		// rgg3d 2^17 (523k edges): 9-16 s -> < 5 s, J +3%
+		large: largeConfig{m: 1 << 18, topTries: 3,
+			partition: partition.Config{Tries: 12, LPRounds: 3, FMRounds: 2, FM: refinement.FMConfig{Alpha: 30}},
+			finalFM:   refinement.FMConfig{Rounds: 2, Alpha: 30}},
+		// pl_40k, circ_40k: 37 s -> < 4 s; J / best eco peer 0.996
+		skewed: skewedConfig{lpRounds: 4, finalFM: refinement.FMConfig{Rounds: 1, Alpha: 10, SkipExplored: true}},
 		oneToOne: oneToOneConfig{seedsPer: 1024, maxSeeds: 2, topPer: 256, maxTop: 4,
 			pair: refinement.PairFMConfig{Rounds: 8, Alpha: 20}, vcycles: 2,
 			partition: partition.Config{Tries: 24, LPRounds: 2, FMRounds: -1,
