@@ -249,10 +249,13 @@ func (f *batchFM) round1() int64 {
 	seeds := f.boundary()
 	f.prev = append(f.prev[:0], seeds...)
 	f.moves = f.moves[:0]
-	f.buildAround(seeds)
 	if f.cfg.FilterLarge {
+		// The seeds' own entries decide; only the kept ones' neighbours
+		// are built then.
+		f.ct.BuildAll(f.x, seeds)
 		seeds = f.promising(seeds)
 	}
+	f.buildAround(seeds)
 	f.rng.Shuffle(len(seeds), func(i, j int) { seeds[i], seeds[j] = seeds[j], seeds[i] })
 	batch := min(max(len(seeds)/256, 8), 256)
 	results := make([]searchResult, batch)
