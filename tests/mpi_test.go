@@ -32,7 +32,8 @@ func need(t *testing.T, progs ...string) {
 }
 
 // run executes a command under a timeout, killing its whole process group
-// when it expires.
+// when it expires. A run that dies of a signal gets its cores' backtraces
+// appended (crash_test.go).
 func run(t *testing.T, timeout time.Duration, env []string, name string, args ...string) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
@@ -44,11 +45,12 @@ func run(t *testing.T, timeout time.Duration, env []string, name string, args ..
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
 	err := cmd.Run()
 	if ctx.Err() == context.DeadlineExceeded {
 		return out.String(), fmt.Errorf("timed out after %v (a hang)", timeout)
 	}
-	return out.String(), err
+	return out.String() + crashReport(start, out.String(), err, name, args), err
 }
 
 var openmpiFlags = []string{"--allow-run-as-root", "--oversubscribe", "--mca", "mpi_yield_when_idle", "1",
