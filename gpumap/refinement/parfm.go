@@ -197,11 +197,7 @@ func (f *batchFM) boundary() []int32 {
 		}
 		parts[c] = b
 	})
-	var all []int32
-	for _, p := range parts {
-		all = append(all, p...)
-	}
-	return all
+	return slices.Concat(parts...)
 }
 
 // boundaryAfter is boundary after a round: a vertex is on the boundary
@@ -236,10 +232,7 @@ func (f *batchFM) boundaryAfter() []int32 {
 		}
 		parts[c] = b
 	})
-	var all []int32
-	for _, p := range parts {
-		all = append(all, p...)
-	}
+	all := slices.Concat(parts...)
 	slices.Sort(all)
 	return all
 }
@@ -294,11 +287,7 @@ func (f *batchFM) promising(seeds []int32) []int32 {
 		}
 		parts[c] = keep
 	})
-	var all []int32
-	for _, p := range parts {
-		all = append(all, p...)
-	}
-	return all
+	return slices.Concat(parts...)
 }
 
 // buildAround builds the shared entries of the seeds and their
