@@ -211,9 +211,11 @@ func TestOneToOneStencilsMatchTiling(t *testing.T) {
 		{[]int{16, 16}, "4:8:8"},
 		{[]int{8, 8, 8}, "4:2:64"},
 		{[]int{32, 32, 32}, "16:2:1024"},
+		{[]int{256, 128}, "16:2:1024"},
+		{[]int{30, 30, 36}, "12:3:900"}, // not proven optimal: the multisection runs too
 	}
 	for _, c := range cases {
-		if testing.Short() && len(c.dims) == 3 && c.dims[0] == 32 {
+		if testing.Short() && c.dims[0] == 30 {
 			continue
 		}
 		top, _ := topology.Parse(c.h, "1:10:100")
@@ -230,8 +232,8 @@ func TestOneToOneStencilsMatchTiling(t *testing.T) {
 			if !res.OneToOne {
 				t.Fatalf("%v on %s not detected as one-to-one", c.dims, c.h)
 			}
-			if float64(res.Metrics.J) > 1.05*float64(tiling) {
-				t.Errorf("%v on %s, %s: J %d, more than 5%% above the tiling's %d", c.dims, c.h, preset, res.Metrics.J, tiling)
+			if res.Metrics.J > tiling {
+				t.Errorf("%v on %s, %s: J %d above the tiling's %d", c.dims, c.h, preset, res.Metrics.J, tiling)
 			}
 			t.Logf("%v on %s, %s: J %d, tiling %d (%.4f)", c.dims, c.h, preset, res.Metrics.J, tiling, float64(res.Metrics.J)/float64(tiling))
 		}

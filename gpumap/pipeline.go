@@ -148,7 +148,9 @@ func (p *pipeline) refineJ(pe []int32) {
 	})
 }
 
-// oneToOne maps one task per PE (rank reordering). Exact-balance
+// oneToOne maps one task per PE (rank reordering). A grid in rank order
+// gets its best hierarchical tiling (gridTiling), alone when it is proven
+// optimal, else as one more candidate. Otherwise exact-balance
 // multisections with successive seeds compete (recursive bisection whose
 // levels are refined by two-way FM at exact balance, every split polished
 // by PairFM and V-cycles, the split of the whole machine tried several
@@ -160,13 +162,21 @@ func (p *pipeline) refineJ(pe []int32) {
 // by value (the first on ties), so the result is the same for any thread
 // count.
 func (p *pipeline) oneToOne() []int32 {
+	tpe, tj, proven, tiled := p.gridTiling()
+	if proven {
+		return tpe
+	}
 	pe, j := p.oneToOneWith(p.cfg.oneToOne)
 	if p.cfg.oneToOne.includeDefault {
 		pe2, j2 := p.oneToOneWith(presets[Default].oneToOne)
 		p.t.logf("one-to-one: %s J %d, default J %d", p.opt.Preset, j, j2)
 		if j2 < j {
-			return pe2
+			pe, j = pe2, j2
 		}
+	}
+	if tiled && tj < j {
+		p.t.logf("one-to-one: the grid's tiling (J %d) beats the multisection (J %d)", tj, j)
+		return tpe
 	}
 	return pe
 }

@@ -1,0 +1,108 @@
+package tiling
+
+// Proving a tiling optimal.
+//
+// A level-i group of a one-to-one mapping holds s = a1*...*ai cells. Along
+// dimension j every grid line meets some parts and is cut at least once
+// between each two of them, so the edges between level-i groups weigh
+//
+//	C_i >= w * (sum over groups S of sum_j |P_j(S)|) - w * sum_j n/n_j,
+//
+// with P_j(S) the projection of S along j (the lines along j that meet S)
+// and w the common edge weight. A uniform tiling meets this with equality,
+// so it cuts level i optimally when its box minimises sum_j |P_j| over all
+// sets of s cells. Projections do not grow when a set is pushed toward the
+// origin along an axis, so that minimum is taken over down-sets of N^r;
+// cutting a down-set into its layers along the last axis (nested down-sets
+// D_0 ⊇ D_1 ⊇ ... of N^(r-1)) gives
+//
+//	sum_j |P_j(S)| = |D_0| + sum_t sum_{j<r} |P_j(D_t)|
+//	               >= |D_0| + sum_t mu_{r-1}(|D_t|),
+//
+// hence mu_r(s) >= min over M of M + min { sum_t mu_{r-1}(m_t) : m_t <= M,
+// sum m_t = s }, with mu_1 = 1 (a knapsack per M). When every level whose
+// cut J weighs (d_{i+1} > d_i) meets its bound and the distances grow with
+// the level, no mapping has a lower J.
+
+// maxBoundCells bounds the group size whose bound is computed (the
+// knapsack is cubic in it).
+const maxBoundCells = 256
+
+// projectionBound returns mu[x] for x = 0..s: a lower bound on sum_j
+// |P_j(S)| over sets S of x cells of N^r.
+func projectionBound(r, s int) []int {
+	mu := make([]int, s+1)
+	for x := 1; x <= s; x++ {
+		mu[x] = 1
+	}
+	k := make([]int, s+1)
+	for d := 2; d <= r; d++ {
+		next := make([]int, s+1)
+		for x := 1; x <= s; x++ {
+			next[x] = 1 << 60
+		}
+		for M := 1; M <= s; M++ {
+			k[0] = 0
+			for x := 1; x <= s; x++ {
+				best := 1 << 60
+				for m := 1; m <= min(M, x); m++ {
+					best = min(best, mu[m]+k[x-m])
+				}
+				k[x] = best
+				next[x] = min(next[x], M+best)
+			}
+		}
+		mu = next
+	}
+	return mu
+}
+
+// Optimal reports whether tiling t of grid gr onto the machine (arity,
+// dist) is proven to have the least J of all one-to-one mappings: equal
+// edge weights in every dimension, distances that do not decrease with
+// the level, and at every level whose cut counts in J a box that meets the
+// projection bound (groups of at most 256 cells; larger ones are not
+// checked, and the answer is false).
+func Optimal(gr Grid, arity []int, dist []int64, t Tiling) bool {
+	L, r := len(arity), len(gr.Dims)
+	if len(t.Q) != L+1 || len(dist) != L || dist[0] < 0 {
+		return false
+	}
+	for j := range gr.W {
+		if gr.W[j] != gr.W[0] {
+			return false
+		}
+	}
+	for i := 1; i < L; i++ {
+		if dist[i] < dist[i-1] {
+			return false
+		}
+	}
+	sizes := make([]int, L) // sizes[i]: cells of a level-i group
+	sizes[0] = 1
+	most := 0
+	for i := 1; i < L; i++ {
+		sizes[i] = sizes[i-1] * arity[i-1]
+		if dist[i] != dist[i-1] {
+			most = max(most, sizes[i])
+		}
+	}
+	if most > maxBoundCells {
+		return false
+	}
+	mu := projectionBound(r, most)
+	for i := 1; i < L; i++ {
+		s := sizes[i]
+		if dist[i] == dist[i-1] {
+			continue
+		}
+		proj := 0 // sum_j |P_j| of the box: s / b_j with b_j = n_j / Q_ij
+		for j, q := range t.Q[i] {
+			proj += s / (gr.Dims[j] / q)
+		}
+		if proj != mu[s] {
+			return false
+		}
+	}
+	return true
+}
