@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"os"
 	"strconv"
 	"strings"
@@ -13,14 +14,16 @@ import (
 )
 
 // cmdGen writes generated benchmark graphs: d-dimensional grids (stencil
-// rank graphs) and 2D random geometric graphs.
+// rank graphs), 2D random geometric graphs and R-MAT graphs (hubs and a
+// long tail, like web and social graphs).
 func cmdGen(args []string, stdout, stderr io.Writer) (int, error) {
 	fs := flag.NewFlagSet("gpumap gen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	kind := fs.String("t", "grid", "graph type: grid or rgg")
+	kind := fs.String("t", "grid", "graph type: grid, rgg or rmat")
 	dims := fs.String("dims", "16x16", "grid extents, e.g. 32x32x32")
-	n := fs.Int("n", 1<<16, "rgg: number of points")
-	seed := fs.Uint64("s", 1, "rgg: random seed")
+	n := fs.Int("n", 1<<16, "rgg: number of points; rmat: ids, rounded up to a power of two")
+	ef := fs.Int("ef", 8, "rmat: edge draws per id")
+	seed := fs.Uint64("s", 1, "rgg, rmat: random seed")
 	out := fs.String("o", "", "output file (default stdout)")
 	if err := fs.Parse(args); err != nil {
 		return 0, usageError{err}
@@ -61,8 +64,24 @@ func cmdGen(args []string, stdout, stderr io.Writer) (int, error) {
 			return 0, err
 		}
 		g = graph.RandomGeometric(*n, *seed)
+	case "rmat":
+		if *n < 2 || int64(*n) > graph.MaxVertices {
+			return 0, usageError{fmt.Errorf("-n %d out of range", *n)}
+		}
+		if *ef < 1 || *ef > 1024 {
+			return 0, usageError{fmt.Errorf("-ef %d out of range (1 to 1024)", *ef)}
+		}
+		scale := bits.Len(uint(*n - 1))
+		if int64(1)<<scale > graph.MaxVertices {
+			return 0, usageError{fmt.Errorf("-n %d: 2^%d ids are too many", *n, scale)}
+		}
+		// Two ids per draw, ids, and the builder's arcs in both directions.
+		if err := fits(int64(1)<<scale, 16+40*int64(*ef)); err != nil {
+			return 0, err
+		}
+		g = graph.RMAT(scale, *ef, *seed)
 	default:
-		return 0, usageError{fmt.Errorf("unknown graph type %q (want grid or rgg)", *kind)}
+		return 0, usageError{fmt.Errorf("unknown graph type %q (want grid, rgg or rmat)", *kind)}
 	}
 	w := stdout
 	if *out != "" {

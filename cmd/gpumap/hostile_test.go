@@ -63,6 +63,9 @@ func TestHostileInput(t *testing.T) {
 		{"threads beyond the limit", []string{"map", "-g", good, "-h", "4:4", "-d", "1:10", "-t", "2147483647", "-m", m}, exitUsage, "-t 2147483647: thread count must be in [0, 4096]"},
 		{"gen beyond memory", []string{"gen", "-t", "grid", "-dims", "46340x46340", "-o", m}, exitFailure, "more than the"},
 		{"gen rgg beyond memory", []string{"gen", "-t", "rgg", "-n", "2147483647", "-o", m}, exitFailure, "more than the"},
+		{"gen rmat beyond memory", []string{"gen", "-t", "rmat", "-n", "1073741824", "-ef", "1024", "-o", m}, exitFailure, "more than the"},
+		{"gen rmat beyond int32 ids", []string{"gen", "-t", "rmat", "-n", "2147483647", "-o", m}, exitUsage, "2^31 ids are too many"},
+		{"gen rmat no draws", []string{"gen", "-t", "rmat", "-n", "1000", "-ef", "0", "-o", m}, exitUsage, "-ef 0 out of range"},
 		{"D13 unknown flag", []string{"map", "-frobnicate"}, exitUsage, "flag provided but not defined"},
 	}
 	for _, c := range cases {

@@ -92,7 +92,7 @@ func usage(w io.Writer) {
   gpumap map  -g G.graph -h 4:8:6 -d 1:10:100 [-e 0.03] [-c fast|default|strong] [-s seed] [-t threads] -m out.map
   gpumap eval -g G.graph -h 4:8:6 -d 1:10:100 [-e 0.03] -m out.map [--svg OUT.svg [--svg-level node]]
   gpumap place -g pattern.graph --hosts node0:8,node1:8 [-h 4:2] [-d 1:10:100] [-c preset] --rankfile OUT [--machinefile OUT]
-  gpumap gen  -t grid -dims 32x32x32 | -t rgg -n 1048576 [-s seed] [-o out.graph]
+  gpumap gen  -t grid -dims 32x32x32 | -t rgg -n 1048576 | -t rmat -n 65536 [-ef 8] [-s seed] [-o out.graph]
   gpumap version
 Run "gpumap map -help" for every option.
 `)
