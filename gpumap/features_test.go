@@ -10,8 +10,8 @@ import (
 )
 
 // The automatic algorithm follows the graph's features: skewed graphs run
-// the multisection with label propagation, dense-block graphs IM, regular
-// ones the multisection; an explicit algorithm measures nothing. Every
+// the multisection with label propagation, dense-block and hub graphs IM,
+// regular ones the multisection; an explicit algorithm measures nothing. Every
 // mapping is feasible.
 func TestAutoAlgorithmByFeatures(t *testing.T) {
 	top, _ := topology.Parse("4:8:2", "1:10:100")
@@ -22,6 +22,7 @@ func TestAutoAlgorithmByFeatures(t *testing.T) {
 		{"power law", "skewed", "hm", graph.PowerLaw(6000, 4, 21)},
 		{"dense blocks", "dense-blocks", "im", graph.DenseBlocks(100, 20, 80, 22)},
 		{"rgg", "regular", "hm", graph.RandomGeometric(6000, 23)},
+		{"r-mat", "hubs", "im", graph.RMAT(13, 8, 24)},
 	} {
 		for _, alg := range []Algorithm{AutoAlgorithm, Multisection} {
 			var log bytes.Buffer
@@ -40,6 +41,28 @@ func TestAutoAlgorithmByFeatures(t *testing.T) {
 			} else if alg != AutoAlgorithm && strings.Contains(got, "features:") {
 				t.Errorf("%s: -a %s measured features:\n%s", c.name, alg, got)
 			}
+		}
+	}
+}
+
+// On hub graphs strong maps as default does (its extra tries measured 5-9x
+// the time for no better J there).
+func TestStrongIsDefaultOnHubs(t *testing.T) {
+	top, _ := topology.Parse("4:4:2", "1:10:100")
+	g := graph.RMAT(12, 8, 25)
+	var pes [2][]int32
+	for i, p := range []Preset{Default, Strong} {
+		opt := DefaultOptions()
+		opt.Preset, opt.Backend = p, CPU
+		res, err := Map(g, top, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pes[i] = res.PE
+	}
+	for v := range pes[0] {
+		if pes[0][v] != pes[1][v] {
+			t.Fatalf("vertex %d: default PE %d, strong PE %d", v, pes[0][v], pes[1][v])
 		}
 	}
 }

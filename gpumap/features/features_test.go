@@ -19,6 +19,7 @@ func TestKinds(t *testing.T) {
 		{"rgg", graph.RandomGeometric(5000, 3), Regular},
 		{"power law", graph.PowerLaw(5000, 4, 5), Skewed},
 		{"dense blocks", graph.DenseBlocks(80, 20, 80, 7), DenseBlocks},
+		{"r-mat", graph.RMAT(13, 8, 3), Hubs},
 	} {
 		f := Measure(x, c.g)
 		if got := f.Kind(); got != c.want {
