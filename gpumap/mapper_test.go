@@ -212,7 +212,7 @@ func TestOneToOneStencilsMatchTiling(t *testing.T) {
 		{[]int{8, 8, 8}, "4:2:64"},
 		{[]int{32, 32, 32}, "16:2:1024"},
 		{[]int{256, 128}, "16:2:1024"},
-		{[]int{30, 30, 36}, "12:3:900"}, // not proven optimal: the multisection runs too
+		{[]int{30, 30, 36}, "12:3:900"}, // not proven optimal, 2.6% above the bound
 	}
 	for _, c := range cases {
 		if testing.Short() && c.dims[0] == 30 {

@@ -158,7 +158,8 @@ func (p *pipeline) refineJ(pe []int32) {
 
 // oneToOne maps one task per PE (rank reordering). A grid in rank order
 // gets its best hierarchical tiling (gridTiling), alone when it is proven
-// optimal, else as one more candidate. Otherwise exact-balance
+// optimal (or close to the bound on large grids), else as one more
+// candidate. Otherwise exact-balance
 // multisections with successive seeds compete (recursive bisection whose
 // levels are refined by two-way FM at exact balance, every split polished
 // by PairFM and V-cycles, the split of the whole machine tried several
@@ -170,8 +171,8 @@ func (p *pipeline) refineJ(pe []int32) {
 // by value (the first on ties), so the result is the same for any thread
 // count.
 func (p *pipeline) oneToOne() []int32 {
-	tpe, tj, proven, tiled := p.gridTiling()
-	if proven {
+	tpe, tj, enough, tiled := p.gridTiling()
+	if enough {
 		return tpe
 	}
 	pe, j := p.oneToOneWith(p.cfg.oneToOne)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/tiling"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -78,22 +79,85 @@ func treeOf(t *testing.T, top *topology.Topology) *topology.Topology {
 }
 
 // A grid whose tiling is not proven optimal still runs the multisection,
-// and keeps the lower J of the two (here the multisection's).
+// and keeps the lower J of the two: the multisection's where the uniform
+// tiling cuts slabs. Every J is at least the lower bound.
 func TestUnprovenStencilTiling(t *testing.T) {
-	top, _ := topology.Parse("7:11:13", "1:10:100")
-	g := graph.Grid(7, 11, 13)
-	opts := DefaultOptions()
-	opts.Eps = 0
-	res, err := Map(g, top, opts)
-	if err != nil {
-		t.Fatal(err)
+	cases := []struct {
+		dims    []int
+		h       string
+		slabsJ  int64 // the uniform tiling's J
+		msWins  bool  // the multisection beats it
+		onlyOne bool  // the tiling alone runs (large, near the bound)
+	}{
+		{[]int{7, 11, 13}, "7:11:13", 102358, true, false},
+		{[]int{10, 10, 10}, "8:5:25", 85500, true, false},
+		{[]int{100, 30}, "4:3:250", 184250, false, false},
+		{[]int{30, 30, 36}, "12:3:900", 2925900, false, true},
 	}
-	checkResult(t, g, top, 0, res)
-	if !slices.ContainsFunc(res.Phases, func(p PhaseTime) bool { return p.Name == "one-to-one" }) {
-		t.Errorf("phases %v: the multisection did not run", res.Phases)
+	for _, c := range cases {
+		if testing.Short() && c.dims[0] == 30 {
+			continue
+		}
+		top, _ := topology.Parse(c.h, "1:10:100")
+		g := graph.Grid(c.dims...)
+		opts := DefaultOptions()
+		opts.Eps = 0
+		res, err := Map(g, top, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkResult(t, g, top, 0, res)
+		ran := slices.ContainsFunc(res.Phases, func(p PhaseTime) bool { return p.Name == "one-to-one" })
+		if ran == c.onlyOne {
+			t.Errorf("%v on %s: multisection ran: %v, want %v", c.dims, c.h, ran, !c.onlyOne)
+		}
+		if c.msWins && res.Metrics.J >= c.slabsJ || !c.msWins && res.Metrics.J != c.slabsJ {
+			t.Errorf("%v on %s: J %d, tiling %d", c.dims, c.h, res.Metrics.J, c.slabsJ)
+		}
+		gr, _ := tiling.Detect(g)
+		arity, _ := top.Arity()
+		if lb, ok := tiling.LowerBound(gr, arity, top.Distances()); !ok || lb > res.Metrics.J || lb == c.slabsJ {
+			t.Errorf("%v on %s: lower bound %d (%v), J %d, tiling %d", c.dims, c.h, lb, ok, res.Metrics.J, c.slabsJ)
+		}
 	}
-	// the uniform tiling of 7x11x13 onto 7:11:13 cuts slabs: J 102358
-	if res.Metrics.J >= 102358 {
-		t.Errorf("J %d, not below the slab tiling's 102358", res.Metrics.J)
+}
+
+// One-to-one mapping of inputs that are no grid in rank order (a shuffled
+// grid, a torus) is the same for every thread count: the halves of the
+// recursive bisections run side by side on each one's own thread.
+func TestOneToOneSameForAnyThreadCount(t *testing.T) {
+	torus := graph.NewBuilder(2048)
+	for v := 0; v < 2048; v++ {
+		x, y := v/32, v%32
+		torus.AddEdge(v, x*32+(y+1)%32, 1)
+		torus.AddEdge(v, (x+1)%64*32+y, 1)
+	}
+	tg, _ := torus.Build()
+	cases := []struct {
+		g *graph.Graph
+		h string
+	}{
+		{shuffled(graph.Grid(24, 24, 16), 5), "16:2:288"},
+		{tg, "8:2:128"},
+	}
+	for i, c := range cases {
+		top, _ := topology.Parse(c.h, "1:10:100")
+		var ref []int32
+		for _, threads := range []int{1, 2, 3} {
+			opts := DefaultOptions()
+			opts.Eps, opts.Threads = 0, threads
+			res, err := Map(c.g, top, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(res.Phases, func(p PhaseTime) bool { return p.Name == "one-to-one" }) {
+				t.Errorf("case %d: no multisection, but it is no grid in rank order", i)
+			}
+			if ref == nil {
+				ref = res.PE
+			} else if !slices.Equal(ref, res.PE) {
+				t.Errorf("case %d: %d threads give another mapping", i, threads)
+			}
+		}
 	}
 }

@@ -335,9 +335,9 @@ func recursiveBisection(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) [
 	}
 	subs := Split(g, bis, 2)
 	ranges := [2][]int64{maxW[:k0], maxW[k0:]}
-	for side := 0; side < 2; side++ {
+	side := func(side int, x *par.Exec) {
 		if subs[side].G.N() == 0 {
-			continue
+			return
 		}
 		sc := sub
 		sc.Seed += uint64(side + 1)
@@ -347,8 +347,21 @@ func recursiveBisection(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) [
 			part[v] = sp[i] + off
 		}
 	}
+	if cfg.Recursive && g.N() >= parallelSidesMin {
+		// Recursive mode (one-to-one) splits into many parts: the two
+		// halves are independent, so they run side by side (each on one
+		// thread; the result does not depend on the thread count).
+		par.Each(x.Threads(), 2, side)
+	} else {
+		side(0, x)
+		side(1, x)
+	}
 	return part
 }
+
+// parallelSidesMin: recursive bisections of smaller graphs run their two
+// halves one after the other (a goroutine costs more than they do).
+const parallelSidesMin = 512
 
 func sum(a []int64) int64 {
 	var s int64

@@ -1,5 +1,7 @@
 package tiling
 
+import "math"
+
 // Proving a tiling optimal.
 //
 // A level-i group of a one-to-one mapping holds s = a1*...*ai cells. Along
@@ -57,27 +59,38 @@ func projectionBound(r, s int) []int {
 	return mu
 }
 
-// Optimal reports whether tiling t of grid gr onto the machine (arity,
-// dist) is proven to have the least J of all one-to-one mappings: equal
-// edge weights in every dimension, distances that do not decrease with
-// the level, and at every level whose cut counts in J a box that meets the
-// projection bound (groups of at most 256 cells; larger ones are not
-// checked, and the answer is false).
-func Optimal(gr Grid, arity []int, dist []int64, t Tiling) bool {
+// LowerBound returns a lower bound on J over all one-to-one mappings of
+// grid gr onto the machine (arity, dist): the least cut of every level by
+// the projection bound (mu exactly up to 256 cells per group, the
+// Loomis-Whitney bound r s^((r-1)/r) beyond). ok is false when no bound is
+// known: unequal edge weights or distances that decrease with the level.
+// A tiling whose J equals the bound is optimal.
+func LowerBound(gr Grid, arity []int, dist []int64) (lb int64, ok bool) {
 	L, r := len(arity), len(gr.Dims)
-	if len(t.Q) != L+1 || len(dist) != L || dist[0] < 0 {
-		return false
+	if len(dist) != L || dist[0] < 0 {
+		return 0, false
 	}
 	for j := range gr.W {
 		if gr.W[j] != gr.W[0] {
-			return false
+			return 0, false
 		}
 	}
 	for i := 1; i < L; i++ {
 		if dist[i] < dist[i-1] {
-			return false
+			return 0, false
 		}
 	}
+	n := 1
+	for _, d := range gr.Dims {
+		n *= d
+	}
+	lines, edges := 0, 0 // grid lines, edges
+	for _, d := range gr.Dims {
+		lines += n / d
+		edges += n / d * (d - 1)
+	}
+	w := gr.W[0]
+	lb = dist[0] * w * int64(edges)
 	sizes := make([]int, L) // sizes[i]: cells of a level-i group
 	sizes[0] = 1
 	most := 0
@@ -87,22 +100,31 @@ func Optimal(gr Grid, arity []int, dist []int64, t Tiling) bool {
 			most = max(most, sizes[i])
 		}
 	}
-	if most > maxBoundCells {
-		return false
-	}
-	mu := projectionBound(r, most)
+	mu := projectionBound(r, min(most, maxBoundCells))
 	for i := 1; i < L; i++ {
 		s := sizes[i]
 		if dist[i] == dist[i-1] {
 			continue
 		}
-		proj := 0 // sum_j |P_j| of the box: s / b_j with b_j = n_j / Q_ij
-		for j, q := range t.Q[i] {
-			proj += s / (gr.Dims[j] / q)
+		var proj int
+		if s < len(mu) {
+			proj = mu[s]
+		} else {
+			proj = int(float64(r) * math.Pow(float64(s), float64(r-1)/float64(r)) * (1 - 1e-9))
 		}
-		if proj != mu[s] {
-			return false
+		if cut := n/s*proj - lines; cut > 0 {
+			lb += (dist[i] - dist[i-1]) * w * int64(cut)
 		}
 	}
-	return true
+	return lb, true
+}
+
+// Optimal reports whether tiling t of grid gr onto the machine (arity,
+// dist) is proven to have the least J of all one-to-one mappings: its J
+// meets LowerBound (equal edge weights in every dimension, distances that
+// do not decrease with the level, at every level whose cut counts in J a
+// box whose projections meet the bound).
+func Optimal(gr Grid, arity []int, dist []int64, t Tiling) bool {
+	lb, ok := LowerBound(gr, arity, dist)
+	return ok && t.J == lb
 }
