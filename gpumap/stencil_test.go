@@ -123,7 +123,7 @@ func TestUnprovenStencilTiling(t *testing.T) {
 }
 
 // One-to-one mapping of inputs that are no grid in rank order (a shuffled
-// grid, a torus) is the same for every thread count: the halves of the
+// grid, a shuffled torus) is the same for every thread count: the halves of the
 // recursive bisections run side by side on each one's own thread.
 func TestOneToOneSameForAnyThreadCount(t *testing.T) {
 	torus := graph.NewBuilder(2048)
@@ -138,7 +138,7 @@ func TestOneToOneSameForAnyThreadCount(t *testing.T) {
 		h string
 	}{
 		{shuffled(graph.Grid(24, 24, 16), 5), "16:2:288"},
-		{tg, "8:2:128"},
+		{shuffled(tg, 6), "8:2:128"},
 	}
 	for i, c := range cases {
 		top, _ := topology.Parse(c.h, "1:10:100")
@@ -160,4 +160,49 @@ func TestOneToOneSameForAnyThreadCount(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A torus (a periodic Cartesian stencil) in rank order is tiled too: J at
+// the lower bound, below what the multisection finds on the same torus
+// numbered at random.
+func TestTorusTiling(t *testing.T) {
+	const nx, ny, nz = 16, 16, 8
+	b := graph.NewBuilder(nx * ny * nz)
+	id := func(x, y, z int) int { return (x%nx*ny+y%ny)*nz + z%nz }
+	for x := 0; x < nx; x++ {
+		for y := 0; y < ny; y++ {
+			for z := 0; z < nz; z++ {
+				b.AddEdge(id(x, y, z), id(x+1, y, z), 1)
+				b.AddEdge(id(x, y, z), id(x, y+1, z), 1)
+				b.AddEdge(id(x, y, z), id(x, y, z+1), 1)
+			}
+		}
+	}
+	g, _ := b.Build()
+	top, _ := topology.Parse("8:2:128", "1:10:100")
+	opts := DefaultOptions()
+	opts.Eps = 0
+	res, err := Map(g, top, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkResult(t, g, top, 0, res)
+	gr, ok := tiling.Detect(g)
+	if !ok || !slices.Equal(gr.Periodic, []bool{true, true, true}) {
+		t.Fatalf("torus detected as %+v, %v", gr, ok)
+	}
+	arity, _ := top.Arity()
+	lb, _ := tiling.LowerBound(gr, arity, top.Distances())
+	if res.Metrics.J != lb || slices.ContainsFunc(res.Phases, func(p PhaseTime) bool { return p.Name == "one-to-one" }) {
+		t.Errorf("J %d, lower bound %d, phases %v", res.Metrics.J, lb, res.Phases)
+	}
+	sh := shuffled(g, 9)
+	other, err := Map(sh, top, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other.Metrics.J < res.Metrics.J {
+		t.Errorf("the multisection found J %d below the optimum %d", other.Metrics.J, res.Metrics.J)
+	}
+	t.Logf("torus %dx%dx%d onto 8:2:128: J %d (bound), multisection on the shuffled torus %d", nx, ny, nz, res.Metrics.J, other.Metrics.J)
 }

@@ -44,8 +44,8 @@ func Best(gr Grid, arity []int, dist []int64) (Tiling, bool) {
 	coef := make([]int64, L)
 	var total, absCoef int64
 	for j := range gr.Dims {
-		c := gr.W[j] * int64(n/gr.Dims[j]) * int64(gr.Dims[j]-1)
-		if gr.W[j] < 0 || c/int64(gr.Dims[j]-1) != gr.W[j]*int64(n/gr.Dims[j]) {
+		c := gr.W[j] * int64(gr.edges(j))
+		if gr.W[j] < 0 || gr.W[j] > 0 && c/gr.W[j] != int64(gr.edges(j)) {
 			return Tiling{}, false
 		}
 		total += c
@@ -61,7 +61,7 @@ func Best(gr Grid, arity []int, dist []int64) (Tiling, bool) {
 	cut := func(q []int) int64 {
 		var c int64
 		for j, x := range q {
-			c += gr.W[j] * int64(x-1) * int64(n/gr.Dims[j])
+			c += gr.W[j] * int64(gr.cutPlanes(j, x)) * int64(n/gr.Dims[j])
 		}
 		return c
 	}
@@ -161,6 +161,24 @@ func Best(gr Grid, arity []int, dist []int64) (Tiling, bool) {
 		}
 	}
 	return t, true
+}
+
+// cutPlanes is the number of planes across dimension j that q slabs cut:
+// q-1, or q on a ring (none for a single slab).
+func (gr Grid) cutPlanes(j, q int) int {
+	if gr.Periodic[j] && q > 1 {
+		return q
+	}
+	return q - 1
+}
+
+// edges is the number of edges along dimension j.
+func (gr Grid) edges(j int) int {
+	n := 1
+	for _, d := range gr.Dims {
+		n *= d
+	}
+	return n / gr.Dims[j] * gr.cutPlanes(j, gr.Dims[j])
 }
 
 func divides(a, b []int) bool {

@@ -11,7 +11,10 @@ import "math"
 //	C_i >= w * (sum over groups S of sum_j |P_j(S)|) - w * sum_j n/n_j,
 //
 // with P_j(S) the projection of S along j (the lines along j that meet S)
-// and w the common edge weight. A uniform tiling meets this with equality,
+// and w the common edge weight; a ring (periodic dimension) meeting c >= 2
+// parts is cut c times, so its lines are not subtracted, and a group that
+// holds a whole ring is priced apart (see LowerBound). A uniform tiling
+// meets this with equality,
 // so it cuts level i optimally when its box minimises sum_j |P_j| over all
 // sets of s cells. Projections do not grow when a set is pushed toward the
 // origin along an axis, so that minimum is taken over down-sets of N^r;
@@ -84,10 +87,9 @@ func LowerBound(gr Grid, arity []int, dist []int64) (lb int64, ok bool) {
 	for _, d := range gr.Dims {
 		n *= d
 	}
-	lines, edges := 0, 0 // grid lines, edges
-	for _, d := range gr.Dims {
-		lines += n / d
-		edges += n / d * (d - 1)
+	edges := 0
+	for j := range gr.Dims {
+		edges += gr.edges(j)
 	}
 	w := gr.W[0]
 	lb = dist[0] * w * int64(edges)
@@ -101,6 +103,10 @@ func LowerBound(gr Grid, arity []int, dist []int64) (lb int64, ok bool) {
 		}
 	}
 	mu := projectionBound(r, min(most, maxBoundCells))
+	var muLayer []int // the bound in r-1 dimensions, for groups holding a ring
+	if r > 1 {
+		muLayer = projectionBound(r-1, min(most, maxBoundCells))
+	}
 	for i := 1; i < L; i++ {
 		s := sizes[i]
 		if dist[i] == dist[i-1] {
@@ -111,6 +117,17 @@ func LowerBound(gr Grid, arity []int, dist []int64) (lb int64, ok bool) {
 			proj = mu[s]
 		} else {
 			proj = int(float64(r) * math.Pow(float64(s), float64(r-1)/float64(r)) * (1 - 1e-9))
+		}
+		// A line meeting c parts is cut c-1 times, a ring c times unless
+		// one part holds all of it: rings count in full, and a group
+		// that holds a ring along j is priced by ringBound.
+		lines := 0
+		for j, d := range gr.Dims {
+			if !gr.Periodic[j] {
+				lines += n / d
+			} else if d <= s {
+				proj = min(proj, gr.ringBound(j, s, muLayer))
+			}
 		}
 		if cut := n/s*proj - lines; cut > 0 {
 			lb += (dist[i] - dist[i-1]) * w * int64(cut)
@@ -127,4 +144,43 @@ func LowerBound(gr Grid, arity []int, dist []int64) (lb int64, ok bool) {
 func Optimal(gr Grid, arity []int, dist []int64, t Tiling) bool {
 	lb, ok := LowerBound(gr, arity, dist)
 	return ok && t.J == lb
+}
+
+// ringBound is a lower bound on sum_k (|P_k(S)| - rings of S along k) for
+// a set S of s cells that holds a whole ring along periodic dimension j:
+// its n_j layers across j are non-empty, and the lines along every other
+// dimension k lie in one layer each, so they number at least the least
+// sum of muLayer over n_j positive layer sizes adding up to s; S holds at
+// most (s - n_j) / (n_k - 1) rings along another periodic k (they are
+// disjoint and meet the ring along j in one cell at most), and the lines
+// along j it meets are at least the rings it holds. muLayer nil (one
+// dimension) or too short: 0.
+func (gr Grid) ringBound(j, s int, muLayer []int) int {
+	nj := gr.Dims[j]
+	if s >= len(muLayer) {
+		return 0
+	}
+	// least[x]: least sum of muLayer over t positive parts adding up to x
+	least := make([]int, s+1)
+	for x := range least {
+		least[x] = 1 << 60
+	}
+	least[0] = 0
+	for t := 0; t < nj; t++ {
+		next := make([]int, s+1)
+		for x := range next {
+			next[x] = 1 << 60
+			for m := 1; m <= x; m++ {
+				next[x] = min(next[x], least[x-m]+muLayer[m])
+			}
+		}
+		least = next
+	}
+	b := least[s]
+	for k, e := range gr.Dims {
+		if k != j && gr.Periodic[k] {
+			b -= (s - nj) / (e - 1)
+		}
+	}
+	return max(b, 0)
 }

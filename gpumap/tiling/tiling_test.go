@@ -54,14 +54,32 @@ func TestDetectGrids(t *testing.T) {
 	}
 	w := []int64{3, 5, 7}
 	gr, ok := Detect(weightedGrid([]int{4, 3, 5}, w, false))
-	if !ok || !slices.Equal(gr.Dims, []int{5, 3, 4}) || !slices.Equal(gr.W, []int64{7, 5, 3}) {
+	if !ok || !slices.Equal(gr.Dims, []int{5, 3, 4}) || !slices.Equal(gr.W, []int64{7, 5, 3}) ||
+		!slices.Equal(gr.Periodic, []bool{false, false, false}) {
 		t.Errorf("weighted grid: %+v %v", gr, ok)
+	}
+	// Rings of 3 and more wrap; a ring of 2 is a plain edge (the builder
+	// merges the two).
+	for _, c := range []struct {
+		dims     []int
+		periodic []bool
+	}{
+		{[]int{4, 5}, []bool{true, true}},
+		{[]int{3, 3, 3}, []bool{true, true, true}},
+		{[]int{2, 6, 3}, []bool{true, true, false}},
+		{[]int{7}, []bool{true}},
+	} {
+		gr, ok := Detect(weightedGrid(c.dims, []int64{1, 2, 3}[:len(c.dims)], true))
+		rev := slices.Clone(c.dims)
+		slices.Reverse(rev)
+		if !ok || !slices.Equal(gr.Dims, rev) || !slices.Equal(gr.Periodic, c.periodic) {
+			t.Errorf("torus %v: %+v %v", c.dims, gr, ok)
+		}
 	}
 }
 
 func TestDetectRejects(t *testing.T) {
 	cases := map[string]*graph.Graph{
-		"torus":          weightedGrid([]int{4, 5}, []int64{1, 1}, true),
 		"mixed weights":  graph.Grid(4, 4),
 		"random":         graph.RandomGeometric(200, 1),
 		"single vertex":  graph.Grid(1),
@@ -130,22 +148,27 @@ func evalJ(g *graph.Graph, top *topology.Topology, pe []int32) int64 {
 // counts) is cheaper.
 func TestBestIsExactAndLeast(t *testing.T) {
 	cases := []struct {
-		dims  []int
-		w     []int64
-		arity []int
-		dist  []int64
+		dims     []int
+		w        []int64
+		arity    []int
+		dist     []int64
+		periodic bool
 	}{
-		{[]int{16, 16}, []int64{1, 1}, []int{4, 8, 8}, []int64{1, 10, 100}},
-		{[]int{8, 8, 8}, []int64{1, 1, 1}, []int{4, 2, 64}, []int64{1, 10, 100}},
-		{[]int{6, 10, 6}, []int64{1, 1, 1}, []int{12, 3, 10}, []int64{1, 10, 100}},
-		{[]int{12, 8}, []int64{5, 1}, []int{4, 2, 12}, []int64{1, 10, 100}},
-		{[]int{4, 6, 2, 3}, []int64{1, 2, 3, 4}, []int{6, 4, 6}, []int64{2, 3, 50}},
-		{[]int{24}, []int64{1}, []int{2, 3, 4}, []int64{1, 10, 100}},
-		{[]int{9, 8}, []int64{1, 1}, []int{8, 9}, []int64{1, 10}},
-		{[]int{5, 7}, []int64{1, 1}, []int{35}, []int64{3}},
+		{[]int{8, 8}, []int64{1, 1}, []int{4, 4, 4}, []int64{1, 10, 100}, true},
+		{[]int{6, 4, 6}, []int64{1, 2, 3}, []int{4, 6, 6}, []int64{1, 10, 100}, true},
+		{[]int{12, 2}, []int64{1, 1}, []int{3, 2, 4}, []int64{1, 10, 100}, true},
+		{[]int{5, 6}, []int64{1, 1}, []int{3, 10}, []int64{2, 7}, true},
+		{[]int{16, 16}, []int64{1, 1}, []int{4, 8, 8}, []int64{1, 10, 100}, false},
+		{[]int{8, 8, 8}, []int64{1, 1, 1}, []int{4, 2, 64}, []int64{1, 10, 100}, false},
+		{[]int{6, 10, 6}, []int64{1, 1, 1}, []int{12, 3, 10}, []int64{1, 10, 100}, false},
+		{[]int{12, 8}, []int64{5, 1}, []int{4, 2, 12}, []int64{1, 10, 100}, false},
+		{[]int{4, 6, 2, 3}, []int64{1, 2, 3, 4}, []int{6, 4, 6}, []int64{2, 3, 50}, false},
+		{[]int{24}, []int64{1}, []int{2, 3, 4}, []int64{1, 10, 100}, false},
+		{[]int{9, 8}, []int64{1, 1}, []int{8, 9}, []int64{1, 10}, false},
+		{[]int{5, 7}, []int64{1, 1}, []int{35}, []int64{3}, false},
 	}
 	for _, c := range cases {
-		g := weightedGrid(c.dims, c.w, false)
+		g := weightedGrid(c.dims, c.w, c.periodic)
 		gr, ok := Detect(g)
 		if !ok {
 			t.Fatalf("%v: not detected", c.dims)
@@ -322,4 +345,80 @@ func TestProjectionBound(t *testing.T) {
 			t.Errorf("3D bound of %d cells: %d, want the box's %d", c.x, got, c.want)
 		}
 	}
+}
+
+// The lower bound never exceeds the least J, found by enumerating every
+// split into equal groups of small grids and tori (two levels, so J is
+// d1 m + (d2 - d1) times the cut), and meets it where a tiling is optimal.
+func TestLowerBoundBruteForce(t *testing.T) {
+	cases := []struct {
+		dims     []int
+		periodic bool
+		s        int // cells per group
+	}{
+		{[]int{3, 4}, true, 3}, {[]int{3, 4}, true, 4}, {[]int{3, 4}, true, 6},
+		{[]int{4, 4}, true, 8}, {[]int{4, 4}, true, 2}, {[]int{4, 4}, false, 4},
+		{[]int{3, 5}, true, 5}, {[]int{3, 5}, true, 3}, {[]int{12}, true, 4},
+		{[]int{12}, true, 6}, {[]int{2, 2, 3}, true, 4}, {[]int{2, 3, 3}, true, 6},
+		{[]int{3, 3, 2}, false, 6}, {[]int{3, 3}, true, 3}, {[]int{3, 6}, true, 6},
+		{[]int{3, 6}, true, 3}, {[]int{6, 3}, true, 9}, {[]int{3, 3, 2}, true, 6},
+		{[]int{4, 4}, true, 4}, {[]int{5, 3}, true, 5},
+	}
+	for _, c := range cases {
+		g := weightedGrid(c.dims, []int64{1, 1, 1}[:len(c.dims)], c.periodic)
+		gr, ok := Detect(g)
+		if !ok {
+			t.Fatalf("%v: not detected", c.dims)
+		}
+		n := g.N()
+		arity, dist := []int{c.s, n / c.s}, []int64{1, 3}
+		lb, ok := LowerBound(gr, arity, dist)
+		if !ok {
+			t.Fatalf("%v: no bound", c.dims)
+		}
+		least := g.M() + 2*leastCut(g, c.s) // d1 m + (d2 - d1) cut
+		if lb > least {
+			t.Errorf("%v periodic %v, groups of %d: bound %d above the least J %d", c.dims, c.periodic, c.s, lb, least)
+		}
+		tl, _ := Best(gr, arity, dist)
+		if tl.J == lb && tl.J != least {
+			t.Errorf("%v: tiling %d proven but the least J is %d", c.dims, tl.J, least)
+		}
+		t.Logf("%v periodic %v, groups of %d: bound %d, least %d, tiling %d", c.dims, c.periodic, c.s, lb, least, tl.J)
+	}
+}
+
+// leastCut is the least edge cut over all splits of g into groups of s.
+func leastCut(g *graph.Graph, s int) int64 {
+	n := g.N()
+	grp := make([]int, n)
+	size := make([]int, n/s)
+	best := int64(1 << 62)
+	var rec func(v, used int, cut int64)
+	rec = func(v, used int, cut int64) {
+		if cut >= best {
+			return
+		}
+		if v == n {
+			best = cut
+			return
+		}
+		for q := 0; q < min(used+1, len(size)); q++ {
+			if size[q] == s {
+				continue
+			}
+			add := int64(0)
+			for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+				if u := int(g.Adj[e]); u < v && grp[u] != q {
+					add += g.W(e)
+				}
+			}
+			grp[v] = q
+			size[q]++
+			rec(v+1, max(used, q+1), cut+add)
+			size[q]--
+		}
+	}
+	rec(0, 0, 0)
+	return best
 }
