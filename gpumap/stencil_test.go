@@ -43,8 +43,7 @@ func TestProvenStencilTiling(t *testing.T) {
 					if res.Metrics.J > tiling {
 						t.Errorf("%v on %s, %s: J %d above the tiling's %d", c.dims, c.h, preset, res.Metrics.J, tiling)
 					}
-					if !slices.ContainsFunc(res.Phases, func(p PhaseTime) bool { return p.Name == "tiling" }) ||
-						slices.ContainsFunc(res.Phases, func(p PhaseTime) bool { return p.Name == "one-to-one" }) {
+					if !ranPhase(res, "tiling") || ranPhase(res, "one-to-one") {
 						t.Errorf("%v on %s: phases %v, want the tiling alone", c.dims, c.h, res.Phases)
 					}
 					if first == nil {
@@ -98,16 +97,9 @@ func TestUnprovenStencilTiling(t *testing.T) {
 		if testing.Short() && c.dims[0] == 30 {
 			continue
 		}
-		top, _ := topology.Parse(c.h, "1:10:100")
 		g := graph.Grid(c.dims...)
-		opts := DefaultOptions()
-		opts.Eps = 0
-		res, err := Map(g, top, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkResult(t, g, top, 0, res)
-		ran := slices.ContainsFunc(res.Phases, func(p PhaseTime) bool { return p.Name == "one-to-one" })
+		res, top := mapOneToOne(t, g, c.h)
+		ran := ranPhase(res, "one-to-one")
 		if ran == c.onlyOne {
 			t.Errorf("%v on %s: multisection ran: %v, want %v", c.dims, c.h, ran, !c.onlyOne)
 		}
@@ -150,7 +142,7 @@ func TestOneToOneSameForAnyThreadCount(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.ContainsFunc(res.Phases, func(p PhaseTime) bool { return p.Name == "one-to-one" }) {
+			if !ranPhase(res, "one-to-one") {
 				t.Errorf("case %d: no multisection, but it is no grid in rank order", i)
 			}
 			if ref == nil {
@@ -179,7 +171,31 @@ func TestTorusTiling(t *testing.T) {
 		}
 	}
 	g, _ := b.Build()
-	top, _ := topology.Parse("8:2:128", "1:10:100")
+	res, top := mapOneToOne(t, g, "8:2:128")
+	gr, ok := tiling.Detect(g)
+	if !ok || !slices.Equal(gr.Periodic, []bool{true, true, true}) {
+		t.Fatalf("torus detected as %+v, %v", gr, ok)
+	}
+	arity, _ := top.Arity()
+	lb, _ := tiling.LowerBound(gr, arity, top.Distances())
+	if res.Metrics.J != lb || ranPhase(res, "one-to-one") {
+		t.Errorf("J %d, lower bound %d, phases %v", res.Metrics.J, lb, res.Phases)
+	}
+	other, _ := mapOneToOne(t, shuffled(g, 9), "8:2:128")
+	if other.Metrics.J < res.Metrics.J {
+		t.Errorf("the multisection found J %d below the optimum %d", other.Metrics.J, res.Metrics.J)
+	}
+	t.Logf("torus %dx%dx%d onto 8:2:128: J %d (bound), multisection on the shuffled torus %d", nx, ny, nz, res.Metrics.J, other.Metrics.J)
+}
+
+// mapOneToOne maps g onto the machine h (distances 1:10:100) at eps 0 with
+// the default options and checks the result.
+func mapOneToOne(t *testing.T, g *graph.Graph, h string) (*Result, *topology.Topology) {
+	t.Helper()
+	top, err := topology.Parse(h, "1:10:100")
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := DefaultOptions()
 	opts.Eps = 0
 	res, err := Map(g, top, opts)
@@ -187,22 +203,10 @@ func TestTorusTiling(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkResult(t, g, top, 0, res)
-	gr, ok := tiling.Detect(g)
-	if !ok || !slices.Equal(gr.Periodic, []bool{true, true, true}) {
-		t.Fatalf("torus detected as %+v, %v", gr, ok)
-	}
-	arity, _ := top.Arity()
-	lb, _ := tiling.LowerBound(gr, arity, top.Distances())
-	if res.Metrics.J != lb || slices.ContainsFunc(res.Phases, func(p PhaseTime) bool { return p.Name == "one-to-one" }) {
-		t.Errorf("J %d, lower bound %d, phases %v", res.Metrics.J, lb, res.Phases)
-	}
-	sh := shuffled(g, 9)
-	other, err := Map(sh, top, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if other.Metrics.J < res.Metrics.J {
-		t.Errorf("the multisection found J %d below the optimum %d", other.Metrics.J, res.Metrics.J)
-	}
-	t.Logf("torus %dx%dx%d onto 8:2:128: J %d (bound), multisection on the shuffled torus %d", nx, ny, nz, res.Metrics.J, other.Metrics.J)
+	return res, top
+}
+
+// ranPhase reports whether the mapping ran the named phase.
+func ranPhase(res *Result, name string) bool {
+	return slices.ContainsFunc(res.Phases, func(p PhaseTime) bool { return p.Name == name })
 }
