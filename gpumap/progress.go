@@ -1,8 +1,11 @@
 package gpumap
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"runtime/pprof"
+	"runtime/trace"
 	"time"
 
 	"github.com/gpumap/gpumap/gpumap/runstat"
@@ -42,7 +45,8 @@ func (p PhaseTime) Alone() time.Duration {
 // nest (a phase inside another is reported first).
 type tracker struct {
 	w      io.Writer
-	stats  bool // measure memory and threads (resets the process's peak-RSS counter)
+	stats  bool            // measure memory and threads (resets the process's peak-RSS counter)
+	ctx    context.Context // the running phase's profile labels (nil: none)
 	phases []PhaseTime
 }
 
@@ -61,15 +65,35 @@ func (t *tracker) raw(lines string) {
 
 // phase runs f as the named phase.
 func (t *tracker) phase(name string, f func()) {
-	pt := Measure(name, t.stats, f)
+	// The label names the phase in a CPU profile (-cpuprofile, `go tool
+	// pprof -tagfocus phase=NAME`), goroutines started inside included; an
+	// inner phase's label replaces its parent's while it runs. The phase is
+	// also a region of an execution trace (-trace).
+	parent := t.ctx
+	if parent == nil {
+		parent = context.Background()
+	}
+	pt := measure(name, t.stats, func() {
+		pprof.Do(parent, pprof.Labels("phase", name), func(ctx context.Context) {
+			t.ctx = ctx
+			defer func() { t.ctx = parent }()
+			trace.WithRegion(ctx, name, f)
+		})
+	})
 	t.logf("%s", pt)
 	t.phases = append(t.phases, pt)
 }
 
 // Measure runs f and returns its wall time, and with stats (Linux) its
 // CPU time, busy threads and peak resident memory. stats resets the
-// process's peak-RSS counter.
+// process's peak-RSS counter. f's CPU samples carry the label phase=name.
 func Measure(name string, stats bool, f func()) PhaseTime {
+	return measure(name, stats, func() {
+		pprof.Do(context.Background(), pprof.Labels("phase", name), func(ctx context.Context) { trace.WithRegion(ctx, name, f) })
+	})
+}
+
+func measure(name string, stats bool, f func()) PhaseTime {
 	var run0, wait0 float64
 	if stats {
 		runstat.ResetPeak()

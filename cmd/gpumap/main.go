@@ -24,6 +24,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"time"
 
 	"github.com/gpumap/gpumap/gpumap"
@@ -170,6 +171,7 @@ func cmdMap(args []string, stdout, stderr io.Writer) (int, error) {
 	backend := fs.String("backend", "auto", "where data-parallel phases run: auto, cpu or gpu")
 	quiet := fs.Bool("q", false, "no progress on stderr")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile (for developers)")
+	tracefile := fs.String("trace", "", "write an execution trace (for developers: go tool trace)")
 	stats := fs.Bool("stats", false, "report every phase's CPU time, threads kept busy and peak resident memory (Linux)")
 	if err := fs.Parse(args); err != nil {
 		return 0, usageError{err}
@@ -183,6 +185,16 @@ func cmdMap(args []string, stdout, stderr io.Writer) (int, error) {
 			return 0, err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *tracefile != "" {
+		tf, err := os.Create(*tracefile)
+		if err != nil {
+			return 0, err
+		}
+		if err := trace.Start(tf); err != nil {
+			return 0, err
+		}
+		defer trace.Stop()
 	}
 	if fs.NArg() > 0 {
 		return 0, usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
