@@ -2,6 +2,7 @@ package multisection
 
 import (
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -73,8 +74,8 @@ func Local(x *par.Exec, g *graph.Graph) bool {
 
 // Map returns a PE for every vertex of g.
 func Map(x *par.Exec, g *graph.Graph, top *topology.Topology, cfg Config) []int32 {
-	m := &mapper{x: x, top: top, cfg: cfg, total: g.TotalVertexWeight(),
-		sem: make(chan struct{}, x.Threads()-1), local: Local(x, g)}
+	m := &mapper{x: x, top: top, cfg: cfg, total: g.TotalVertexWeight(), local: Local(x, g)}
+	m.idle = sync.NewCond(&m.mu)
 	m.lmax = graph.Lmax(m.total, top.K(), cfg.Eps)
 	// Lmax is rounded up, which grants more slack than eps says; with unit
 	// weights that slack is usable, so the splits see the real capacity
@@ -90,7 +91,7 @@ func Map(x *par.Exec, g *graph.Graph, top *topology.Topology, cfg Config) []int3
 		global[i] = int32(i)
 	}
 	m.rec(g, global, top.Root(), pe)
-	m.wg.Wait()
+	m.work()
 	return pe
 }
 
@@ -100,10 +101,15 @@ type mapper struct {
 	cfg   Config
 	total int64
 	lmax  int64
-	sem   chan struct{} // one token per goroutine beside the caller's
-	wg    sync.WaitGroup
-	local bool    // the input's numbering has locality
-	eps   float64 // imbalance the splits share out
+	// Sub-problems waiting for a worker, taken last in first out (depth
+	// first: few subgraphs exist at a time); busy counts those queued or
+	// running.
+	mu      sync.Mutex
+	idle    *sync.Cond
+	pending []func()
+	busy    int
+	local   bool    // the input's numbering has locality
+	eps     float64 // imbalance the splits share out
 }
 
 // Limits returns the block limits for splitting a subgraph of weight w that
@@ -181,34 +187,72 @@ func (m *mapper) rec(g *graph.Graph, global []int32, grp topology.Group, pe []in
 		return
 	}
 	// The children's subgraphs are built when their turn comes and dropped
-	// when they are done: at most one per running goroutine exists at a
-	// time, not all of them at once.
+	// when they are done: a worker extracts one when it takes its task.
 	blocks := partition.NewBlocks(g, part, len(children))
+	tasks := make([]func(), 0, len(children))
 	for j := range children {
 		if blocks.Size(j) == 0 {
 			continue
 		}
 		child := children[j]
-		run := func() {
+		tasks = append(tasks, func() {
 			sub := blocks.Extract(j)
 			gl := make([]int32, len(sub.Global))
 			for i, v := range sub.Global {
 				gl[i] = global[v]
 			}
 			m.rec(sub.G, gl, child, pe)
-		}
-		select {
-		case m.sem <- struct{}{}:
-			m.wg.Add(1)
-			go func() {
-				defer m.wg.Done()
-				run()
-				<-m.sem
-			}()
-		default:
-			run()
+		})
+	}
+	// Reversed, the first child is taken first (depth first, in order).
+	slices.Reverse(tasks)
+	m.mu.Lock()
+	m.pending = append(m.pending, tasks...)
+	m.busy += len(tasks)
+	m.mu.Unlock()
+	m.idle.Broadcast()
+}
+
+// work runs the queued sub-problems on x.Threads() workers (the caller's
+// goroutine among them) until none is queued or running. Sibling blocks
+// are independent: each writes only its own vertices' PEs, with seeds
+// drawn from its group, so the mapping does not depend on which worker
+// ran what, or when. A worker that finds the queue empty waits for the
+// splits still running to queue more: a core idles only when every
+// sub-problem that exists is taken (before, a goroutine that finished
+// its block waited for the caller's next split point to get another).
+func (m *mapper) work() {
+	worker := func() {
+		m.mu.Lock()
+		for {
+			for len(m.pending) == 0 && m.busy > 0 {
+				m.idle.Wait()
+			}
+			if len(m.pending) == 0 {
+				m.mu.Unlock()
+				return
+			}
+			t := m.pending[len(m.pending)-1]
+			m.pending[len(m.pending)-1] = nil
+			m.pending = m.pending[:len(m.pending)-1]
+			m.mu.Unlock()
+			t()
+			m.mu.Lock()
+			if m.busy--; m.busy == 0 {
+				m.idle.Broadcast()
+			}
 		}
 	}
+	var wg sync.WaitGroup
+	for w := 1; w < m.x.Threads(); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			worker()
+		}()
+	}
+	worker()
+	wg.Wait()
 }
 
 // split partitions g into the children of a group. With several tries

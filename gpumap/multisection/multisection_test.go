@@ -66,3 +66,25 @@ func TestFeasibleOnRegularAndIrregularMachines(t *testing.T) {
 		check(t, g, top, 0, pe)
 	}
 }
+
+// The sub-problems run on a queue of workers: whichever worker takes a
+// block, and however many there are (more than the siblings of a split,
+// or fewer), the mapping is the same.
+func TestSameMappingForAnyWorkerCount(t *testing.T) {
+	top, _ := topology.Parse("4:8:3", "1:10:100")
+	g := graph.RandomGeometric(12000, 5)
+	var ref []int32
+	for _, threads := range []int{1, 2, 3, 5} {
+		pe := Map(par.New(threads), g, top, Config{Eps: 0.03, Seed: 7, TopTries: 3})
+		check(t, g, top, 0.03, pe)
+		if ref == nil {
+			ref = pe
+			continue
+		}
+		for v := range ref {
+			if pe[v] != ref[v] {
+				t.Fatalf("threads=%d maps vertex %d to %d, threads=1 to %d", threads, v, pe[v], ref[v])
+			}
+		}
+	}
+}
