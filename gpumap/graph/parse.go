@@ -13,12 +13,14 @@ import (
 var parallelParseMin, parseChunk = 1 << 20, 1 << 20
 
 // parseParallel parses the vertex lines of a METIS file (body follows the
-// header h) on all cores: one pass counts lines and tokens per piece of
-// text, a prefix sum places every vertex, a second pass parses the numbers
-// straight into the CSR arrays. The result is what the sequential parser
-// gives. It returns nil whenever anything is unusual (any error, edge
-// weights that need 64 bits, adjacency lists that are not sorted): the
-// sequential parser then decides, and names the line of the error.
+// header h) on all cores in one pass over the text: every piece of text
+// parses its lines into arrays of its own (neighbour counts, neighbours,
+// weights), a prefix sum over the pieces' line counts places every vertex,
+// and the pieces are copied into the CSR arrays. The result is what the
+// sequential parser gives. It returns nil whenever anything is unusual
+// (any error, edge weights that need 64 bits, adjacency lists that are not
+// sorted): the sequential parser then decides, and names the line of the
+// error.
 func parseParallel(body []byte, h header) *Graph {
 	if len(body) < parallelParseMin {
 		return nil
@@ -38,160 +40,194 @@ func parseParallel(body []byte, h header) *Graph {
 		start[i] = s
 	}
 	start[pieces] = len(body)
-	// Pass 1: tokens on every vertex (non-comment) line of every piece.
-	tokens := make([][]int32, pieces)
-	bad := make([]bool, pieces)
+	// Neighbours and vertex lines per byte of text, to size each piece's
+	// arrays once (append grows them if the guess is short).
+	adjPerByte := float64(2*h.m) / float64(len(body))
+	linesPerByte := float64(n) / float64(len(body))
+	ps := make([]textPiece, pieces)
 	x.Each(pieces, func(_, i int) {
-		var tk []int32
-		forLines(body[start[i]:start[i+1]], func(ln []byte) {
-			if isComment(ln) {
-				return
-			}
-			c := 0
-			for j := 0; j < len(ln); {
-				for j < len(ln) && (ln[j] == ' ' || ln[j] == '\t') {
-					j++
-				}
-				if j == len(ln) {
-					break
-				}
-				c++
-				for j < len(ln) && ln[j] != ' ' && ln[j] != '\t' {
-					j++
-				}
-			}
-			tk = append(tk, int32(c))
-		})
-		tokens[i] = tk
+		l := float64(start[i+1] - start[i])
+		ps[i].parse(body[start[i]:start[i+1]], h, int(1.05*linesPerByte*l)+16, int(1.05*adjPerByte*l)+64)
 	})
 	first := make([]int64, pieces+1) // index of each piece's first vertex line
-	for i := range tokens {
-		first[i+1] = first[i] + int64(len(tokens[i]))
+	for i := range ps {
+		if ps[i].bad {
+			return nil
+		}
+		first[i+1] = first[i] + int64(len(ps[i].deg))
 	}
 	if first[pieces] < n {
 		return nil // too few vertex lines
 	}
-	fixed := int32(0)
-	if h.hasSize {
-		fixed++
-	}
-	if h.hasVW {
-		fixed++
-	}
-	per := int32(1)
-	if h.hasEW {
-		per = 2
-	}
+	withFixed := h.hasSize || h.hasVW // a vertex line cannot be empty
 	g := &Graph{XAdj: make([]int64, n+1), VW: make([]int64, n)}
 	x.Each(pieces, func(_, i int) {
-		for j, c := range tokens[i] {
+		p := &ps[i]
+		for j, d := range p.deg {
 			v := first[i] + int64(j)
 			switch {
 			case v >= n:
-				if c != 0 { // only blank lines may follow the last vertex
-					bad[i] = true
+				if d >= 0 { // only blank lines may follow the last vertex
+					p.bad = true
 				}
-			case c < fixed || (c-fixed)%per != 0:
-				bad[i] = true
+			case d < 0 && withFixed:
+				p.bad = true
 			default:
-				g.XAdj[v] = int64((c - fixed) / per)
+				g.XAdj[v] = int64(max(d, 0))
+				if h.hasVW {
+					g.VW[v] = p.vw[j]
+				} else {
+					g.VW[v] = 1
+				}
 			}
 		}
 	})
-	tokens = nil
-	if anyTrue(bad) {
-		return nil
+	for i := range ps {
+		if ps[i].bad {
+			return nil
+		}
 	}
 	g.XAdj[n] = par.ExclusiveScan(x, g.XAdj[:n])
 	if g.XAdj[n] != 2*h.m {
 		return nil
 	}
-	// Pass 2: the numbers.
 	g.Adj = make([]int32, 2*h.m)
 	var ew []int32
 	if h.hasEW {
 		ew = make([]int32, 2*h.m)
 	}
-	vwSum := make([]int64, pieces)
-	ewSum := make([]int64, pieces)
-	unit := make([]bool, pieces)
 	x.Each(pieces, func(_, i int) {
-		v := first[i]
-		var vs, es int64
-		ones := true
-		forLines(body[start[i]:start[i+1]], func(ln []byte) {
-			if bad[i] || v >= n || isComment(ln) {
-				return
-			}
-			j := 0
-			num := func() int64 {
-				for j < len(ln) && (ln[j] == ' ' || ln[j] == '\t') {
-					j++
-				}
-				k := j
-				var a int64
-				for j < len(ln) && ln[j] >= '0' && ln[j] <= '9' {
-					a = a*10 + int64(ln[j]-'0')
-					j++
-				}
-				// Signs, other characters and more than 18 digits go to
-				// the sequential parser.
-				if j == k || j-k > 18 || j < len(ln) && ln[j] != ' ' && ln[j] != '\t' {
-					bad[i] = true
-					return -1
-				}
-				return a
-			}
-			if h.hasSize {
-				num()
-			}
-			w := int64(1)
-			if h.hasVW {
-				w = num()
-			}
-			if w > MaxTotalVertexWeight-vs {
-				bad[i] = true
-			}
-			g.VW[v], vs = w, vs+w
-			for e := g.XAdj[v]; e < g.XAdj[v+1] && !bad[i]; e++ {
-				u := num()
-				if u < 1 || u > n || u == v+1 {
-					bad[i] = true
-					break
-				}
-				g.Adj[e] = int32(u - 1)
-				if h.hasEW {
-					w := num()
-					if w < 0 || w > math.MaxInt32 {
-						bad[i] = true
-						break
-					}
-					ew[e] = int32(w)
-					es += w
-					ones = ones && w == 1
-				}
-			}
-			v++
-		})
-		vwSum[i], ewSum[i], unit[i] = vs, es, ones
+		off := g.XAdj[min(first[i], n)]
+		copy(g.Adj[off:], ps[i].adj)
+		if ew != nil {
+			copy(ew[off:], ps[i].ew)
+		}
+		ps[i].adj, ps[i].ew, ps[i].deg, ps[i].vw = nil, nil, nil, nil
 	})
-	if anyTrue(bad) {
-		return nil
-	}
 	var vs, es int64
-	for i := range vwSum {
-		if vs > MaxTotalVertexWeight-vwSum[i] || es > 2*MaxNarrowTotal-ewSum[i] {
+	ones := true
+	for i := range ps {
+		if vs > MaxTotalVertexWeight-ps[i].vs || es > 2*MaxNarrowTotal-ps[i].es {
 			return nil // sums too large for the fast path
 		}
-		vs, es = vs+vwSum[i], es+ewSum[i]
+		vs, es = vs+ps[i].vs, es+ps[i].es
+		ones = ones && ps[i].ones
 	}
-	if h.hasEW && !allTrue(unit) {
+	if h.hasEW && !ones {
 		g.SetNarrowWeights(ew)
 	}
 	if !sortedAndSymmetric(x, g) {
 		return nil
 	}
 	return g
+}
+
+// textPiece is what parseParallel reads from one piece of text.
+type textPiece struct {
+	deg    []int32 // per vertex line: its neighbours, -1 for a line without a token
+	vw     []int64 // per vertex line, with vertex weights (0 for an empty line)
+	adj    []int32 // neighbours, numbered from 0
+	ew     []int32 // their weights, with edge weights
+	vs, es int64   // sums of the vertex and the edge weights
+	ones   bool    // every edge weight is 1
+	bad    bool    // anything unusual: the sequential parser decides
+}
+
+// parse reads the lines of text. Neighbours are checked to be in [1,n]
+// only; self loops and the order are sortedAndSymmetric's business.
+func (p *textPiece) parse(text []byte, h header, lineCap, adjCap int) {
+	p.deg = make([]int32, 0, lineCap)
+	p.adj = make([]int32, 0, adjCap)
+	if h.hasVW {
+		p.vw = make([]int64, 0, lineCap)
+	}
+	if h.hasEW {
+		p.ew = make([]int32, 0, adjCap)
+	}
+	p.ones = true
+	for len(text) > 0 {
+		var ln []byte
+		if j := bytes.IndexByte(text, '\n'); j >= 0 {
+			ln, text = text[:j], text[j+1:]
+		} else {
+			ln, text = text, nil
+		}
+		if len(ln) > 0 && ln[len(ln)-1] == '\r' {
+			ln = ln[:len(ln)-1]
+		}
+		i := skipBlanks(ln, 0)
+		if i == len(ln) {
+			p.deg = append(p.deg, -1)
+			if h.hasVW {
+				p.vw = append(p.vw, 0)
+			}
+			continue
+		}
+		if ln[i] == '%' {
+			continue // a comment
+		}
+		var a int64
+		ok := true
+		if h.hasSize {
+			if _, i, ok = fastNumber(ln, i); !ok {
+				p.bad = true
+				return
+			}
+		}
+		if h.hasVW {
+			if a, i, ok = fastNumber(ln, i); !ok || a > MaxTotalVertexWeight-p.vs {
+				p.bad = true
+				return
+			}
+			p.vs += a
+			p.vw = append(p.vw, a)
+		}
+		before := len(p.adj)
+		for {
+			if i = skipBlanks(ln, i); i == len(ln) {
+				break
+			}
+			if a, i, ok = fastNumber(ln, i); !ok || a < 1 || a > h.n {
+				p.bad = true
+				return
+			}
+			p.adj = append(p.adj, int32(a-1))
+			if h.hasEW {
+				if a, i, ok = fastNumber(ln, i); !ok || a > math.MaxInt32 {
+					p.bad = true
+					return
+				}
+				p.ew = append(p.ew, int32(a))
+				p.es += a
+				p.ones = p.ones && a == 1
+			}
+		}
+		p.deg = append(p.deg, int32(len(p.adj)-before))
+	}
+}
+
+func skipBlanks(ln []byte, i int) int {
+	for i < len(ln) && (ln[i] == ' ' || ln[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// fastNumber reads the unsigned integer after the blanks at ln[i:]. Signs,
+// other characters and more than 18 digits are not ok (the sequential
+// parser handles them).
+func fastNumber(ln []byte, i int) (int64, int, bool) {
+	i = skipBlanks(ln, i)
+	k := i
+	var a int64
+	for i < len(ln) && ln[i]-'0' <= 9 {
+		a = a*10 + int64(ln[i]-'0')
+		i++
+	}
+	if i == k || i-k > 18 || i < len(ln) && ln[i] != ' ' && ln[i] != '\t' {
+		return 0, i, false
+	}
+	return a, i, true
 }
 
 // forLines calls f for every line of text (without the newline and a

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/gpumap/gpumap/gpumap/internal/par"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -58,11 +59,75 @@ func ReadText(path string, limit int64) ([]byte, error) {
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 		size = st.Size()
 	}
+	if data, ok, err := readParallel(f, size, limit); ok {
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return data, nil
+	}
 	data, err := readAll(f, size, limit)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return data, nil
+}
+
+// parallelReadMin is the size from which an uncompressed regular file is
+// read in pieces of at least readChunk bytes by all threads at once
+// (variables for the tests).
+var parallelReadMin, readChunk int64 = 8 << 20, 1 << 20
+
+// readParallel reads an uncompressed regular file of the given size within
+// the limit (<= 0: MaxTextBytes) in pieces, one per thread, each piece
+// checked for NUL bytes as it arrives, then checks the header as readText
+// does, with the same errors. ok is false when the file is small,
+// compressed, too large or changed size while it was read: then f is
+// rewound for readAll, which decides.
+func readParallel(f *os.File, size, limit int64) (data []byte, ok bool, err error) {
+	if limit <= 0 {
+		limit = MaxTextBytes
+	}
+	if size < parallelReadMin || size > limit {
+		return nil, false, nil
+	}
+	rewind := func() ([]byte, bool, error) {
+		_, err := f.Seek(0, io.SeekStart)
+		return nil, err != nil, err
+	}
+	var head [4]byte
+	if n, _ := f.ReadAt(head[:], 0); n < len(head) || bytes.HasPrefix(head[:], gzipMagic) ||
+		bytes.HasPrefix(head[:], zstdMagic) || bytes.HasPrefix(head[:], xzMagic[:4]) || bytes.HasPrefix(head[:], bzip2Magic) {
+		return rewind()
+	}
+	buf := make([]byte, size+1)
+	x := par.New(0)
+	pieces := x.Workers(int((size + readChunk - 1) / readChunk))
+	short := make([]bool, pieces)
+	nul := make([]int64, pieces)
+	x.Each(pieces, func(_, i int) {
+		lo, hi := size*int64(i)/int64(pieces), size*int64(i+1)/int64(pieces)
+		n, _ := f.ReadAt(buf[lo:hi], lo)
+		short[i] = int64(n) < hi-lo
+		nul[i] = -1
+		if j := bytes.IndexByte(buf[lo:hi], 0); j >= 0 {
+			nul[i] = lo + int64(j)
+		}
+	})
+	// A file that grew or shrank is read again, in order.
+	if n, err := f.ReadAt(buf[size:], size); n != 0 || err != io.EOF || anyTrue(short) {
+		return rewind()
+	}
+	buf = buf[:size]
+	for _, j := range nul {
+		if j >= 0 {
+			return nil, true, fmt.Errorf("byte %d is NUL: binary data, not a METIS text file", j)
+		}
+	}
+	hs := headerScan{}
+	if err := hs.scan(buf, true); err != nil {
+		return nil, true, err
+	}
+	return buf, true, nil
 }
 
 var (
