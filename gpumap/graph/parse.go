@@ -147,14 +147,7 @@ func (p *textPiece) parse(text []byte, h header, lineCap, adjCap int) {
 	p.ones = true
 	for len(text) > 0 {
 		var ln []byte
-		if j := bytes.IndexByte(text, '\n'); j >= 0 {
-			ln, text = text[:j], text[j+1:]
-		} else {
-			ln, text = text, nil
-		}
-		if len(ln) > 0 && ln[len(ln)-1] == '\r' {
-			ln = ln[:len(ln)-1]
-		}
+		ln, text = nextLine(text)
 		i := skipBlanks(ln, 0)
 		if i == len(ln) {
 			p.deg = append(p.deg, -1)
@@ -230,21 +223,18 @@ func fastNumber(ln []byte, i int) (int64, int, bool) {
 	return a, i, true
 }
 
-// forLines calls f for every line of text (without the newline and a
-// trailing carriage return), the last one only when it is not empty.
-func forLines(text []byte, f func(ln []byte)) {
-	for len(text) > 0 {
-		var ln []byte
-		if j := bytes.IndexByte(text, '\n'); j >= 0 {
-			ln, text = text[:j], text[j+1:]
-		} else {
-			ln, text = text, nil
-		}
-		if len(ln) > 0 && ln[len(ln)-1] == '\r' {
-			ln = ln[:len(ln)-1]
-		}
-		f(ln)
+// nextLine splits the first line off text (without the newline and a
+// trailing carriage return).
+func nextLine(text []byte) (ln, rest []byte) {
+	if j := bytes.IndexByte(text, '\n'); j >= 0 {
+		ln, rest = text[:j], text[j+1:]
+	} else {
+		ln = text
 	}
+	if len(ln) > 0 && ln[len(ln)-1] == '\r' {
+		ln = ln[:len(ln)-1]
+	}
+	return ln, rest
 }
 
 func anyTrue(a []bool) bool {
