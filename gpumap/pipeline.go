@@ -150,9 +150,21 @@ func (p *pipeline) refineJ(pe []int32) {
 		}
 		fm := p.cfg.finalFM
 		fm.Seed = p.opt.Seed ^ 0xf1a1
-		before := s.Obj.CostParallel(p.x, s.G, s.Part)
+		if fm.Rounds < 0 {
+			return // no FM rounds (0 would mean the default 8)
+		}
+		// The cost only decides whether another round runs, so one round
+		// needs none (the evaluation computes J anyway).
+		before := int64(-1)
+		if fm.Rounds != 1 {
+			before = s.Obj.CostParallel(p.x, s.G, s.Part)
+		}
 		gain := refinement.RunFMParallel(p.x, s, fm, before)
-		p.t.logf("refine-J: J %d -> %d", before, before-gain)
+		if before < 0 {
+			p.t.logf("refine-J: J lowered by %d", gain)
+		} else {
+			p.t.logf("refine-J: J %d -> %d", before, before-gain)
+		}
 	})
 }
 

@@ -28,28 +28,39 @@ func Evaluate(g *Graph, top *topology.Topology, part []int32, eps float64) (Metr
 		return Metrics{}, fmt.Errorf("mapping has %d entries for %d vertices", len(part), g.N())
 	}
 	k := top.K()
-	for v, p := range part {
-		if p < 0 || int(p) >= k {
-			return Metrics{}, fmt.Errorf("vertex %d is mapped to PE %d, outside [0,%d)", v, p, k)
-		}
-	}
-	// Labels per vertex, from a table per PE when there are few PEs.
+	x := par.New(0)
+	// Labels per vertex, from a table per PE when there are few PEs; the
+	// first vertex on a PE out of range is reported.
 	vl := make([]uint64, len(part))
+	var labels []uint64
 	if k <= len(part) {
-		labels := top.Labels()
-		for v, p := range part {
-			vl[v] = labels[p]
+		labels = top.Labels()
+	}
+	outside := make([]int, x.Chunks(len(part)))
+	x.For(len(part), func(c, lo, hi int) {
+		outside[c] = -1
+		for v := lo; v < hi; v++ {
+			p := part[v]
+			switch {
+			case p < 0 || int(p) >= k:
+				outside[c] = v
+				return
+			case labels != nil:
+				vl[v] = labels[p]
+			default:
+				vl[v] = top.Label(int(p))
+			}
 		}
-	} else {
-		for v, p := range part {
-			vl[v] = top.Label(int(p))
+	})
+	for _, v := range outside {
+		if v >= 0 {
+			return Metrics{}, fmt.Errorf("vertex %d is mapped to PE %d, outside [0,%d)", v, part[v], k)
 		}
 	}
 	L := top.Levels()
 	// Ranges of vertices are summed in parallel; a range whose sum would
 	// overflow, or sums that overflow together, send the evaluation to the
 	// sequential loop, which names the edge.
-	x := par.New(0)
 	parts := make([]Metrics, x.Chunks(g.N()))
 	ok := make([]bool, len(parts))
 	x.For(g.N(), func(c, lo, hi int) {
@@ -72,7 +83,7 @@ func Evaluate(g *Graph, top *topology.Topology, part []int32, eps float64) (Metr
 		}
 	}
 	total := g.TotalVertexWeight()
-	mt.MaxBlock = maxLoad(g, part, k)
+	mt.MaxBlock = maxLoad(x, g, part, k)
 	mt.Lmax = Lmax(total, k, eps)
 	if total > 0 {
 		mt.Imbalance = float64(mt.MaxBlock)/(float64(total)/float64(k)) - 1
@@ -82,14 +93,29 @@ func Evaluate(g *Graph, top *topology.Topology, part []int32, eps float64) (Metr
 }
 
 // maxLoad is the heaviest PE's load: a table per PE when k is not much
-// larger than n, else the vertices sorted by PE.
-func maxLoad(g *Graph, part []int32, k int) int64 {
+// larger than n (one per thread, added up, when the tables together are
+// no larger than n), else the vertices sorted by PE.
+func maxLoad(x *par.Exec, g *Graph, part []int32, k int) int64 {
 	var m int64
 	if k <= 4*len(part)+64 {
-		load := make([]int64, k)
-		for v, p := range part {
-			load[p] += g.VW[v]
-			m = max(m, load[p])
+		chunks := x.Chunks(len(part))
+		if chunks*k > len(part) {
+			x = par.New(1)
+		}
+		loads := make([][]int64, x.Chunks(len(part)))
+		x.For(len(part), func(c, lo, hi int) {
+			load := make([]int64, k)
+			for v := lo; v < hi; v++ {
+				load[part[v]] += g.VW[v]
+			}
+			loads[c] = load
+		})
+		for p := 0; p < k; p++ {
+			var l int64
+			for _, load := range loads {
+				l += load[p]
+			}
+			m = max(m, l)
 		}
 		return m
 	}

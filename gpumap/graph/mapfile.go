@@ -6,22 +6,38 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/gpumap/gpumap/gpumap/internal/par"
 )
 
 // WriteMapping writes one PE id per line in vertex order (the convention of
-// KaHIP, SharedMap and GPU-HeiPa).
+// KaHIP, SharedMap and GPU-HeiPa). Pieces of the mapping are formatted by
+// all threads and written in order.
 func WriteMapping(w io.Writer, pe []int32) error {
-	bw := bufio.NewWriterSize(w, 1<<16)
-	var buf []byte
-	for _, p := range pe {
-		buf = strconv.AppendInt(buf[:0], int64(p), 10)
-		buf = append(buf, '\n')
-		if _, err := bw.Write(buf); err != nil {
-			return err
+	x := par.New(0)
+	pieces := (len(pe) + writePiece - 1) / writePiece
+	bufs := make([][]byte, x.Workers(pieces))
+	for lo := 0; lo < pieces; lo += len(bufs) {
+		hi := min(lo+len(bufs), pieces)
+		x.Each(hi-lo, func(_, i int) {
+			b := bufs[i][:0]
+			for _, p := range pe[(lo+i)*writePiece : min((lo+i+1)*writePiece, len(pe))] {
+				b = strconv.AppendInt(b, int64(p), 10)
+				b = append(b, '\n')
+			}
+			bufs[i] = b
+		})
+		for _, b := range bufs[:hi-lo] {
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
 		}
 	}
-	return bw.Flush()
+	return nil
 }
+
+// writePiece is the number of vertices WriteMapping formats at once.
+const writePiece = 1 << 16
 
 // ReadMapping reads a mapping file for n vertices and k PEs: n lines with
 // one integer in [0,k) each ('%' comment lines and trailing blank lines are
