@@ -176,3 +176,40 @@ func TestConstrainedCoarsening(t *testing.T) {
 		t.Fatalf("constrained coarsening stalled at %d vertices", fine.N())
 	}
 }
+
+// The two-thread natural-order matching is Greedy's, vertex for vertex:
+// on numberings with locality (where the repair is short), without
+// (where it runs long), under tight weight caps and block constraints.
+func TestGreedyNaturalEqualsGreedy(t *testing.T) {
+	rgg := graph.RandomGeometric(50000, 3)
+	cases := map[string]*graph.Graph{
+		"rgg":      rgg,
+		"grid":     graph.Grid(40, 40, 25),
+		"random":   graph.Random(40000, 160000, 9, 7, 4),
+		"weighted": graph.Random(40000, 100000, 1000, 5, 5),
+	}
+	for name, g := range cases {
+		var block []int32
+		for _, cap := range []int64{2, 3, 1 << 40} {
+			for _, blocked := range []bool{false, true} {
+				if blocked {
+					block = make([]int32, g.N())
+					for v := range block {
+						block[v] = int32(v*7/g.N()) ^ int32(v%3)
+					}
+				} else {
+					block = nil
+				}
+				want := Greedy(g, cap, 0, block, true)
+				for _, threads := range []int{2, 3} {
+					got := greedyNatural(par.New(threads), g, cap, block)
+					for v := range want {
+						if got[v] != want[v] {
+							t.Fatalf("%s cap %d blocks %v threads %d: vertex %d matched to %d, Greedy says %d", name, cap, blocked, threads, v, got[v], want[v])
+						}
+					}
+				}
+			}
+		}
+	}
+}

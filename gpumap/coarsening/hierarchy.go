@@ -53,7 +53,11 @@ func Coarsen(x *par.Exec, g *graph.Graph, cfg Config) []Level {
 			match = TwoHop(x, cur, TwoHopConfig{MaxWeight: cfg.MaxWeight, Seed: seed})
 		} else {
 			// Natural order only pays on the input's own numbering.
-			match = Greedy(cur, cfg.MaxWeight, seed, block, cfg.Natural)
+			if cfg.Natural {
+				match = greedyNatural(x, cur, cfg.MaxWeight, block)
+			} else {
+				match = Greedy(cur, cfg.MaxWeight, seed, block, false)
+			}
 		}
 		cmap, leaders := CoarseMap(x, match)
 		if float64(len(leaders)) > (1-minShrink)*float64(cur.N()) {

@@ -28,6 +28,8 @@ const Unmatched = -1
 // parallel, the same result for any thread count) was measured at 2^20
 // vertices to make the split of the whole machine's node-level cut 20%
 // larger (J +8% to +14% on rgg), the order of the visits matters.
+// Coarsen's natural-order matching of large graphs gets the same result on
+// two threads (greedyNatural: a speculative second half and a repair).
 func Greedy(g *graph.Graph, maxWeight int64, seed uint64, block []int32, natural bool) []int32 {
 	n := g.N()
 	match := make([]int32, n)
