@@ -1,6 +1,8 @@
 package gpumap
 
 import (
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/refinement"
 	"github.com/gpumap/gpumap/gpumap/tiling"
 	"github.com/gpumap/gpumap/topology"
 )
@@ -31,6 +33,12 @@ func (p *pipeline) gridTiling() (pe []int32, j int64, enough, ok bool) {
 		}
 		pe, j, ok = tiling.Map(gr, arity, t), t.J, true
 		lb, bounded := tiling.LowerBound(gr, arity, p.top.Distances())
+		if !bounded || j > lb {
+			if pe2, j2, better := p.remapBoxes(gr, arity, t, pe); better && j2 < j {
+				p.t.logf("one-to-one: the top-level boxes mapped inside: J %d -> %d", j, j2)
+				pe, j = pe2, j2
+			}
+		}
 		switch {
 		case !bounded:
 			p.t.logf("one-to-one: grid %s, tiling J %d, no lower bound", topology.FormatInts(gr.Dims), j)
@@ -45,13 +53,60 @@ func (p *pipeline) gridTiling() (pe []int32, j int64, enough, ok bool) {
 	return pe, j, enough, ok
 }
 
+// remapBoxes keeps the top level of tiling t (its boxes, one per
+// top-level group) and maps the inside of the first box again, as a
+// one-to-one instance of its own onto the levels below (the tiling of the
+// box, or a better split of it into unequal parts), then copies that to
+// every box: they are translates, so each gains the same. ok is false when
+// there is nothing to remap (fewer than three levels).
+func (p *pipeline) remapBoxes(gr tiling.Grid, arity []int, t tiling.Tiling, pe []int32) (out []int32, j int64, ok bool) {
+	L := len(arity)
+	if L < 3 {
+		return nil, 0, false
+	}
+	index, first, _ := gr.Boxes(t, L-1)
+	span := p.top.K() / arity[L-1]
+	b := graph.NewBuilder(span)
+	for v := range index {
+		if !first[v] {
+			continue
+		}
+		for e := p.g.XAdj[v]; e < p.g.XAdj[v+1]; e++ {
+			if u := p.g.Adj[e]; first[u] && int(u) > v {
+				b.AddEdge(int(index[v]), int(index[u]), p.g.W(e))
+			}
+		}
+	}
+	box, err := b.Build()
+	if err != nil {
+		return nil, 0, false
+	}
+	sub, err := topology.NewRegular(arity[:L-1], p.top.Distances()[:L-1])
+	if err != nil {
+		return nil, 0, false
+	}
+	opt := p.opt
+	opt.Eps, opt.Progress, opt.Stats = 0, nil, false
+	res, err := Map(box, sub, opt)
+	if err != nil {
+		return nil, 0, false
+	}
+	out = make([]int32, len(pe))
+	for v := range out {
+		out[v] = pe[v]/int32(span)*int32(span) + res.PE[index[v]]
+	}
+	obj := refinement.Mapping(p.top)
+	return out, obj.Cost(p.g, out), true
+}
+
 // nearBound: above largeN tasks a tiling whose J is within this fraction
 // of the lower bound is kept without running the multisection. On 14
-// stencils of 27,000-36,000 ranks the multisection beat the tiling only
-// where the tiling was 7-29% above the bound (30x30x30 onto 12:2:1125,
-// 40x30x30 onto 16:2:1125, 25^3 onto 5:5:625), and came out 4-11% above
-// the bound everywhere; at 1-7% the tiling won every time (30x30x36 onto
-// 12:3:900: tiling 2.6% above the bound, multisection 10.8%).
+// stencils of 10,000-36,000 ranks the multisection beat the tiling (boxes
+// remapped) only where the tiling was 7-29% above the bound (30x30x30
+// onto 12:2:1125, 40x30x30 onto 16:2:1125, 25^3 onto 5:5:625), and came
+// out 4-11% above the bound everywhere; at 1-7% the tiling won every time
+// (30x30x36 onto 12:3:900: tiling 0.85% above the bound, multisection
+// 10.8%; 100x100 onto 20:5:100: 1.6%, multisection at least 6.1%).
 const nearBound = 0.03
 
 // uniformArity returns a1..aL when every level-i group of top has the same

@@ -242,3 +242,35 @@ func Map(gr Grid, arity []int, t Tiling) []int32 {
 	}
 	return pe
 }
+
+// Boxes returns, for tiling t and a level (1..L), every vertex's index
+// inside its level-`level` box (row-major, fastest dimension first) and
+// whether it lies in the first box; ext are the box's extents. All boxes
+// of a level are translates of the first.
+func (gr Grid) Boxes(t Tiling, level int) (index []int32, first []bool, ext []int) {
+	r := len(gr.Dims)
+	ext = make([]int, r)
+	n := 1
+	for j, d := range gr.Dims {
+		ext[j] = d / t.Q[level][j]
+		n *= d
+	}
+	index, first = make([]int32, n), make([]bool, n)
+	coord := make([]int, r)
+	for v := 0; v < n; v++ {
+		local, span, in := 0, 1, true
+		for j := 0; j < r; j++ {
+			local += coord[j] % ext[j] * span
+			span *= ext[j]
+			in = in && coord[j] < ext[j]
+		}
+		index[v], first[v] = int32(local), in
+		for j := 0; j < r; j++ {
+			if coord[j]++; coord[j] < gr.Dims[j] {
+				break
+			}
+			coord[j] = 0
+		}
+	}
+	return index, first, ext
+}

@@ -422,3 +422,38 @@ func leastCut(g *graph.Graph, s int) int64 {
 	rec(0, 0, 0)
 	return best
 }
+
+// Boxes numbers the cells of every box 0..size-1 once each, and the first
+// box is the one at the origin.
+func TestBoxes(t *testing.T) {
+	g := weightedGrid([]int{6, 4, 6}, []int64{1, 1, 1}, false)
+	gr, _ := Detect(g)
+	tl, ok := Best(gr, []int{4, 3, 12}, []int64{1, 10, 100})
+	if !ok {
+		t.Fatal("no tiling")
+	}
+	index, first, ext := gr.Boxes(tl, 2)
+	size := ext[0] * ext[1] * ext[2]
+	if size != 12 {
+		t.Fatalf("box %v of %d cells, want 12", ext, size)
+	}
+	pe := Map(gr, []int{4, 3, 12}, tl)
+	seen := make(map[[2]int32]bool)
+	firstCells := 0
+	for v := range index {
+		key := [2]int32{pe[v] / 12, index[v]}
+		if index[v] < 0 || int(index[v]) >= size || seen[key] {
+			t.Fatalf("vertex %d: index %d repeated or out of range in its box", v, index[v])
+		}
+		seen[key] = true
+		if first[v] {
+			firstCells++
+			if pe[v]/12 != pe[0]/12 {
+				t.Errorf("vertex %d in the first box but not in vertex 0's group", v)
+			}
+		}
+	}
+	if firstCells != size {
+		t.Errorf("%d cells in the first box, want %d", firstCells, size)
+	}
+}
