@@ -3,8 +3,10 @@ package graph
 import (
 	"bytes"
 	"compress/gzip"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -45,6 +47,32 @@ func TestParallelReadMatchesSequential(t *testing.T) {
 				if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() || !bytes.Equal(got, want) {
 					t.Errorf("%s, limit %d, parallel from %d bytes: %q, %v; sequential %q, %v", name, limit, min, got, gerr, want, werr)
 				}
+			}
+		}
+	}
+}
+
+// A file read and parsed in pieces gives the same graph for any thread
+// count (pieces of the text, of the file and of the parse).
+func TestReadFileSameForAnyThreadCount(t *testing.T) {
+	old, oldChunk := parallelReadMin, readChunk
+	t.Cleanup(func() { parallelReadMin, readChunk = old, oldChunk })
+	parallelReadMin, readChunk = 1, 97
+	parallelParsing(t, 61)
+	rng := rand.New(rand.NewPCG(9, 10))
+	path := filepath.Join(t.TempDir(), "g.graph")
+	for trial := 0; trial < 10; trial++ {
+		n := 50 + rng.IntN(500)
+		text, want := randomMETIS(rng, n, rng.IntN(6*n), trial%2 == 0)
+		if err := os.WriteFile(path, text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, threads := range []int{1, 2, 3, 5} {
+			prev := runtime.GOMAXPROCS(threads)
+			g, err := ReadFile(path)
+			runtime.GOMAXPROCS(prev)
+			if err != nil || !equalGraphs(g, want) {
+				t.Fatalf("trial %d, %d threads: %v, or a different graph", trial, threads, err)
 			}
 		}
 	}
