@@ -27,51 +27,36 @@ func greedyNatural(x *par.Exec, g *graph.Graph, maxWeight int64, block []int32) 
 	}
 	mid := int32(n / 2)
 	match := make([]int32, n)
-	spec := make([]int32, n-int(mid)) // second half, speculative partner
-	at := make([]int32, n-int(mid))   // when the speculative run matched it
-	var front []int32                 // second-half vertices the first half took
-	decide := func(v int32, free func(u int32) bool) int32 {
-		cv := g.VW[v]
-		best, bestR, bestH := v, -1.0, uint64(0)
-		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-			u := g.Adj[e]
-			if !free(u) || cv+g.VW[u] > maxWeight || block != nil && block[u] != block[v] {
-				continue
-			}
-			r := rating(g.W(e), cv, g.VW[u])
-			if h := uint64(^uint32(u)); r >= bestR && better(r, h, bestR, bestH) {
-				best, bestR, bestH = u, r, h
-			}
-		}
-		return best
-	}
-	// The first half is the sequential run itself; the second half's
-	// speculative run goes beside it.
+	// spec: the speculative run's partners; the first half counts as
+	// matched there (0 is not Unmatched), as it is when the second half
+	// starts in the sequential run.
+	spec := make([]int32, n)
+	at := make([]int32, n-int(mid)) // when the speculative run matched it
+	var front []int32               // second-half vertices the first half took
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for i := range spec {
+		clear(spec[:mid])
+		for i := mid; i < int32(n); i++ {
 			spec[i] = Unmatched
 		}
-		free := func(u int32) bool { return u >= mid && spec[u-mid] == Unmatched }
 		for v := mid; v < int32(n); v++ {
-			if spec[v-mid] != Unmatched {
+			if spec[v] != Unmatched {
 				continue
 			}
-			u := decide(v, free)
-			spec[v-mid], spec[u-mid] = u, v
+			u := greedyPick(g, v, spec, maxWeight, block)
+			spec[v], spec[u] = u, v
 			at[v-mid], at[u-mid] = v, v
 		}
 	}()
 	for i := range match {
 		match[i] = Unmatched
 	}
-	free := func(u int32) bool { return match[u] == Unmatched }
 	for v := int32(0); v < mid; v++ {
 		if match[v] != Unmatched {
 			continue
 		}
-		u := decide(v, free)
+		u := greedyPick(g, v, match, maxWeight, block)
 		match[v], match[u] = u, v
 		if u >= mid {
 			front = append(front, u)
@@ -99,14 +84,14 @@ func greedyNatural(x *par.Exec, g *graph.Graph, maxWeight int64, block []int32) 
 	for ; p < int32(n) && count > 0; p++ {
 		specMatched := at[p-mid] < p
 		if match[p] == Unmatched {
-			u := decide(p, free)
+			u := greedyPick(g, p, match, maxWeight, block)
 			match[p], match[u] = u, p
 			if u != p {
 				set(u, at[u-mid] > p) // the speculative run matches u later (or never before)
 			}
 		}
 		if !specMatched {
-			if u := spec[p-mid]; u != p {
+			if u := spec[p]; u != p {
 				set(u, match[u] == Unmatched)
 			}
 		}
@@ -114,8 +99,26 @@ func greedyNatural(x *par.Exec, g *graph.Graph, maxWeight int64, block []int32) 
 	}
 	for v := p; v < int32(n); v++ {
 		if match[v] == Unmatched {
-			match[v] = spec[v-mid]
+			match[v] = spec[v]
 		}
 	}
 	return match
+}
+
+// greedyPick is v's partner in Greedy's natural order given the matched
+// vertices of match (Unmatched: free), or v itself.
+func greedyPick(g *graph.Graph, v int32, match []int32, maxWeight int64, block []int32) int32 {
+	cv := g.VW[v]
+	best, bestR, bestH := v, -1.0, uint64(0)
+	for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+		u := g.Adj[e]
+		if match[u] != Unmatched || cv+g.VW[u] > maxWeight || block != nil && block[u] != block[v] {
+			continue
+		}
+		r := rating(g.W(e), cv, g.VW[u])
+		if h := uint64(^uint32(u)); r >= bestR && better(r, h, bestR, bestH) {
+			best, bestR, bestH = u, r, h
+		}
+	}
+	return best
 }
