@@ -370,7 +370,7 @@ var presets = [...]presetConfig{
 	},
 	Default: {
 		partition: partition.Config{Tries: 8, LPRounds: 2, FMRounds: 2,
-			FM: refinement.FMConfig{Alpha: 30, SkipExplored: true}},
+			FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}},
 		bottom: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 2,
 			FM: refinement.FMConfig{Alpha: 30}},
 		finalFM:    refinement.FMConfig{Rounds: 1, Alpha: 10, SkipExplored: true, FilterLarge: true},

@@ -27,6 +27,14 @@ type FMConfig struct {
 	// Active: after the first round, only vertices next to a kept move of
 	// the previous round start searches; elsewhere nothing changed.
 	Active bool
+	// Waste bounds a round's fruitless work: the round ends once the
+	// searches since the last one that kept a move have rolled back more
+	// than Waste x n moves (at least 4 x Alpha). On graphs where nearly
+	// every vertex is on the boundary and no move pays (expanders,
+	// stochastic block models) this stops rounds that would make ~Alpha
+	// rolled-back moves per boundary vertex; where searches keep moves the
+	// count restarts and nothing changes. 0: no bound.
+	Waste float64
 }
 
 // FM runs localized k-way Fiduccia–Mattheyses refinement on s: searches
@@ -51,6 +59,9 @@ type FM struct {
 	firstRound uint32
 	round      uint32
 	moves      []move
+	rolled     int   // moves the current search rolled back
+	undone     int64 // moves rolled back this run (counted for tests)
+	tail       int   // moves rolled back since the last kept one, at a round's end
 	rng        *rand.Rand
 	pcg        *rand.PCG
 }
@@ -168,7 +179,12 @@ func (f *FM) round1() int64 {
 	f.kept = f.kept[:0]
 	f.rng.Shuffle(len(boundary), func(i, j int) { boundary[i], boundary[j] = boundary[j], boundary[i] })
 	total := int64(0)
-	for i := 0; i < len(boundary); {
+	limit := -1
+	if f.cfg.Waste > 0 {
+		limit = max(int(f.cfg.Waste*float64(n)), 4*f.cfg.Alpha)
+	}
+	waste := 0
+	for i := 0; i < len(boundary) && (limit < 0 || waste <= limit); {
 		f.heap.Clear()
 		for c := 0; c < f.cfg.Seeds && i < len(boundary); i++ {
 			v := boundary[i]
@@ -184,9 +200,18 @@ func (f *FM) round1() int64 {
 			c++
 		}
 		if f.heap.Len() > 0 {
+			kept := len(f.kept)
 			total += f.search()
+			if limit >= 0 {
+				if len(f.kept) > kept {
+					waste = 0
+				} else {
+					waste += f.rolled
+				}
+			}
 		}
 	}
+	f.tail = waste
 	return total
 }
 
@@ -252,6 +277,8 @@ func (f *FM) search() int64 {
 	for _, m := range f.moves[:bestLen] {
 		f.kept = append(f.kept, m.v)
 	}
+	f.rolled = len(f.moves) - bestLen
+	f.undone += int64(f.rolled)
 	for i := len(f.moves) - 1; i >= bestLen; i-- {
 		v := f.moves[i].v
 		f.explored[v] = f.round
