@@ -212,3 +212,36 @@ func mapOneToOne(t *testing.T, g *graph.Graph, h string) (*Result, *topology.Top
 func ranPhase(res *Result, name string) bool {
 	return slices.ContainsFunc(res.Phases, func(p PhaseTime) bool { return p.Name == name })
 }
+
+// A stencil whose ranks own boxes of unequal sides (edge weight = shared
+// face area, per dimension) is proven optimal by the weighted bound: the
+// 16x16x16 rank grid of w3d_16x16x16 in ../shared/one-to-one.
+func TestWeightedStencilTiling(t *testing.T) {
+	const nx, ny, nz = 16, 16, 16
+	w := [3]int64{64 * 16, 16 * 32, 32 * 64} // faces across x, y, z of a 32x64x16 box
+	b := graph.NewBuilder(nx * ny * nz)
+	id := func(x, y, z int) int { return (x*ny+y)*nz + z }
+	for x := 0; x < nx; x++ {
+		for y := 0; y < ny; y++ {
+			for z := 0; z < nz; z++ {
+				if x+1 < nx {
+					b.AddEdge(id(x, y, z), id(x+1, y, z), w[0])
+				}
+				if y+1 < ny {
+					b.AddEdge(id(x, y, z), id(x, y+1, z), w[1])
+				}
+				if z+1 < nz {
+					b.AddEdge(id(x, y, z), id(x, y, z+1), w[2])
+				}
+			}
+		}
+	}
+	g, _ := b.Build()
+	res, top := mapOneToOne(t, g, "8:2:256")
+	gr, _ := tiling.Detect(g)
+	arity, _ := top.Arity()
+	lb, ok := tiling.LowerBound(gr, arity, top.Distances())
+	if !ok || res.Metrics.J != lb || ranPhase(res, "one-to-one") {
+		t.Errorf("J %d, lower bound %d (%v), phases %v", res.Metrics.J, lb, ok, res.Phases)
+	}
+}

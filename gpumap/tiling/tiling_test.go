@@ -268,18 +268,18 @@ func TestBestRefuses(t *testing.T) {
 // of N^3, enumerated as plane partitions), exact in 2D (ceil(2 sqrt x)),
 // and tight where a box meets it.
 func TestProjectionBound(t *testing.T) {
-	mu2 := projectionBound(2, 200)
+	mu2 := projectionBound([]int64{1, 1}, 200)
 	for x := 1; x <= 200; x++ {
 		want := 0
 		for want*want < 4*x {
 			want++
 		}
-		if mu2[x] != want {
+		if mu2[x] != int64(want) {
 			t.Errorf("2D bound of %d cells: %d, want ceil(2 sqrt x) = %d", x, mu2[x], want)
 		}
 	}
 	const most = 14
-	mu3 := projectionBound(3, most)
+	mu3 := projectionBound([]int64{1, 1, 1}, most)
 	least := make([]int, most+1)
 	for i := range least {
 		least[i] = 1 << 30
@@ -336,12 +336,12 @@ func TestProjectionBound(t *testing.T) {
 		if least[x] == 1<<30 {
 			t.Fatalf("no plane partition of %d", x)
 		}
-		if mu3[x] > least[x] {
+		if mu3[x] > int64(least[x]) {
 			t.Errorf("3D bound of %d cells: %d, above the least down-set's %d", x, mu3[x], least[x])
 		}
 	}
 	for _, c := range []struct{ x, want int }{{8, 12}, {12, 16}, {27, 27}, {32, 32}, {36, 33}, {64, 48}} {
-		if got := projectionBound(3, c.x)[c.x]; got != c.want {
+		if got := projectionBound([]int64{1, 1, 1}, c.x)[c.x]; got != int64(c.want) {
 			t.Errorf("3D bound of %d cells: %d, want the box's %d", c.x, got, c.want)
 		}
 	}
@@ -354,18 +354,27 @@ func TestLowerBoundBruteForce(t *testing.T) {
 	cases := []struct {
 		dims     []int
 		periodic bool
-		s        int // cells per group
+		s        int     // cells per group
+		w        []int64 // edge weight per dimension (nil: 1)
 	}{
-		{[]int{3, 4}, true, 3}, {[]int{3, 4}, true, 4}, {[]int{3, 4}, true, 6},
-		{[]int{4, 4}, true, 8}, {[]int{4, 4}, true, 2}, {[]int{4, 4}, false, 4},
-		{[]int{3, 5}, true, 5}, {[]int{3, 5}, true, 3}, {[]int{12}, true, 4},
-		{[]int{12}, true, 6}, {[]int{2, 2, 3}, true, 4}, {[]int{2, 3, 3}, true, 6},
-		{[]int{3, 3, 2}, false, 6}, {[]int{3, 3}, true, 3}, {[]int{3, 6}, true, 6},
-		{[]int{3, 6}, true, 3}, {[]int{6, 3}, true, 9}, {[]int{3, 3, 2}, true, 6},
-		{[]int{4, 4}, true, 4}, {[]int{5, 3}, true, 5},
+		{[]int{4, 4}, false, 4, []int64{3, 1}}, {[]int{4, 4}, false, 8, []int64{3, 1}},
+		{[]int{4, 4}, true, 4, []int64{1, 4}}, {[]int{3, 6}, true, 6, []int64{5, 2}},
+		{[]int{2, 3, 3}, false, 6, []int64{1, 2, 4}}, {[]int{3, 3, 2}, true, 6, []int64{4, 1, 2}},
+		{[]int{6, 3}, false, 9, []int64{2, 7}}, {[]int{12}, true, 4, []int64{5}},
+		{[]int{3, 4}, true, 3, nil}, {[]int{3, 4}, true, 4, nil}, {[]int{3, 4}, true, 6, nil},
+		{[]int{4, 4}, true, 8, nil}, {[]int{4, 4}, true, 2, nil}, {[]int{4, 4}, false, 4, nil},
+		{[]int{3, 5}, true, 5, nil}, {[]int{3, 5}, true, 3, nil}, {[]int{12}, true, 4, nil},
+		{[]int{12}, true, 6, nil}, {[]int{2, 2, 3}, true, 4, nil},
+		{[]int{3, 3, 2}, false, 6, nil}, {[]int{3, 3}, true, 3, nil}, {[]int{3, 6}, true, 6, nil},
+		{[]int{3, 6}, true, 3, nil},
+		{[]int{4, 4}, true, 4, nil}, {[]int{5, 3}, true, 5, nil},
 	}
 	for _, c := range cases {
-		g := weightedGrid(c.dims, []int64{1, 1, 1}[:len(c.dims)], c.periodic)
+		w := c.w
+		if w == nil {
+			w = []int64{1, 1, 1}[:len(c.dims)]
+		}
+		g := weightedGrid(c.dims, w, c.periodic)
 		gr, ok := Detect(g)
 		if !ok {
 			t.Fatalf("%v: not detected", c.dims)
@@ -376,15 +385,15 @@ func TestLowerBoundBruteForce(t *testing.T) {
 		if !ok {
 			t.Fatalf("%v: no bound", c.dims)
 		}
-		least := g.M() + 2*leastCut(g, c.s) // d1 m + (d2 - d1) cut
+		least := g.TotalEdgeWeight() + 2*leastCut(g, c.s) // d1 c(E) + (d2 - d1) cut
 		if lb > least {
-			t.Errorf("%v periodic %v, groups of %d: bound %d above the least J %d", c.dims, c.periodic, c.s, lb, least)
+			t.Errorf("%v periodic %v weights %v, groups of %d: bound %d above the least J %d", c.dims, c.periodic, w, c.s, lb, least)
 		}
 		tl, _ := Best(gr, arity, dist)
 		if tl.J == lb && tl.J != least {
 			t.Errorf("%v: tiling %d proven but the least J is %d", c.dims, tl.J, least)
 		}
-		t.Logf("%v periodic %v, groups of %d: bound %d, least %d, tiling %d", c.dims, c.periodic, c.s, lb, least, tl.J)
+		t.Logf("%v periodic %v weights %v, groups of %d: bound %d, least %d, tiling %d", c.dims, c.periodic, w, c.s, lb, least, tl.J)
 	}
 }
 
