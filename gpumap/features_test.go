@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpumap/gpumap/gpumap/features"
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/topology"
 )
@@ -64,5 +65,34 @@ func TestStrongIsDefaultOnHubs(t *testing.T) {
 		if pes[0][v] != pes[1][v] {
 			t.Fatalf("vertex %d: default PE %d, strong PE %d", v, pes[0][v], pes[1][v])
 		}
+	}
+}
+
+// Strong's large configuration: every graph of 2^18+ edges gets it, except
+// (when the features are known) regular 2D-like ones below 2^20 edges,
+// whose edges shrink under matching much faster than their vertices.
+func TestStrongLargeConfigByFeatures(t *testing.T) {
+	c := presets[Strong]
+	l := c.large
+	flat := features.Features{DegreeCV: 0.3, VertexKeep: 0.27, EdgeKeep: 0.19}  // gen_rgg2d_n17
+	deep := features.Features{DegreeCV: 0.37, VertexKeep: 0.28, EdgeKeep: 0.27} // rgg3d_n17
+	skew := features.Features{DegreeCV: 2, VertexKeep: 0.9, EdgeKeep: 0.6}      // power law
+	dense := features.Features{DegreeCV: 0.5, VertexKeep: 0.5, EdgeKeep: 0.2}   // dense blocks
+	for _, tc := range []struct {
+		m     int64
+		f     *features.Features
+		large bool
+	}{
+		{l.m - 1, nil, false}, {l.m - 1, &deep, false}, {l.m, nil, true}, {l.m, &deep, true},
+		{l.m, &flat, false}, {l.flatBelow - 1, &flat, false}, {l.flatBelow, &flat, true},
+		{l.m, &skew, true}, {l.m, &dense, true},
+	} {
+		got := c.forSize(tc.m, tc.f)
+		if isLarge := got.topTries == l.topTries && got.finalFM == l.finalFM; isLarge != tc.large {
+			t.Errorf("m=%d features %v: large config %v, want %v", tc.m, tc.f, isLarge, tc.large)
+		}
+	}
+	if d := presets[Default]; d.forSize(1<<30, &flat).topTries != d.topTries || d.forSize(1<<30, nil).topTries != d.topTries {
+		t.Error("the default preset has no large configuration")
 	}
 }
