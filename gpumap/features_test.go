@@ -69,7 +69,7 @@ func TestStrongIsDefaultOnHubs(t *testing.T) {
 }
 
 // Strong's large configuration: every graph of 2^18+ edges gets it, except
-// (when the features are known) regular 2D-like ones below 2^20 edges,
+// (when the features are known) regular 2D-like ones below 3*2^18 edges,
 // whose edges shrink under matching much faster than their vertices.
 func TestStrongLargeConfigByFeatures(t *testing.T) {
 	c := presets[Strong]
