@@ -69,7 +69,7 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 	} else if opt.Algorithm == AutoAlgorithm && !oneToOne && !tiny {
 		alg = p.byFeatures()
 	}
-	run := func() []int32 {
+	runWith := func(p *pipeline) []int32 {
 		switch {
 		case oneToOne:
 			return p.oneToOne()
@@ -79,9 +79,13 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 			return p.integrated()
 		}
 	}
-	if tiny {
+	run := func() []int32 { return runWith(p) }
+	switch {
+	case tiny:
 		res.PE = p.tiny(run)
-	} else {
+	case p.strongCandidates(alg, oneToOne) != nil:
+		res.PE = p.runPortfolio(p.strongCandidates(alg, oneToOne), runWith)
+	default:
 		res.PE = run()
 	}
 	if p.err != nil {

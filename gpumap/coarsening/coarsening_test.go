@@ -1,6 +1,7 @@
 package coarsening
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -145,14 +146,24 @@ func BenchmarkTwoHop(b *testing.B) {
 	}
 }
 
+// BenchmarkContract contracts a random-order greedy matching of a 2D rgg
+// and a 3D grid on 1 and 2 threads (what features.Measure and every
+// coarsening level do).
 func BenchmarkContract(b *testing.B) {
-	g := graph.RandomGeometric(1<<17, 1)
-	x := par.New(0)
-	match := Greedy(g, 1<<30, 1, nil, false)
-	cmap, leaders := CoarseMap(x, match)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		Contract(x, g, match, cmap, leaders)
+	for _, in := range []struct {
+		name string
+		g    *graph.Graph
+	}{{"rgg17", graph.RandomGeometric(1<<17, 1)}, {"grid3d20", graph.Grid(128, 128, 64)}} {
+		match := Greedy(in.g, 1<<30, 1, nil, false)
+		for _, threads := range []int{1, 2} {
+			x := par.New(threads)
+			cmap, leaders := CoarseMap(x, match)
+			b.Run(fmt.Sprintf("%s/t%d", in.name, threads), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					Contract(x, in.g, match, cmap, leaders)
+				}
+			})
+		}
 	}
 }
 
