@@ -68,9 +68,26 @@ def finance(nblocks,seed):  # dense diagonal blocks (scenarios) + linking variab
         b=r.randrange(nblocks-1); (s1,z1),(s2,z2)=starts[b],starts[b+1]
         E.append((s1+r.randrange(z1),s2+r.randrange(z2),1))
     return n,E
+def sbm(n,blocks,din,dout_pct,seed):  # stochastic block model: din/2 draws inside the block, dout_pct% of vertices one draw anywhere
+    r=random.Random(seed); bs=n//blocks; E=[]
+    for u in range(n):
+        b=u//bs
+        for _ in range(din//2): E.append((u,min(n-1,b*bs+r.randrange(bs)),1))
+        if r.random()<dout_pct/100: E.append((u,r.randrange(n),1))
+    return n,E
+def smallworld(n,k,p_pct,seed):  # Watts-Strogatz: ring lattice of degree k, each edge rewired with p_pct%
+    r=random.Random(seed); E=[]
+    for u in range(n):
+        for j in range(1,k//2+1):
+            v=(u+j)%n
+            if r.random()<p_pct/100: v=r.randrange(n)
+            E.append((u,v,1))
+    return n,E
 kind=sys.argv[1]; out=sys.argv[2]; a=[int(x) for x in sys.argv[3:]]
 if kind=='fe3d': n,E=fe3d(*a)
 elif kind=='pl': n,E=powerlaw(a[0],a[1],a[2])
 elif kind=='circ': n,E=circuit(a[0],a[1])
 elif kind=='fin': n,E=finance(a[0],a[1])
+elif kind=='sbm': n,E=sbm(*a)
+elif kind=='ws': n,E=smallworld(*a)
 write(out,n,E)
