@@ -436,8 +436,10 @@ var presets = [...]presetConfig{
 		// rgg3d 2^17 (523k edges): 9-16 s -> < 5 s, J +3%
 		// gen_rgg2d_n17 (731k edges, EdgeKeep/VertexKeep 0.70) full:
 		// J -3-4% at CPU 1.4 -> 3.6 s; rgg3d_n17 (0.96) would take 9-16 s,
-		// a 2D rgg of 1.03M edges 7.2 s: hence below 786k edges.
-		large: largeConfig{m: 1 << 18, flatBelow: 3 << 18, flatRatio: 0.8, topTries: 3,
+		// a 2D rgg of 1.03M edges 7.2 s. Measured again at load 1, the
+		// full preset took 4.5-5.1 s on gen_rgg2d_n17: hence below 2^19
+		// edges; above, strong's portfolio (portfolio.go) maps it.
+		large: largeConfig{m: 1 << 18, flatBelow: 1 << 19, flatRatio: 0.8, topTries: 3,
 			partition: partition.Config{Tries: 12, LPRounds: 3, FMRounds: 2, FM: refinement.FMConfig{Alpha: 30}},
 			finalFM:   refinement.FMConfig{Rounds: 2, Alpha: 30}},
 		// pl_40k, circ_40k: 37 s -> < 4 s; J / best eco peer 0.996
