@@ -80,12 +80,11 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 		}
 	}
 	run := func() []int32 { return runWith(p) }
-	switch {
-	case tiny:
+	if tiny {
 		res.PE = p.tiny(run)
-	case p.strongCandidates(alg, oneToOne) != nil:
-		res.PE = p.runPortfolio(p.strongCandidates(alg, oneToOne), runWith)
-	default:
+	} else if cands := p.strongCandidates(alg, oneToOne); cands != nil {
+		res.PE = p.runPortfolio(cands, runWith)
+	} else {
 		res.PE = run()
 	}
 	if p.err != nil {

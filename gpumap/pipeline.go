@@ -346,14 +346,17 @@ type largeConfig struct {
 // size (and, when f is not nil, its features) asks for it.
 func (c presetConfig) forSize(m int64, f *features.Features) presetConfig {
 	l := c.large
-	if l.m <= 0 || m < l.m {
-		return c
-	}
-	if f != nil && m < l.flatBelow && f.Kind() == features.Regular && f.EdgeKeep < l.flatRatio*f.VertexKeep {
+	if l.m <= 0 || m < l.m || l.flat(m, f) {
 		return c
 	}
 	c.topTries, c.partition, c.finalFM = l.topTries, l.partition, l.finalFM
 	return c
+}
+
+// flat reports whether a graph of m edges with features f is the 2D-like
+// exception that keeps the full preset (see flatBelow).
+func (l largeConfig) flat(m int64, f *features.Features) bool {
+	return f != nil && m < l.flatBelow && f.Kind() == features.Regular && f.EdgeKeep < l.flatRatio*f.VertexKeep
 }
 
 type skewedConfig struct {

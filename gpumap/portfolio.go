@@ -63,7 +63,13 @@ const ownMaxEdges = 1 << 17
 // expanderLike reports whether a regular graph's edges survive matching
 // (expanderRatio).
 func expanderLike(f features.Features) bool {
-	return f.Kind() == features.Regular && f.VertexKeep > 0 && f.EdgeKeep >= expanderRatio*f.VertexKeep
+	return keepsEdges(f, expanderRatio)
+}
+
+// keepsEdges reports whether f is a regular graph whose edges shrink under
+// matching at most 1/ratio times as fast as its vertices.
+func keepsEdges(f features.Features, ratio float64) bool {
+	return f.Kind() == features.Regular && f.VertexKeep > 0 && f.EdgeKeep >= ratio*f.VertexKeep
 }
 
 // candidate is one pipeline of the portfolio.
@@ -83,13 +89,13 @@ func (p *pipeline) strongCandidates(alg Algorithm, oneToOne bool) []candidate {
 	}
 	s, s2 := p.opt.Seed, p.opt.Seed+0x9e3779b97f4a7c15
 	own, def := candidate{Strong, s}, candidate{Default, s}
-	large := presets[Strong].large
+	large, m := presets[Strong].large, p.g.M()
 	switch {
-	case f.VertexKeep > 0 && f.EdgeKeep >= fmHeavyRatio*f.VertexKeep && p.g.M() >= fmHeavyOwnMaxEdges:
+	case keepsEdges(f, fmHeavyRatio) && m >= fmHeavyOwnMaxEdges:
 		return []candidate{def}
-	case p.g.M() >= large.m && p.cfg.topTries != large.topTries:
+	case m >= large.m && large.flat(m, &f):
 		return nil // the 2D-like exception keeps the full preset
-	case p.g.M() >= ownMaxEdges:
+	case m >= ownMaxEdges:
 		return []candidate{def, {Default, s2}}
 	}
 	return []candidate{own, def, {Default, s2}}
@@ -107,12 +113,11 @@ func (p *pipeline) runPortfolio(cands []candidate, run func(*pipeline) []int32) 
 		}
 		opt := p.opt
 		opt.Preset, opt.Seed = c.preset, c.seed
-		t := &tracker{}
-		if i == 0 {
-			t = p.t
-		}
-		q := newPipeline(p.x, p.g, p.top, opt, t)
+		q := newPipeline(p.x, p.g, p.top, opt, &tracker{})
 		q.withFeatures(p.features)
+		if i == 0 {
+			q.t = p.t // the first candidate reports progress (p logged the features)
+		}
 		pipes[i] = q
 	}
 	threads := p.x.Threads()
@@ -126,7 +131,7 @@ func (p *pipeline) runPortfolio(cands []candidate, run func(*pipeline) []int32) 
 		var wg sync.WaitGroup
 		x, backend := p.x, p.backend
 		for i, q := range pipes {
-			share := max(1, threads/len(pipes)+b2i(i < threads%len(pipes)))
+			share := max(1, (threads+i)/len(pipes))
 			q.x = par.New(share)
 			q.backend = cpu.New(share)
 			wg.Add(1)
@@ -166,11 +171,4 @@ func (p *pipeline) runPortfolio(cands []candidate, run func(*pipeline) []int32) 
 	c := cands[best]
 	p.t.logf("strong: %d pipelines, the lowest J (%d) from the %s preset's with seed %d", len(pipes), bestM.J, c.preset, c.seed)
 	return pes[best]
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -21,10 +21,7 @@ func TestFMWasteBoundsFruitlessRounds(t *testing.T) {
 	for v := range part {
 		part[v] = int32(v % k)
 	}
-	maxW := make([]int64, k)
-	for i := range maxW {
-		maxW[i] = int64(n/k) * 103 / 100
-	}
+	maxW := limits3(n, k)
 	s := NewState(g, k, part, maxW, Cut())
 	RunFM(s, FMConfig{Rounds: 8, Alpha: alpha, Seed: 1}, s.Cost())
 	converged := append([]int32(nil), s.Part...)
@@ -63,10 +60,7 @@ func TestFMWasteLeavesSmallBoundariesAlone(t *testing.T) {
 	for v := range part {
 		part[v] = int32(v * k / n) // the generator numbers points by cell: blocks are regions
 	}
-	maxW := make([]int64, k)
-	for i := range maxW {
-		maxW[i] = int64(n/k) * 103 / 100
-	}
+	maxW := limits3(n, k)
 	s := NewState(g, k, part, maxW, Cut())
 	RunFM(s, FMConfig{Rounds: 4, Alpha: alpha, Seed: 1}, s.Cost())
 	converged := append([]int32(nil), s.Part...)
@@ -82,4 +76,13 @@ func TestFMWasteLeavesSmallBoundariesAlone(t *testing.T) {
 	if boundedCost != freeCost || !slices.Equal(free, bounded) {
 		t.Fatalf("Waste changed FM on a geometric graph: cost %d, without the bound %d", boundedCost, freeCost)
 	}
+}
+
+// limits3 gives each of k blocks of an n-vertex unit graph 3% slack.
+func limits3(n, k int) []int64 {
+	maxW := make([]int64, k)
+	for i := range maxW {
+		maxW[i] = int64(n/k) * 103 / 100
+	}
+	return maxW
 }
