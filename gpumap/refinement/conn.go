@@ -47,7 +47,7 @@ func (c *ConnTable) Frozen(v int32) bool {
 // built lazily, the first time a vertex is asked about, so refinement that
 // only touches the boundary never pays for the interior.
 func NewConnTable(s *State) *ConnTable {
-	c := &ConnTable{}
+	c := par.NewPrivate[ConnTable]()
 	c.reset(s)
 	return c
 }

@@ -1,6 +1,7 @@
 package refinement
 
 import (
+	"github.com/gpumap/gpumap/gpumap/internal/par"
 	"github.com/gpumap/gpumap/gpumap/internal/pq"
 	"math/rand/v2"
 	"sync"
@@ -81,7 +82,11 @@ func NewFM(s *State, cfg FMConfig) *FM {
 }
 
 // newFM returns an empty refiner; Reset sizes it for a state.
-func newFM() *FM { return &FM{heap: pq.New(0), ct: &ConnTable{}} }
+func newFM() *FM {
+	f := par.NewPrivate[FM]()
+	f.heap, f.ct = pq.New(0), par.NewPrivate[ConnTable]()
+	return f
+}
 
 // Reset points the refiner at a new state, reusing its memory: repeated
 // refinement of graphs up to the same size allocates nothing.

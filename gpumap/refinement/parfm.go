@@ -104,14 +104,15 @@ func newBatchFM(x *par.Exec, s *State, cfg FMConfig) *batchFM {
 		rng: rand.New(rand.NewPCG(cfg.Seed, 0x70666d)), commit: newNbhd(s.K), stamp: make([]uint32, n)}
 	f.ct, _ = conns.Get().(*ConnTable)
 	if f.ct == nil {
-		f.ct = &ConnTable{}
+		f.ct = par.NewPrivate[ConnTable]()
 	}
 	f.ct.reset(s)
 	f.ws = make([]*searcher, x.Workers(1<<30))
 	for i := range f.ws {
 		w, _ := searchers.Get().(*searcher)
 		if w == nil {
-			w = &searcher{heap: pq.New(0)}
+			w = par.NewPrivate[searcher]()
+			w.heap = pq.New(0)
 		}
 		w.f = f
 		w.heap.Reserve(n)
@@ -123,7 +124,7 @@ func newBatchFM(x *par.Exec, s *State, cfg FMConfig) *batchFM {
 		}
 		w.vs = w.vs[:n]
 		if len(w.dbw) < s.K {
-			w.dbw = make([]int64, s.K)
+			w.dbw = par.Private[int64](s.K)
 		}
 		f.ws[i] = w
 	}
@@ -237,6 +238,9 @@ func (f *batchFM) boundaryAfter() []int32 {
 	return all
 }
 
+// searchGrain is the number of searches a worker takes at a time.
+const searchGrain = 4
+
 func (f *batchFM) round1() int64 {
 	f.round++
 	seeds := f.boundary()
@@ -255,13 +259,14 @@ func (f *batchFM) round1() int64 {
 	total := int64(0)
 	for lo := 0; lo < len(seeds); lo += batch {
 		bs := seeds[lo:min(lo+batch, len(seeds))]
-		f.x.Each(len(bs), func(worker, i int) {
-			v := bs[i]
-			if f.lock[v] == f.round || f.cfg.SkipExplored && f.explored[v] == f.round {
-				results[i] = searchResult{}
-				return
+		// A few searches per task: a task per search made the workers
+		// take turns on Each's counter and on the results' cache lines.
+		f.x.Each((len(bs)+searchGrain-1)/searchGrain, func(worker, t int) {
+			for i := t * searchGrain; i < min(t*searchGrain+searchGrain, len(bs)); i++ {
+				if v := bs[i]; f.lock[v] != f.round && !(f.cfg.SkipExplored && f.explored[v] == f.round) {
+					results[i] = f.ws[worker].search(v)
+				}
 			}
-			results[i] = f.ws[worker].search(v)
 		})
 		for i := range bs {
 			total += f.commitResult(&results[i], bs[i])

@@ -2,6 +2,7 @@ package refinement
 
 import (
 	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/internal/par"
 )
 
 // State is a graph with an assignment of its vertices to K blocks.
@@ -16,7 +17,7 @@ type State struct {
 
 // NewState builds a State and computes the block weights.
 func NewState(g *graph.Graph, k int, part []int32, maxW []int64, obj Objective) *State {
-	s := &State{G: g, K: k, Part: part, BW: make([]int64, k), MaxW: maxW, Obj: obj}
+	s := &State{G: g, K: k, Part: part, BW: par.Private[int64](k), MaxW: maxW, Obj: obj}
 	for v, b := range part {
 		s.BW[b] += g.VW[v]
 	}
@@ -76,7 +77,10 @@ type nbhd struct {
 }
 
 func newNbhd(k int) *nbhd {
-	return &nbhd{conn: make([]int64, k), stamp: make([]uint32, k)}
+	// Every worker of a parallel loop has one: line-private (par.Private).
+	h := par.NewPrivate[nbhd]()
+	h.conn, h.stamp = par.Private[int64](k), par.Private[uint32](k)
+	return h
 }
 
 // reset empties the block set; stamps are recycled until they wrap.

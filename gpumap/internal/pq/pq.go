@@ -2,6 +2,8 @@
 // shared by the refiners and the graph-growing bisection.
 package pq
 
+import "github.com/gpumap/gpumap/gpumap/internal/par"
+
 // Heap is an addressable max-heap of vertices keyed by (gain, tie).
 type Heap struct {
 	items []Item
@@ -15,9 +17,12 @@ type Item struct {
 	V    int32
 }
 
-// New returns a heap for vertices 0..n-1.
+// New returns a heap for vertices 0..n-1. The heap and its first items
+// are line-private (par.Private): every worker of a parallel FM pushes and
+// pops its own.
 func New(n int) *Heap {
-	h := &Heap{pos: make([]int32, n)}
+	h := par.NewPrivate[Heap]()
+	h.items, h.pos = par.Private[Item](0), make([]int32, n)
 	for i := range h.pos {
 		h.pos[i] = -1
 	}
