@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"bytes"
 	"os"
 	"testing"
 )
@@ -11,6 +12,23 @@ func BenchmarkParseMETIS(b *testing.B) {
 		b.Skip("benchmark graph not available:", err)
 	}
 	b.SetBytes(int64(len(data)))
+	for i := 0; i < b.N; i++ {
+		if _, err := ParseMETIS(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkParseRGG parses a 2^18-vertex random geometric graph (1.7M
+// edges, 23 MB of text); run with -cpu 1,2 to compare thread counts.
+func BenchmarkParseRGG(b *testing.B) {
+	var buf bytes.Buffer
+	if err := WriteMETIS(&buf, RandomGeometric(1<<18, 7)); err != nil {
+		b.Fatal(err)
+	}
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := ParseMETIS(data); err != nil {
 			b.Fatal(err)
