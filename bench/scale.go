@@ -163,27 +163,28 @@ func runScale(sizeList, hier, dist string, eps float64, preset, bin, work string
 			return fmt.Errorf("gcv %s: %v\n%s", sg.name, err, out)
 		}
 		load := loadAvg()
-		best := func(f func() (scaleRun, error)) (scaleRun, error) {
-			var b scaleRun
-			for i := 0; i < reps; i++ {
-				r, err := f()
-				if err != nil {
-					return r, err
-				}
-				if i == 0 || r.wall < b.wall {
-					b = r
-				}
-			}
-			return b, nil
-		}
-		sc, err := best(func() (scaleRun, error) { return scaleScotch(g, top, grf, tgt, work, eps) })
-		if err != nil {
-			return fmt.Errorf("%s: scotch: %w", sg.name, err)
-		}
+		// Rounds of Scotch, -t 1 and -t 2, the fastest of each kept: the
+		// machine's speed drifts over minutes, and all reps of one tool
+		// in a row would give it one period and the next tool another.
+		var sc scaleRun
 		var gm [2]scaleRun
-		for i, t := range []int{1, 2} {
-			if gm[i], err = best(func() (scaleRun, error) { return scaleGpumap(bin, g, top, path, hier, dist, eps, preset, t, work) }); err != nil {
-				return fmt.Errorf("%s -t %d: %w", sg.name, t, err)
+		keep := func(b *scaleRun, r scaleRun, round int) {
+			if round == 0 || r.wall < b.wall {
+				*b = r
+			}
+		}
+		for round := 0; round < reps; round++ {
+			r, err := scaleScotch(g, top, grf, tgt, work, eps)
+			if err != nil {
+				return fmt.Errorf("%s: scotch: %w", sg.name, err)
+			}
+			keep(&sc, r, round)
+			for i, t := range []int{1, 2} {
+				r, err := scaleGpumap(bin, g, top, path, hier, dist, eps, preset, t, work)
+				if err != nil {
+					return fmt.Errorf("%s -t %d: %w", sg.name, t, err)
+				}
+				keep(&gm[i], r, round)
 			}
 		}
 		same := "yes"
