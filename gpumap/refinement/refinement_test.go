@@ -2,9 +2,11 @@ package refinement
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/internal/par"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -85,5 +87,68 @@ func TestConnTableAgainstRecomputation(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestBuildAllIsEnsureInOrder: the parallel BuildAll gives every vertex
+// the slot and the entries that ensure gives it when called on the same
+// vertices one after the other (frozen hubs and vertices built before
+// skipped), for any thread count.
+func TestBuildAllIsEnsureInOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	b := graph.NewBuilder(20000)
+	for i := 0; i < 100000; i++ {
+		u, v := rng.IntN(20000), rng.IntN(20000)
+		if u != v {
+			b.AddEdge(u, v, int64(1+rng.IntN(3)))
+		}
+	}
+	for h := 0; h < 40; h++ { // hubs, frozen
+		for i := 0; i < 300; i++ {
+			if v := rng.IntN(20000); v != h {
+				b.AddEdge(h, v, 1)
+			}
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	part := make([]int32, g.N())
+	for v := range part {
+		part[v] = int32(rng.IntN(6))
+	}
+	s := NewState(g, 6, part, []int64{1 << 40, 1 << 40, 1 << 40, 1 << 40, 1 << 40, 1 << 40}, Cut())
+	vs := rng.Perm(g.N())[:12000] // distinct, some of the 40 hubs among them
+	frozen := 0
+	for _, threads := range []int{1, 2, 3} {
+		seq, all := NewConnTable(s), NewConnTable(s)
+		for _, v := range vs[:500] { // built before
+			seq.ensure(int32(v))
+			all.ensure(int32(v))
+		}
+		list := make([]int32, 0, len(vs))
+		for _, v := range vs {
+			list = append(list, int32(v))
+			seq.ensure(int32(v))
+		}
+		all.BuildAll(par.New(threads), list)
+		if seq.used != all.used {
+			t.Fatalf("threads %d: %d arena slots used, ensure used %d", threads, all.used, seq.used)
+		}
+		for _, v := range list {
+			if seq.Frozen(v) {
+				frozen++
+				continue
+			}
+			b1, w1, ok1 := seq.Entries(v)
+			b2, w2, ok2 := all.Entries(v)
+			if !ok1 || !ok2 || seq.off[v] != all.off[v] || !slices.Equal(b1, b2) || !slices.Equal(w1, w2) {
+				t.Fatalf("threads %d, vertex %d: BuildAll gave offset %d %v %v, ensure %d %v %v", threads, v, all.off[v], b2, w2, seq.off[v], b1, w1)
+			}
+		}
+	}
+	if frozen == 0 {
+		t.Fatal("no frozen vertex among the tested ones")
 	}
 }
