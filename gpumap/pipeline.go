@@ -57,8 +57,9 @@ func (p *pipeline) limits() []int64 {
 // features (package features): dense-block and hub graphs go to the
 // integrated pipeline, skewed graphs get label propagation instead of FM.
 func (p *pipeline) byFeatures() Algorithm {
-	p.t.phase("features", func() { p.features = features.Measure(p.x, p.g) })
-	return p.withFeatures(p.features)
+	var f features.Features
+	p.t.phase("features", func() { f = features.Measure(p.x, p.g) })
+	return p.withFeatures(f)
 }
 
 // withFeatures sets the algorithm and the preset from measured features.
