@@ -1,6 +1,7 @@
 package refinement
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -170,6 +171,42 @@ func TestPromisingSeedsGainEnough(t *testing.T) {
 	for i := range want {
 		if kept[i] != want[i] {
 			t.Fatalf("seed %d kept, %d expected", kept[i], want[i])
+		}
+	}
+}
+
+// A batchFM taken back from the pool carries the round stamps of the
+// states it refined before, over more vertices than the next one has: the
+// next state must be refined exactly as by a fresh batchFM.
+func TestReusedBatchFMIsFresh(t *testing.T) {
+	refine := func(f *batchFM, g *graph.Graph, k int) []int32 {
+		part, maxW := stripes(g, k)
+		s := NewState(g, k, part, maxW, Cut())
+		cfg := withFMDefaults(s, FMConfig{Rounds: 3, Alpha: 30, SkipExplored: true, Seed: 4})
+		f.take(par.New(2), s, cfg)
+		before := s.Cost()
+		if gain := f.run(before); gain <= 0 || gain != before-s.Cost() {
+			t.Fatalf("gain %d, cost %d -> %d", gain, before, s.Cost())
+		}
+		return s.Part
+	}
+	fresh := func() *batchFM {
+		f := &batchFM{pcg: rand.NewPCG(0, 0)}
+		f.rng = rand.New(f.pcg)
+		return f
+	}
+	small, large := graph.RandomGeometric(1<<13, 5), graph.RandomGeometric(1<<14, 6)
+	want := refine(fresh(), small, 6)
+	f := fresh()
+	refine(f, large, 6)
+	refine(f, small, 4)
+	if f.round < 4 {
+		t.Fatalf("only %d rounds before the state under test: nothing carried over", f.round)
+	}
+	got := refine(f, small, 6)
+	for v := range want {
+		if got[v] != want[v] {
+			t.Fatalf("vertex %d: block %d after reuse, %d fresh", v, got[v], want[v])
 		}
 	}
 }
