@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -144,11 +145,11 @@ func runScale(sizeList, hier, dist string, eps float64, preset, bin, work string
 	}
 	fmt.Printf("# scale: H=%s D=%s eps=%g preset=%s, Scotch %s with SCOTCH_PTHREAD_NUMBER=1, best of %d, %s\n",
 		hier, dist, eps, preset, "-cb -Cd", reps, time.Now().Format(time.RFC3339))
-	fmt.Printf("# wall and CPU in seconds, peak RSS in MiB; t2/t1: wall ratio; same: -t 1 and -t 2 gave the same mapping\n")
-	fmt.Printf("%-17s %9s %9s | %6s %6s %6s %10s | %6s %6s %6s %10s | %6s %6s %6s %10s | %5s %4s %6s %6s %5s\n",
+	fmt.Printf("# wall and CPU in seconds, peak RSS in MiB; t2/t1: wall ratio of the fastest runs; paired: median over rounds of the round's t2/t1 wall ratio; same: -t 1 and -t 2 gave the same mapping\n")
+	fmt.Printf("%-17s %9s %9s | %6s %6s %6s %10s | %6s %6s %6s %10s | %6s %6s %6s %10s | %5s %6s %4s %6s %6s %5s\n",
 		"graph", "n", "m", "sc_wl", "sc_cpu", "sc_rss", "J_scotch",
 		"t1_wl", "t1_cpu", "t1_rss", "J_t1", "t2_wl", "t2_cpu", "t2_rss", "J_t2",
-		"t2/t1", "same", "rss/sc", "wl/sc", "load")
+		"t2/t1", "paired", "same", "rss/sc", "wl/sc", "load")
 	for _, sg := range scaleGraphs(sizes, seed) {
 		path := filepath.Join(work, sg.name+".graph")
 		if out, err := exec.Command(bin, append(append([]string{"gen"}, sg.gen...), "-o", path)...).CombinedOutput(); err != nil {
@@ -168,6 +169,7 @@ func runScale(sizeList, hier, dist string, eps float64, preset, bin, work string
 		// in a row would give it one period and the next tool another.
 		var sc scaleRun
 		var gm [2]scaleRun
+		var paired []float64 // each round's t2/t1 wall ratio
 		keep := func(b *scaleRun, r scaleRun, round int) {
 			if round == 0 || r.wall < b.wall {
 				*b = r
@@ -179,13 +181,16 @@ func runScale(sizeList, hier, dist string, eps float64, preset, bin, work string
 				return fmt.Errorf("%s: scotch: %w", sg.name, err)
 			}
 			keep(&sc, r, round)
+			var walls [2]float64
 			for i, t := range []int{1, 2} {
 				r, err := scaleGpumap(bin, g, top, path, hier, dist, eps, preset, t, work)
 				if err != nil {
 					return fmt.Errorf("%s -t %d: %w", sg.name, t, err)
 				}
 				keep(&gm[i], r, round)
+				walls[i] = r.wall
 			}
+			paired = append(paired, walls[1]/walls[0])
 		}
 		same := "yes"
 		if !bytes.Equal(gm[0].mapping, gm[1].mapping) {
@@ -198,15 +203,29 @@ func runScale(sizeList, hier, dist string, eps float64, preset, bin, work string
 			}
 			return "!"
 		}
-		fmt.Printf("%-17s %9d %9d | %6.2f %6.2f %6.0f %10d%s| %6.2f %6.2f %6.0f %10d%s| %6.2f %6.2f %6.0f %10d%s| %5.2f %4s %6.2f %6.2f %5s\n",
+		fmt.Printf("%-17s %9d %9d | %6.2f %6.2f %6.0f %10d%s| %6.2f %6.2f %6.0f %10d%s| %6.2f %6.2f %6.0f %10d%s| %5.2f %6.2f %4s %6.2f %6.2f %5s\n",
 			sg.name, g.N(), g.M(), sc.wall, sc.cpu, mib(sc.rss), sc.j, mark(sc),
 			gm[0].wall, gm[0].cpu, mib(gm[0].rss), gm[0].j, mark(gm[0]),
 			gm[1].wall, gm[1].cpu, mib(gm[1].rss), gm[1].j, mark(gm[1]),
-			gm[1].wall/gm[0].wall, same, float64(gm[1].rss)/float64(sc.rss), gm[1].wall/sc.wall, load)
+			gm[1].wall/gm[0].wall, medianOf(paired), same, float64(gm[1].rss)/float64(sc.rss), gm[1].wall/sc.wall, load)
 		os.Remove(path)
 		os.Remove(grf)
 	}
 	return nil
+}
+
+// medianOf is the median of xs (the mean of the middle two for an even
+// count); xs is reordered.
+func medianOf(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	slices.Sort(xs)
+	h := len(xs) / 2
+	if len(xs)%2 == 1 {
+		return xs[h]
+	}
+	return (xs[h-1] + xs[h]) / 2
 }
 
 func scaleScotch(g *graph.Graph, top *topology.Topology, grf, tgt, work string, eps float64) (scaleRun, error) {

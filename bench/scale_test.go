@@ -26,3 +26,14 @@ func TestMeasureRSSIsTheChilds(t *testing.T) {
 	}
 	big[len(big)-1] = 2 // keep big alive until here
 }
+
+func TestMedianOf(t *testing.T) {
+	for _, c := range []struct {
+		xs   []float64
+		want float64
+	}{{nil, 0}, {[]float64{0.7}, 0.7}, {[]float64{0.6, 0.5}, 0.55}, {[]float64{0.9, 0.5, 0.6}, 0.6}, {[]float64{0.62, 0.5, 0.58, 0.7}, 0.6}} {
+		if got := medianOf(c.xs); got != c.want {
+			t.Errorf("medianOf(%v) = %g, want %g", c.xs, got, c.want)
+		}
+	}
+}
