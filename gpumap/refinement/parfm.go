@@ -117,6 +117,12 @@ func newBatchFM(x *par.Exec, s *State, cfg FMConfig) *batchFM {
 func (f *batchFM) take(x *par.Exec, s *State, cfg FMConfig) {
 	n := s.G.N()
 	f.x, f.s, f.cfg, f.hub = x, s, cfg, hubDegree(s.G)
+	if cap(f.lock) > 4*n+4096 {
+		// Stamps sized for a much larger graph would stay alive with a
+		// small one (the whole graph's, through the sub-problems): fresh
+		// zero is below every round too.
+		f.lock, f.explored, f.retried, f.stamp = nil, nil, nil, nil
+	}
 	f.lock, f.explored = growU32(f.lock, n), growU32(f.explored, n)
 	f.retried, f.stamp = growU32(f.retried, n), growU32(f.stamp, n)
 	f.round0, f.prev, f.moves = f.round, nil, f.moves[:0]

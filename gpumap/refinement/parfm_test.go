@@ -210,3 +210,21 @@ func TestReusedBatchFMIsFresh(t *testing.T) {
 		}
 	}
 }
+
+// A pooled batchFM does not keep stamps sized for a much larger graph
+// alive while it refines a small one (the whole graph's would stay
+// resident through every sub-problem).
+func TestReusedBatchFMDropsLargeStamps(t *testing.T) {
+	f := &batchFM{pcg: rand.NewPCG(0, 0)}
+	f.rng = rand.New(f.pcg)
+	for _, g := range []*graph.Graph{graph.RandomGeometric(1<<14, 2), graph.Grid(40, 25)} {
+		part, maxW := stripes(g, 4)
+		s := NewState(g, 4, part, maxW, Cut())
+		f.take(par.New(1), s, withFMDefaults(s, FMConfig{Seed: 1}))
+		f.run(s.Cost())
+		f.release()
+	}
+	if n := 1000; cap(f.lock) > 4*n+4096 || cap(f.stamp) > 4*n+4096 {
+		t.Fatalf("stamps of %d and %d entries kept for a %d-vertex graph", cap(f.lock), cap(f.stamp), n)
+	}
+}
