@@ -43,10 +43,8 @@ type batchFM struct {
 	lock     []uint32 // round in which the vertex moved for good
 	explored []uint32 // round in which a search moved the vertex without keeping it
 	retried  []uint32 // round in which that happened a first time (the second locks it)
-	round    uint32   // rounds run by this batchFM, pooled ones included
-	round0   uint32   // round when the current state was taken on
+	round    uint32
 	rng      *rand.Rand
-	pcg      *rand.PCG
 	ws       []*searcher // one per worker
 	commit   *nbhd
 	// ct holds the connectivity of the boundary vertices in the shared
@@ -97,39 +95,13 @@ type searchResult struct {
 	tried []int32 // vertices moved beyond the prefix
 }
 
-var searchers, conns, batches sync.Pool
+var searchers, conns sync.Pool
 
 func newBatchFM(x *par.Exec, s *State, cfg FMConfig) *batchFM {
 	cfg = withFMDefaults(s, cfg)
-	// A pooled batchFM keeps its per-vertex round stamps: its round count
-	// goes on from where the last state left it, so stale entries read
-	// as "not this round" without clearing 16 bytes per vertex.
-	f, _ := batches.Get().(*batchFM)
-	if f == nil || f.round >= 1<<30 || f.marks >= 1<<30 {
-		f = &batchFM{pcg: rand.NewPCG(0, 0)}
-		f.rng = rand.New(f.pcg)
-	}
-	f.take(x, s, cfg)
-	return f
-}
-
-// take points f at s, reusing its memory.
-func (f *batchFM) take(x *par.Exec, s *State, cfg FMConfig) {
 	n := s.G.N()
-	f.x, f.s, f.cfg, f.hub = x, s, cfg, hubDegree(s.G)
-	if cap(f.lock) > 4*n+4096 {
-		// Stamps sized for a much larger graph would stay alive with a
-		// small one (the whole graph's, through the sub-problems): fresh
-		// zero is below every round too.
-		f.lock, f.explored, f.retried, f.stamp = nil, nil, nil, nil
-	}
-	f.lock, f.explored = growU32(f.lock, n), growU32(f.explored, n)
-	f.retried, f.stamp = growU32(f.retried, n), growU32(f.stamp, n)
-	f.round0, f.prev, f.moves = f.round, nil, f.moves[:0]
-	f.pcg.Seed(cfg.Seed, 0x70666d)
-	if f.commit == nil || len(f.commit.conn) < s.K {
-		f.commit = newNbhd(s.K)
-	}
+	f := &batchFM{x: x, s: s, cfg: cfg, hub: hubDegree(s.G), lock: make([]uint32, n), explored: make([]uint32, n), retried: make([]uint32, n),
+		rng: rand.New(rand.NewPCG(cfg.Seed, 0x70666d)), commit: newNbhd(s.K), stamp: make([]uint32, n)}
 	f.ct, _ = conns.Get().(*ConnTable)
 	if f.ct == nil {
 		f.ct = par.NewPrivate[ConnTable]()
@@ -145,8 +117,10 @@ func (f *batchFM) take(x *par.Exec, s *State, cfg FMConfig) {
 		w.f = f
 		w.heap.Reserve(n)
 		if cap(w.vs) < n {
-			// Zero is below every stamp: the old entries need no copy.
-			w.vs = make([]vstate, n)
+			// Grown, never shrunk: stamps of earlier searches are kept.
+			vs := make([]vstate, n)
+			copy(vs, w.vs)
+			w.vs = vs
 		}
 		w.vs = w.vs[:n]
 		if len(w.dbw) < s.K {
@@ -154,6 +128,7 @@ func (f *batchFM) take(x *par.Exec, s *State, cfg FMConfig) {
 		}
 		f.ws[i] = w
 	}
+	return f
 }
 
 func (f *batchFM) release() {
@@ -163,8 +138,7 @@ func (f *batchFM) release() {
 		w.f = nil
 		searchers.Put(w)
 	}
-	f.x, f.s, f.ct, f.ws, f.prev = nil, nil, nil, nil, nil
-	batches.Put(f)
+	f.ws = nil
 }
 
 // withFMDefaults fills the zero fields of cfg as FM.Reset does.
@@ -344,10 +318,7 @@ func (f *batchFM) buildAround(seeds []int32) {
 
 // tie is the heap's tie-break of v in this round.
 func (f *batchFM) tie(v int32) uint32 {
-	// Counted from the state's first round (1): results must not depend
-	// on which pooled batchFM was taken.
-	r := uint64(f.round - f.round0)
-	return uint32((uint64(v)*0x9e3779b97f4a7c15 ^ r*0xbf58476d1ce4e5b9 ^ f.cfg.Seed) >> 32)
+	return uint32((uint64(v)*0x9e3779b97f4a7c15 ^ uint64(f.round)*0xbf58476d1ce4e5b9 ^ f.cfg.Seed) >> 32)
 }
 
 // blockOf is v's block in the searcher's view.
@@ -508,7 +479,7 @@ func (w *searcher) consider(v int32) {
 func (w *searcher) fresh() {
 	w.stamp++
 	if w.stamp == 0 {
-		clear(w.vs[:cap(w.vs)]) // beyond len too: a later graph may be larger
+		clear(w.vs)
 		w.stamp = 1
 	}
 	w.eBlk, w.eW = w.eBlk[:0], w.eW[:0]

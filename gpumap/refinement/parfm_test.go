@@ -1,7 +1,6 @@
 package refinement
 
 import (
-	"math/rand/v2"
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -172,59 +171,5 @@ func TestPromisingSeedsGainEnough(t *testing.T) {
 		if kept[i] != want[i] {
 			t.Fatalf("seed %d kept, %d expected", kept[i], want[i])
 		}
-	}
-}
-
-// A batchFM taken back from the pool carries the round stamps of the
-// states it refined before, over more vertices than the next one has: the
-// next state must be refined exactly as by a fresh batchFM.
-func TestReusedBatchFMIsFresh(t *testing.T) {
-	refine := func(f *batchFM, g *graph.Graph, k int) []int32 {
-		part, maxW := stripes(g, k)
-		s := NewState(g, k, part, maxW, Cut())
-		cfg := withFMDefaults(s, FMConfig{Rounds: 3, Alpha: 30, SkipExplored: true, Seed: 4})
-		f.take(par.New(2), s, cfg)
-		before := s.Cost()
-		if gain := f.run(before); gain <= 0 || gain != before-s.Cost() {
-			t.Fatalf("gain %d, cost %d -> %d", gain, before, s.Cost())
-		}
-		return s.Part
-	}
-	fresh := func() *batchFM {
-		f := &batchFM{pcg: rand.NewPCG(0, 0)}
-		f.rng = rand.New(f.pcg)
-		return f
-	}
-	small, large := graph.RandomGeometric(1<<13, 5), graph.RandomGeometric(1<<14, 6)
-	want := refine(fresh(), small, 6)
-	f := fresh()
-	refine(f, large, 6)
-	refine(f, small, 4)
-	if f.round < 4 {
-		t.Fatalf("only %d rounds before the state under test: nothing carried over", f.round)
-	}
-	got := refine(f, small, 6)
-	for v := range want {
-		if got[v] != want[v] {
-			t.Fatalf("vertex %d: block %d after reuse, %d fresh", v, got[v], want[v])
-		}
-	}
-}
-
-// A pooled batchFM does not keep stamps sized for a much larger graph
-// alive while it refines a small one (the whole graph's would stay
-// resident through every sub-problem).
-func TestReusedBatchFMDropsLargeStamps(t *testing.T) {
-	f := &batchFM{pcg: rand.NewPCG(0, 0)}
-	f.rng = rand.New(f.pcg)
-	for _, g := range []*graph.Graph{graph.RandomGeometric(1<<14, 2), graph.Grid(40, 25)} {
-		part, maxW := stripes(g, 4)
-		s := NewState(g, 4, part, maxW, Cut())
-		f.take(par.New(1), s, withFMDefaults(s, FMConfig{Seed: 1}))
-		f.run(s.Cost())
-		f.release()
-	}
-	if n := 1000; cap(f.lock) > 4*n+4096 || cap(f.stamp) > 4*n+4096 {
-		t.Fatalf("stamps of %d and %d entries kept for a %d-vertex graph", cap(f.lock), cap(f.stamp), n)
 	}
 }
