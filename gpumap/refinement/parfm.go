@@ -117,10 +117,9 @@ func newBatchFM(x *par.Exec, s *State, cfg FMConfig) *batchFM {
 		w.f = f
 		w.heap.Reserve(n)
 		if cap(w.vs) < n {
-			// Grown, never shrunk: stamps of earlier searches are kept.
-			vs := make([]vstate, n)
-			copy(vs, w.vs)
-			w.vs = vs
+			// Grown, never shrunk. Zero is below every stamp: the old
+			// entries need no copy.
+			w.vs = make([]vstate, n)
 		}
 		w.vs = w.vs[:n]
 		if len(w.dbw) < s.K {
@@ -479,7 +478,7 @@ func (w *searcher) consider(v int32) {
 func (w *searcher) fresh() {
 	w.stamp++
 	if w.stamp == 0 {
-		clear(w.vs)
+		clear(w.vs[:cap(w.vs)]) // beyond len too: a later graph may be larger
 		w.stamp = 1
 	}
 	w.eBlk, w.eW = w.eBlk[:0], w.eW[:0]

@@ -173,3 +173,19 @@ func TestPromisingSeedsGainEnough(t *testing.T) {
 		}
 	}
 }
+
+// When a searcher's stamp wraps, the entries beyond the current graph are
+// cleared too: a later, larger graph reslices them, and a stale entry
+// equal to the restarted stamp would read as built by the current search.
+func TestSearcherStampWrapClearsAll(t *testing.T) {
+	w := par.NewPrivate[searcher]()
+	w.vs = make([]vstate, 2000)
+	w.vs[1500] = vstate{moved: 1, built: 1}
+	w.vs = w.vs[:1000]
+	w.stamp = ^uint32(0)
+	w.fresh()
+	w.vs = w.vs[:2000]
+	if x := w.vs[1500]; x.moved == w.stamp || x.built == w.stamp {
+		t.Fatalf("stamp %d after the wrap, and vertex 1500 still reads %+v", w.stamp, x)
+	}
+}
