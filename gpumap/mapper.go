@@ -80,10 +80,11 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 		}
 	}
 	run := func() []int32 { return runWith(p) }
+	var known *graph.Metrics // the portfolio evaluated its winner already
 	if tiny {
 		res.PE = p.tiny(run)
 	} else if cands := p.strongCandidates(alg, oneToOne); cands != nil {
-		res.PE = p.runPortfolio(cands, runWith)
+		res.PE, known = p.runPortfolio(cands, runWith)
 	} else {
 		res.PE = run()
 	}
@@ -91,9 +92,13 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 		return nil, p.err
 	}
 	res.Backend = p.backend.Name()
-	t.phase("evaluate", func() { res.Metrics, err = graph.Evaluate(g, top, res.PE, opt.Eps) })
-	if err != nil {
-		return nil, fmt.Errorf("internal error: %w", err)
+	if known != nil {
+		res.Metrics = *known
+	} else {
+		t.phase("evaluate", func() { res.Metrics, err = graph.Evaluate(g, top, res.PE, opt.Eps) })
+		if err != nil {
+			return nil, fmt.Errorf("internal error: %w", err)
+		}
 	}
 	res.Phases = t.phases
 	t.logf("J=%d cut=%d maxblock=%d lmax=%d feasible=%v", res.Metrics.J, res.Metrics.Cut,

@@ -102,9 +102,10 @@ func (p *pipeline) strongCandidates(alg Algorithm, oneToOne bool) []candidate {
 }
 
 // runPortfolio maps with the candidates (p itself for strong's own) and
-// returns the best mapping. run maps with a pipeline; p keeps the progress
+// returns the best mapping with its metrics (nil, nil when every candidate
+// failed; p.err says why). run maps with a pipeline; p keeps the progress
 // output, the others are silent.
-func (p *pipeline) runPortfolio(cands []candidate, run func(*pipeline) []int32) []int32 {
+func (p *pipeline) runPortfolio(cands []candidate, run func(*pipeline) []int32) ([]int32, *graph.Metrics) {
 	pipes := make([]*pipeline, len(cands))
 	for i, c := range cands {
 		if c.preset == p.opt.Preset && c.seed == p.opt.Seed {
@@ -166,9 +167,9 @@ func (p *pipeline) runPortfolio(cands []candidate, run func(*pipeline) []int32) 
 				break
 			}
 		}
-		return nil
+		return nil, nil
 	}
 	c := cands[best]
 	p.t.logf("strong: %d pipelines, the lowest J (%d) from the %s preset's with seed %d", len(pipes), bestM.J, c.preset, c.seed)
-	return pes[best]
+	return pes[best], &bestM
 }

@@ -1,6 +1,7 @@
 package gpumap
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 
@@ -42,6 +43,9 @@ func TestStrongPortfolio(t *testing.T) {
 			if !res.Metrics.Feasible || regular[name] && res.Metrics.J > def.Metrics.J ||
 				name == "random" && !slices.Equal(res.PE, def.PE) {
 				t.Fatalf("%s: strong J %d (feasible %v), default %d", name, res.Metrics.J, res.Metrics.Feasible, def.Metrics.J)
+			}
+			if want, err := graph.Evaluate(g, top, res.PE, opt.Eps); err != nil || !reflect.DeepEqual(res.Metrics, want) {
+				t.Fatalf("%s: strong reports %+v, its mapping has %+v (%v)", name, res.Metrics, want, err)
 			}
 			if ref == nil {
 				ref = res
