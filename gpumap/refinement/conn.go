@@ -275,7 +275,7 @@ func (c *ConnTable) BuildAll(x *par.Exec, vs []int32) {
 	x.For(len(vs), func(ch, lo, hi int) {
 		d := int64(0)
 		for _, v := range vs[lo:hi] {
-			if c.valid[v] != c.gen && !c.Frozen(v) {
+			if c.unbuilt(v) {
 				d += g.XAdj[v+1] - g.XAdj[v]
 			}
 		}
@@ -287,7 +287,7 @@ func (c *ConnTable) BuildAll(x *par.Exec, vs []int32) {
 	x.For(len(vs), func(ch, lo, hi int) {
 		off := start + need[ch]
 		for _, v := range vs[lo:hi] {
-			if c.valid[v] != c.gen && !c.Frozen(v) {
+			if c.unbuilt(v) {
 				c.off[v] = off
 				off += g.XAdj[v+1] - g.XAdj[v]
 				c.rebuild(v)
@@ -297,6 +297,9 @@ func (c *ConnTable) BuildAll(x *par.Exec, vs []int32) {
 	})
 	c.used += total
 }
+
+// unbuilt reports whether BuildAll builds v: not built yet, not frozen.
+func (c *ConnTable) unbuilt(v int32) bool { return c.valid[v] != c.gen && !c.Frozen(v) }
 
 // Entries returns v's built entries (blocks and connectivities), or ok
 // false when v's entries are not built. It only reads, so threads may call
