@@ -164,9 +164,10 @@ func runScale(sizeList, hier, dist string, eps float64, preset, bin, work string
 			return fmt.Errorf("gcv %s: %v\n%s", sg.name, err, out)
 		}
 		load := loadAvg()
-		// Rounds of Scotch, -t 1 and -t 2, the fastest of each kept: the
-		// machine's speed drifts over minutes, and all reps of one tool
-		// in a row would give it one period and the next tool another.
+		// Rounds of Scotch, -t 1 and -t 2 (these two in turns, see
+		// threadOrder), the fastest of each kept: the machine's speed
+		// drifts over minutes, and all reps of one tool in a row would
+		// give it one period and the next tool another.
 		var sc scaleRun
 		var gm [2]scaleRun
 		var paired []float64 // each round's t2/t1 wall ratio
@@ -182,13 +183,13 @@ func runScale(sizeList, hier, dist string, eps float64, preset, bin, work string
 			}
 			keep(&sc, r, round)
 			var walls [2]float64
-			for i, t := range []int{1, 2} {
+			for _, t := range threadOrder(round) {
 				r, err := scaleGpumap(bin, g, top, path, hier, dist, eps, preset, t, work)
 				if err != nil {
 					return fmt.Errorf("%s -t %d: %w", sg.name, t, err)
 				}
-				keep(&gm[i], r, round)
-				walls[i] = r.wall
+				keep(&gm[t-1], r, round)
+				walls[t-1] = r.wall
 			}
 			paired = append(paired, walls[1]/walls[0])
 		}
@@ -212,6 +213,17 @@ func runScale(sizeList, hier, dist string, eps float64, preset, bin, work string
 		os.Remove(grf)
 	}
 	return nil
+}
+
+// threadOrder is the order of the -t 1 and -t 2 runs in a round: they
+// take turns going first, so that neither always runs right after Scotch
+// or right after the other (a machine whose speed drifts would otherwise
+// favour one of them in every round).
+func threadOrder(round int) []int {
+	if round%2 == 1 {
+		return []int{2, 1}
+	}
+	return []int{1, 2}
 }
 
 // medianOf is the median of xs (the mean of the middle two for an even

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os/exec"
+	"slices"
 	"testing"
 )
 
@@ -34,6 +35,14 @@ func TestMedianOf(t *testing.T) {
 	}{{nil, 0}, {[]float64{0.7}, 0.7}, {[]float64{0.6, 0.5}, 0.55}, {[]float64{0.9, 0.5, 0.6}, 0.6}, {[]float64{0.62, 0.5, 0.58, 0.7}, 0.6}} {
 		if got := medianOf(c.xs); got != c.want {
 			t.Errorf("medianOf(%v) = %g, want %g", c.xs, got, c.want)
+		}
+	}
+}
+
+func TestThreadOrderAlternates(t *testing.T) {
+	for round, want := range [][]int{{1, 2}, {2, 1}, {1, 2}, {2, 1}} {
+		if got := threadOrder(round); !slices.Equal(got, want) {
+			t.Errorf("round %d: %v, want %v", round, got, want)
 		}
 	}
 }
