@@ -6,11 +6,11 @@ package par
 
 import (
 	"runtime"
-	"sync"
 	"sync/atomic"
 )
 
-// Exec runs data-parallel loops on a fixed number of goroutines.
+// Exec runs data-parallel loops on a fixed number of goroutines: the
+// caller's and helpers that poll between loops (helpers.go).
 type Exec struct {
 	threads int
 }
@@ -50,18 +50,10 @@ func (x *Exec) For(n int, body func(chunk, lo, hi int)) {
 		body(0, 0, n)
 		return
 	}
-	var wg sync.WaitGroup
-	wg.Add(c - 1)
-	for i := 1; i < c; i++ {
+	run(c, func(i int) {
 		lo, hi := bounds(n, c, i)
-		go func() {
-			defer wg.Done()
-			body(i, lo, hi)
-		}()
-	}
-	lo, hi := bounds(n, c, 0)
-	body(0, lo, hi)
-	wg.Wait()
+		body(i, lo, hi)
+	})
 }
 
 // SumInt64 is a deterministic parallel reduction of f over [0,n).
@@ -127,9 +119,7 @@ func (x *Exec) Each(n int, f func(worker, i int)) {
 		return
 	}
 	var next atomic.Int64
-	var wg sync.WaitGroup
-	wg.Add(workers - 1)
-	work := func(w int) {
+	run(workers, func(w int) {
 		for {
 			i := int(next.Add(1) - 1)
 			if i >= n {
@@ -137,15 +127,7 @@ func (x *Exec) Each(n int, f func(worker, i int)) {
 			}
 			f(w, i)
 		}
-	}
-	for w := 1; w < workers; w++ {
-		go func() {
-			defer wg.Done()
-			work(w)
-		}()
-	}
-	work(0)
-	wg.Wait()
+	})
 }
 
 // Workers is the number of goroutines Each uses for n tasks.

@@ -1,6 +1,7 @@
 package par
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
@@ -69,5 +70,27 @@ func TestEachRunsEveryTaskOnce(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// BenchmarkForShort: loops of about 2 x 50 us separated by as much
+// sequential work, the shape of most of a mapping's thousands of parallel
+// loops (see helpers.go): at -t 2 the second core idles between them.
+func BenchmarkForShort(b *testing.B) {
+	a := make([]float64, 2*MinGrain*20)
+	serial := make([]float64, MinGrain*20)
+	step := func(s []float64) {
+		for j := range s {
+			s[j] = s[j]*1.0000001 + 1e-9
+		}
+	}
+	for _, threads := range []int{1, 2} {
+		x := New(threads)
+		b.Run(fmt.Sprintf("t%d", threads), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				x.For(len(a), func(_, lo, hi int) { step(a[lo:hi]) })
+				step(serial)
+			}
+		})
 	}
 }
