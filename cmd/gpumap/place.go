@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -387,7 +386,7 @@ func cost(g *graph.Graph, top *topology.Topology, pe []int32) float64 {
 }
 
 func writeLines(path string, n int, line func(r int) string) error {
-	f, err := os.Create(path)
+	f, err := create(path)
 	if err != nil {
 		return err
 	}
