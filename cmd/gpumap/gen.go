@@ -85,7 +85,7 @@ func cmdGen(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	w := stdout
 	if *out != "" {
-		f, err := create(*out)
+		f, err := graph.Create(*out)
 		if err != nil {
 			return 0, err
 		}

@@ -177,7 +177,7 @@ func cmdMap(args []string, stdout, stderr io.Writer) (int, error) {
 		return 0, usageError{err}
 	}
 	if *cpuprofile != "" {
-		pf, err := create(*cpuprofile)
+		pf, err := graph.Create(*cpuprofile)
 		if err != nil {
 			return 0, err
 		}
@@ -187,7 +187,7 @@ func cmdMap(args []string, stdout, stderr io.Writer) (int, error) {
 		defer pprof.StopCPUProfile()
 	}
 	if *tracefile != "" {
-		tf, err := create(*tracefile)
+		tf, err := graph.Create(*tracefile)
 		if err != nil {
 			return 0, err
 		}
@@ -235,7 +235,7 @@ func cmdMap(args []string, stdout, stderr io.Writer) (int, error) {
 	// The mapper's wall time, what runs between its phases included (the
 	// phases nest, so their sum would count the inner ones twice).
 	total := time.Since(start)
-	f, err := create(c.mapFile)
+	f, err := graph.Create(c.mapFile)
 	if err != nil {
 		return 0, err
 	}

@@ -386,7 +386,7 @@ func cost(g *graph.Graph, top *topology.Topology, pe []int32) float64 {
 }
 
 func writeLines(path string, n int, line func(r int) string) error {
-	f, err := create(path)
+	f, err := graph.Create(path)
 	if err != nil {
 		return err
 	}

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
+	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -33,7 +33,7 @@ type Picture struct {
 
 // WriteFile writes the picture to path.
 func (p *Picture) WriteFile(path string) error {
-	f, err := os.Create(path)
+	f, err := graph.Create(path)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -132,7 +131,7 @@ func (p *Pattern) Write(w io.Writer, messages bool) error {
 
 // WriteFile writes the pattern to path (see Write).
 func (p *Pattern) WriteFile(path string, messages bool) error {
-	f, err := os.Create(path)
+	f, err := graph.Create(path)
 	if err != nil {
 		return err
 	}
