@@ -105,18 +105,30 @@ func (h *helper) loop() {
 
 // await polls for a job for spinFor, then blocks until one is given.
 func (h *helper) await() *job {
-	deadline := time.Now().Add(spinFor)
-	for i := 0; ; i++ {
-		if j := h.job.Load(); j != nil {
-			return j
-		}
-		if i%32 != 31 {
-			continue
-		}
-		if time.Now().After(deadline) && h.state.CompareAndSwap(idle, parked) {
-			<-h.wake
-		}
+	given := func() bool { return h.job.Load() != nil }
+	if !poll(given) && h.state.CompareAndSwap(idle, parked) {
+		<-h.wake
+	}
+	for !given() { // claimed as the polling ended: the job is on its way
 		runtime.Gosched()
+	}
+	return h.job.Load()
+}
+
+// poll calls done until it reports true or spinFor has passed, yielding
+// the processor now and then, and returns done's last answer.
+func poll(done func() bool) bool {
+	deadline := time.Now().Add(spinFor)
+	for i := 1; ; i++ {
+		if done() {
+			return true
+		}
+		if i%32 == 0 {
+			if time.Now().After(deadline) {
+				return false
+			}
+			runtime.Gosched()
+		}
 	}
 }
 
@@ -150,14 +162,6 @@ func run(n int, f func(i int)) {
 		}()
 	}
 	f(0)
-	deadline := time.Now().Add(spinFor)
-	for k := 0; left.Load() > 0; k++ {
-		if k%32 == 31 {
-			if time.Now().After(deadline) {
-				break
-			}
-			runtime.Gosched()
-		}
-	}
+	poll(func() bool { return left.Load() == 0 })
 	wg.Wait()
 }
