@@ -263,8 +263,9 @@ func (m *mapper) work() {
 // (partition.SharedCoarsening: natural-order matching draws nothing from
 // the seed), built once on every thread, with the threads shared out among
 // the tries: the sequential stretches of one (greedy matching, the coarse
-// levels, FM replays) leave cores to the others, and only the tries'
-// refinement state is held more than once. Otherwise they run one after
+// levels, FM replays) leave cores to the others, a try that finishes
+// leaves its threads to the parallel FM of those still running (par.Team),
+// and only the tries' refinement state is held more than once. Otherwise they run one after
 // the other, each on every thread (one hierarchy in memory at a time).
 func (m *mapper) split(g *graph.Graph, grp topology.Group, maxW []int64, pc partition.Config, tries int) []int32 {
 	cut := refinement.Cut()
@@ -316,12 +317,16 @@ func (m *mapper) split(g *graph.Graph, grp topology.Group, maxW []int64, pc part
 					parts[t] = one(t, m.x, levels)
 				}
 			} else {
+				// A try that finishes leaves its threads to the others.
+				team := par.NewTeam(threads, tries)
 				var wg sync.WaitGroup
 				for t := 0; t < tries; t++ {
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						parts[t] = one(t, par.New(max(1, (threads+t)/tries)), levels)
+						x := team.Member((threads + t) / tries)
+						defer team.Done(x)
+						parts[t] = one(t, x, levels)
 					}()
 				}
 				wg.Wait()

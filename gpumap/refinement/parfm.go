@@ -107,8 +107,14 @@ func newBatchFM(x *par.Exec, s *State, cfg FMConfig) *batchFM {
 		f.ct = par.NewPrivate[ConnTable]()
 	}
 	f.ct.reset(s)
-	f.ws = make([]*searcher, x.Workers(1<<30))
-	for i := range f.ws {
+	f.grow()
+	return f
+}
+
+// grow gives f one searcher per thread of its executor, which may have
+// grown (par.Team). It runs between loops only.
+func (f *batchFM) grow() {
+	for n, k := f.s.G.N(), f.x.Grow(); len(f.ws) < k; {
 		w, _ := searchers.Get().(*searcher)
 		if w == nil {
 			w = par.NewPrivate[searcher]()
@@ -122,12 +128,11 @@ func newBatchFM(x *par.Exec, s *State, cfg FMConfig) *batchFM {
 			w.vs = make([]vstate, n)
 		}
 		w.vs = w.vs[:n]
-		if len(w.dbw) < s.K {
-			w.dbw = par.Private[int64](s.K)
+		if len(w.dbw) < f.s.K {
+			w.dbw = par.Private[int64](f.s.K)
 		}
-		f.ws[i] = w
+		f.ws = append(f.ws, w)
 	}
-	return f
 }
 
 func (f *batchFM) release() {
@@ -258,6 +263,7 @@ func (f *batchFM) round1() int64 {
 	total := int64(0)
 	for lo := 0; lo < len(seeds); lo += batch {
 		bs := seeds[lo:min(lo+batch, len(seeds))]
+		f.grow() // threads that another try of the split left (par.Team)
 		// A few searches per task: a task per search made the workers
 		// take turns on Each's counter and on the results' cache lines.
 		f.x.Each((len(bs)+searchGrain-1)/searchGrain, func(worker, t int) {

@@ -189,3 +189,38 @@ func TestSearcherStampWrapClearsAll(t *testing.T) {
 		t.Fatalf("stamp %d after the wrap, and vertex 1500 still reads %+v", w.stamp, x)
 	}
 }
+
+// An executor that grows between the parallel FM's batches (a try of the
+// whole machine's split that another try left its threads to) gets more
+// searchers, and the result is the one of a fixed executor.
+func TestParallelFMGrowsMidRun(t *testing.T) {
+	old := ParallelFMMin
+	ParallelFMMin = 0
+	defer func() { ParallelFMMin = old }()
+	for name, g := range map[string]*graph.Graph{"rgg": graph.RandomGeometric(20000, 4), "grid": graph.Grid(120, 100)} {
+		cfg := FMConfig{Rounds: 2, Alpha: 20, SkipExplored: true, Seed: 9}
+		part, maxW := stripes(g, 6)
+		ref := NewState(g, 6, part, maxW, Cut())
+		RunFMParallel(par.New(1), ref, cfg, ref.Cost())
+
+		part, maxW = stripes(g, 6)
+		s := NewState(g, 6, part, maxW, Cut())
+		team := par.NewTeam(3, 2)
+		x, other := team.Member(1), team.Member(2)
+		f := newBatchFM(x, s, withFMDefaults(s, cfg))
+		if len(f.ws) != 1 {
+			t.Fatalf("%s: %d searchers for one thread", name, len(f.ws))
+		}
+		team.Done(other)
+		f.run(s.Cost())
+		if len(f.ws) != 3 {
+			t.Fatalf("%s: %d searchers after the executor grew to 3 threads", name, len(f.ws))
+		}
+		f.release()
+		for v := range ref.Part {
+			if s.Part[v] != ref.Part[v] {
+				t.Fatalf("%s: the grown executor's FM differs at vertex %d", name, v)
+			}
+		}
+	}
+}
