@@ -63,6 +63,7 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 	}
 	p.backend = b
 	defer func() { p.backend.Close() }() // the pipeline may have replaced it (and closed the first)
+	defer p.dropAhead()
 	res.Backend = b.Name()
 	if _, onCPU := b.(*cpu.Backend); !onCPU && opt.Algorithm == AutoAlgorithm && !oneToOne {
 		alg = Integrated // the data-parallel pipeline is what a GPU runs

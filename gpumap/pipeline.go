@@ -31,6 +31,9 @@ type pipeline struct {
 	err     error // first failure of a phase
 	// features, once byFeatures has measured them (-a auto).
 	features features.Features
+	// ahead is the whole machine's split's hierarchy, built while the
+	// features are measured (coarsenAhead).
+	ahead *partition.Ahead
 }
 
 func (p *pipeline) fail(err error) {
@@ -58,8 +61,38 @@ func (p *pipeline) limits() []int64 {
 // integrated pipeline, skewed graphs get label propagation instead of FM.
 func (p *pipeline) byFeatures() Algorithm {
 	var f features.Features
+	p.coarsenAhead()
 	p.t.phase("features", func() { f = features.Measure(p.x, p.g) })
 	return p.withFeatures(f)
+}
+
+// coarsenAhead starts, on one thread, the hierarchy that the multisection
+// shares among the tries of the whole machine's split, as the preset
+// configures it before the features are known: features.Measure's
+// random-order matching is sequential and leaves the other threads idle
+// (150-200 ms on a 2^20-vertex rgg at -t 2). The split uses it only when
+// the features left that configuration as it was; the mapping is the same.
+// Graphs whose degrees already say skewed or hubs (DegreeCV), which the
+// multisection's FM does not map, and runs on one thread build none.
+func (p *pipeline) coarsenAhead() {
+	if p.x.Threads() < 2 || p.g.N() < refinement.ParallelFMMin || features.DegreeCV(p.g) >= features.SkewedCV {
+		return
+	}
+	p.ahead = multisection.CoarsenAhead(par.New(1), p.g, p.top, p.multisectionConfig())
+}
+
+// dropAhead waits for a hierarchy built ahead that no split took.
+func (p *pipeline) dropAhead() {
+	switch {
+	case p.ahead == nil:
+		return
+	case p.ahead.Taken():
+		p.t.logf("the split of the whole machine used the hierarchy built during the features")
+	default:
+		p.ahead.Wait()
+		p.t.logf("the hierarchy built during the features went unused")
+	}
+	p.ahead = nil
 }
 
 // withFeatures sets the algorithm and the preset from measured features.
@@ -100,14 +133,21 @@ const denseCoarsenC = 60
 func (p *pipeline) multisection() []int32 {
 	var pe []int32
 	p.t.phase("multisection", func() {
-		pe = multisection.Map(p.x, p.g, p.top, multisection.Config{
-			Eps: p.opt.Eps, Seed: p.opt.Seed, Partition: p.cfg.partition, SlackDepth: p.cfg.slackDepth,
-			TopTries: p.cfg.topTries, Lower: p.cfg.lower, Bottom: p.cfg.bottom,
-			TopHierarchies: p.cfg.topH, TopCandidates: p.cfg.topC, TopPruneDiv: p.cfg.topPrune,
-			Phase: p.t.phase})
+		cfg := p.multisectionConfig()
+		cfg.Ahead = p.ahead
+		pe = multisection.Map(p.x, p.g, p.top, cfg)
 	})
 	p.refineJ(pe)
 	return pe
+}
+
+// multisectionConfig is the multisection's configuration under p.cfg.
+func (p *pipeline) multisectionConfig() multisection.Config {
+	return multisection.Config{
+		Eps: p.opt.Eps, Seed: p.opt.Seed, Partition: p.cfg.partition, SlackDepth: p.cfg.slackDepth,
+		TopTries: p.cfg.topTries, Lower: p.cfg.lower, Bottom: p.cfg.bottom,
+		TopHierarchies: p.cfg.topH, TopCandidates: p.cfg.topC, TopPruneDiv: p.cfg.topPrune,
+		Phase: p.t.phase}
 }
 
 // integrated is the integrated multilevel mapping (IM) on the selected

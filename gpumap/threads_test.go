@@ -2,6 +2,7 @@ package gpumap
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -67,6 +68,49 @@ func TestSameMappingForAnyThreadCount(t *testing.T) {
 					if res.PE[v] != ref[v] {
 						t.Fatalf("%s %s: threads=%d maps vertex %d to %d, threads=1 to %d", name, alg, threads, v, res.PE[v], ref[v])
 					}
+				}
+			}
+		}
+	}
+}
+
+// On two or more threads the split of the whole machine takes the
+// hierarchy built while the features are measured (pipeline.coarsenAhead)
+// and maps as one thread does; graphs that the features send elsewhere
+// (dense blocks: IM) leave it unused, with the same mapping.
+func TestHierarchyBuiltAheadKeepsTheMapping(t *testing.T) {
+	old := refinement.ParallelFMMin
+	refinement.ParallelFMMin = 1 << 12
+	defer func() { refinement.ParallelFMMin = old }()
+	top, _ := topology.Parse("4:8:3", "1:10:100")
+	for _, c := range []struct {
+		name string
+		g    *graph.Graph
+		log  string
+	}{
+		{"rgg", graph.RandomGeometric(20000, 21), "used the hierarchy built during the features"},
+		{"grid3d", graph.Grid(28, 28, 25), "used the hierarchy built during the features"},
+		{"dense blocks", graph.DenseBlocks(150, 20, 80, 16), "the hierarchy built during the features went unused"},
+	} {
+		var ref []int32
+		for _, threads := range []int{1, 2, 3} {
+			var progress strings.Builder
+			opt := DefaultOptions()
+			opt.Seed, opt.Threads, opt.Backend, opt.Progress = 5, threads, CPU, &progress
+			res, err := Map(c.g, top, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if used := strings.Contains(progress.String(), c.log); used != (threads > 1) {
+				t.Fatalf("%s, threads=%d: %q in the progress is %v\n%s", c.name, threads, c.log, used, progress.String())
+			}
+			if ref == nil {
+				ref = res.PE
+				continue
+			}
+			for v := range ref {
+				if res.PE[v] != ref[v] {
+					t.Fatalf("%s: threads=%d maps vertex %d to %d, threads=1 to %d", c.name, threads, v, res.PE[v], ref[v])
 				}
 			}
 		}

@@ -73,6 +73,23 @@ func (f Features) String() string {
 		f.DegreeCV, 100*f.VertexKeep, 100*f.EdgeKeep, f.Kind())
 }
 
+// DegreeCV is the coefficient of variation of g's vertex degrees (0 for a
+// graph without edges): the cheap first feature, which Measure computes
+// before the matching.
+func DegreeCV(g *graph.Graph) float64 {
+	n := g.N()
+	if n == 0 || len(g.Adj) == 0 {
+		return 0
+	}
+	mean := float64(len(g.Adj)) / float64(n)
+	var ss float64
+	for v := 0; v < n; v++ {
+		d := float64(g.XAdj[v+1]-g.XAdj[v]) - mean
+		ss += d * d
+	}
+	return math.Sqrt(ss/float64(n)) / mean
+}
+
 // Measure computes the features of g. Graphs without edges, or too small to
 // coarsen, keep 100% of both.
 func Measure(x *par.Exec, g *graph.Graph) Features {
@@ -81,13 +98,7 @@ func Measure(x *par.Exec, g *graph.Graph) Features {
 	if n == 0 || len(g.Adj) == 0 {
 		return f
 	}
-	mean := float64(len(g.Adj)) / float64(n)
-	var ss float64
-	for v := 0; v < n; v++ {
-		d := float64(g.XAdj[v+1]-g.XAdj[v]) - mean
-		ss += d * d
-	}
-	f.DegreeCV = math.Sqrt(ss/float64(n)) / mean
+	f.DegreeCV = DegreeCV(g)
 	// Coarse vertices up to 1% of the total weight (at least four of the
 	// heaviest): the cap does not bind on two levels of matching, so the
 	// ratios show the structure, not the cap.

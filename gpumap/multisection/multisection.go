@@ -47,6 +47,10 @@ type Config struct {
 	// Phase, when set, runs the split of the whole machine (f) as a named
 	// phase of a progress report.
 	Phase func(name string, f func())
+	// Ahead, when not nil, is the hierarchy that the split of the whole
+	// machine shares among its tries, started by CoarsenAhead. The split
+	// takes it only when it is the one it would build.
+	Ahead *partition.Ahead
 }
 
 // Local reports whether g's numbering has locality: most edges join
@@ -74,6 +78,40 @@ func Local(x *par.Exec, g *graph.Graph) bool {
 
 // Map returns a PE for every vertex of g.
 func Map(x *par.Exec, g *graph.Graph, top *topology.Topology, cfg Config) []int32 {
+	m := newMapper(x, g, top, cfg)
+	pe := make([]int32, g.N())
+	global := make([]int32, g.N())
+	for i := range global {
+		global[i] = int32(i)
+	}
+	m.rec(g, global, top.Root(), pe)
+	m.work()
+	return pe
+}
+
+// CoarsenAhead starts building on x, on a goroutine of its own
+// (partition.CoarsenAhead), the hierarchy that the split of the whole
+// machine shares among its tries when Map maps g with cfg on more than
+// one thread; Map takes it from cfg.Ahead. It builds none when that split
+// shares none.
+func CoarsenAhead(x *par.Exec, g *graph.Graph, top *topology.Topology, cfg Config) *partition.Ahead {
+	return partition.CoarsenAhead(x, g, func() ([]int64, partition.Config, bool) {
+		m := newMapper(x, g, top, cfg)
+		grp := top.Root()
+		maxW, pc, tries, ok := m.splitConfig(g, grp)
+		if !ok || tries < 2 || g.N() < refinement.ParallelFMMin {
+			return nil, pc, false
+		}
+		for t := 0; t < tries; t++ {
+			if !partition.SharedCoarsening(g, maxW, m.tryConfig(pc, grp, t)) {
+				return nil, pc, false
+			}
+		}
+		return maxW, m.tryConfig(pc, grp, 0), true
+	})
+}
+
+func newMapper(x *par.Exec, g *graph.Graph, top *topology.Topology, cfg Config) *mapper {
 	m := &mapper{x: x, top: top, cfg: cfg, total: g.TotalVertexWeight(), local: Local(x, g)}
 	m.idle = sync.NewCond(&m.mu)
 	m.lmax = graph.Lmax(m.total, top.K(), cfg.Eps)
@@ -85,14 +123,7 @@ func Map(x *par.Exec, g *graph.Graph, top *topology.Topology, cfg Config) []int3
 	} else {
 		m.eps = cfg.Eps
 	}
-	pe := make([]int32, g.N())
-	global := make([]int32, g.N())
-	for i := range global {
-		global[i] = int32(i)
-	}
-	m.rec(g, global, top.Root(), pe)
-	m.work()
-	return pe
+	return m
 }
 
 type mapper struct {
@@ -162,23 +193,7 @@ func (m *mapper) rec(g *graph.Graph, global []int32, grp topology.Group, pe []in
 		m.rec(g, global, children[0], pe)
 		return
 	}
-	// grp.Level splits remain, this one included.
-	depth := 1 + float64(grp.Level-1)*max(m.cfg.SlackDepth, 0)
-	maxW := Limits(children, grp.Size(), g.TotalVertexWeight(), m.total, m.top.K(), m.eps, depth, m.lmax, g.MaxVertexWeight())
-	pc := m.cfg.Partition
-	tries := max(m.cfg.TopTries, 1)
-	if grp.Size() != m.top.K() { // below the first split of the whole machine
-		tries = 1
-		if m.cfg.Lower.Tries > 0 {
-			pc = m.cfg.Lower
-		}
-		if grp.Level == 1 && m.cfg.Bottom.Tries > 0 {
-			pc = m.cfg.Bottom
-		}
-	} else {
-		pc.Hierarchies, pc.Candidates, pc.PruneDiv = m.cfg.TopHierarchies, m.cfg.TopCandidates, m.cfg.TopPruneDiv
-		pc.Local = m.local
-	}
+	maxW, pc, tries, _ := m.splitConfig(g, grp)
 	part := m.split(g, grp, maxW, pc, tries)
 	if grp.Level == 1 {
 		for i, v := range global {
@@ -211,6 +226,44 @@ func (m *mapper) rec(g *graph.Graph, global []int32, grp topology.Group, pe []in
 	m.busy += len(tasks)
 	m.mu.Unlock()
 	m.idle.Broadcast()
+}
+
+// splitConfig returns the limits, the partitioner's configuration and the
+// tries of the split of g into grp's children; false when rec does not
+// split g there (one child, one unit task per PE).
+func (m *mapper) splitConfig(g *graph.Graph, grp topology.Group) ([]int64, partition.Config, int, bool) {
+	children := m.top.Children(grp)
+	if grp.Level == 0 || len(children) == 1 || grp.Level == 1 && oneEach(g, len(children)) {
+		return nil, partition.Config{}, 0, false
+	}
+	// grp.Level splits remain, this one included.
+	depth := 1 + float64(grp.Level-1)*max(m.cfg.SlackDepth, 0)
+	maxW := Limits(children, grp.Size(), g.TotalVertexWeight(), m.total, m.top.K(), m.eps, depth, m.lmax, g.MaxVertexWeight())
+	pc := m.cfg.Partition
+	tries := max(m.cfg.TopTries, 1)
+	if grp.Size() != m.top.K() { // below the first split of the whole machine
+		tries = 1
+		if m.cfg.Lower.Tries > 0 {
+			pc = m.cfg.Lower
+		}
+		if grp.Level == 1 && m.cfg.Bottom.Tries > 0 {
+			pc = m.cfg.Bottom
+		}
+	} else {
+		pc.Hierarchies, pc.Candidates, pc.PruneDiv = m.cfg.TopHierarchies, m.cfg.TopCandidates, m.cfg.TopPruneDiv
+		pc.Local = m.local
+	}
+	return maxW, pc, tries, true
+}
+
+// tryConfig is the partitioner's configuration for try t of the split of
+// grp: its seed, and on local numberings natural-order and random
+// matching in turns (each wins on some inputs, and the tries keep the
+// better).
+func (m *mapper) tryConfig(pc partition.Config, grp topology.Group, t int) partition.Config {
+	pc.Seed = m.cfg.Seed*0x9e3779b97f4a7c15 ^ uint64(grp.Lo)<<8 ^ uint64(grp.Level) ^ uint64(t)<<40
+	pc.Natural = m.local && t%2 == 0 && pc.Hierarchies <= 1
+	return pc
 }
 
 // work runs the queued sub-problems on x.Threads() workers (the caller's
@@ -269,14 +322,7 @@ func (m *mapper) work() {
 // the other, each on every thread (one hierarchy in memory at a time).
 func (m *mapper) split(g *graph.Graph, grp topology.Group, maxW []int64, pc partition.Config, tries int) []int32 {
 	cut := refinement.Cut()
-	tryConfig := func(t int) partition.Config {
-		pc := pc
-		pc.Seed = m.cfg.Seed*0x9e3779b97f4a7c15 ^ uint64(grp.Lo)<<8 ^ uint64(grp.Level) ^ uint64(t)<<40
-		// On local numberings alternate natural-order and random matching:
-		// each wins on some inputs, and the tries keep the better.
-		pc.Natural = m.local && t%2 == 0 && pc.Hierarchies <= 1
-		return pc
-	}
+	tryConfig := func(t int) partition.Config { return m.tryConfig(pc, grp, t) }
 	one := func(t int, x *par.Exec, levels *partition.Hierarchy) []int32 {
 		pc := tryConfig(t)
 		pc.Levels = levels
@@ -310,7 +356,10 @@ func (m *mapper) split(g *graph.Graph, grp topology.Group, maxW []int64, pc part
 			}
 			var levels *partition.Hierarchy
 			if share {
-				levels = partition.Coarsen(m.x, g, maxW, tryConfig(0), tries)
+				var ok bool
+				if levels, ok = m.cfg.Ahead.Hierarchy(g, maxW, tryConfig(0), tries); !ok {
+					levels = partition.Coarsen(m.x, g, maxW, tryConfig(0), tries)
+				}
 			}
 			if threads == 1 || !share {
 				for t := 0; t < tries; t++ {

@@ -107,8 +107,11 @@ type Hierarchy struct {
 // number of partitions to share.
 func Coarsen(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config, users int) *Hierarchy {
 	cfg = cfg.withDefaults()
-	h := &Hierarchy{levels: coarsening.Coarsen(x, g, coarsenConfig(g, maxW, cfg, 0))}
-	h.users = make([]int, len(h.levels))
+	return newHierarchy(coarsening.Coarsen(x, g, coarsenConfig(g, maxW, cfg, 0)), users)
+}
+
+func newHierarchy(levels []coarsening.Level, users int) *Hierarchy {
+	h := &Hierarchy{levels: levels, users: make([]int, len(levels))}
 	for i := range h.users {
 		h.users[i] = users
 	}
