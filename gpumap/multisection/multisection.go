@@ -99,13 +99,8 @@ func CoarsenAhead(x *par.Exec, g *graph.Graph, top *topology.Topology, cfg Confi
 		m := newMapper(x, g, top, cfg)
 		grp := top.Root()
 		maxW, pc, tries, ok := m.splitConfig(g, grp)
-		if !ok || tries < 2 || g.N() < refinement.ParallelFMMin {
+		if !ok || !m.sharesHierarchy(g, grp, maxW, pc, tries) {
 			return nil, pc, false
-		}
-		for t := 0; t < tries; t++ {
-			if !partition.SharedCoarsening(g, maxW, m.tryConfig(pc, grp, t)) {
-				return nil, pc, false
-			}
 		}
 		return maxW, m.tryConfig(pc, grp, 0), true
 	})
@@ -266,6 +261,21 @@ func (m *mapper) tryConfig(pc partition.Config, grp topology.Group, t int) parti
 	return pc
 }
 
+// sharesHierarchy reports whether split's tries of g share one multilevel
+// hierarchy: several tries on a graph large enough to run them side by
+// side, each with a coarsening that does not depend on its seed.
+func (m *mapper) sharesHierarchy(g *graph.Graph, grp topology.Group, maxW []int64, pc partition.Config, tries int) bool {
+	if tries < 2 || g.N() < refinement.ParallelFMMin {
+		return false
+	}
+	for t := 0; t < tries; t++ {
+		if !partition.SharedCoarsening(g, maxW, m.tryConfig(pc, grp, t)) {
+			return false
+		}
+	}
+	return true
+}
+
 // work runs the queued sub-problems on x.Threads() workers (the caller's
 // goroutine among them) until none is queued or running. Sibling blocks
 // are independent: each writes only its own vertices' PEs, with seeds
@@ -318,8 +328,10 @@ func (m *mapper) work() {
 // the tries: the sequential stretches of one (greedy matching, the coarse
 // levels, FM replays) leave cores to the others, a try that finishes
 // leaves its threads to the parallel FM of those still running (par.Team),
-// and only the tries' refinement state is held more than once. Otherwise they run one after
-// the other, each on every thread (one hierarchy in memory at a time).
+// and only the tries' refinement state is held more than once; the
+// hierarchy may have been built ahead (Config.Ahead). Otherwise they run
+// one after the other, each on every thread (one hierarchy in memory at a
+// time).
 func (m *mapper) split(g *graph.Graph, grp topology.Group, maxW []int64, pc partition.Config, tries int) []int32 {
 	cut := refinement.Cut()
 	tryConfig := func(t int) partition.Config { return m.tryConfig(pc, grp, t) }
@@ -350,10 +362,7 @@ func (m *mapper) split(g *graph.Graph, grp topology.Group, maxW []int64, pc part
 		if g.N() < refinement.ParallelFMMin {
 			par.Each(threads, tries, func(t int, x *par.Exec) { parts[t] = one(t, x, nil) })
 		} else {
-			share := true
-			for t := 0; t < tries; t++ {
-				share = share && partition.SharedCoarsening(g, maxW, tryConfig(t))
-			}
+			share := m.sharesHierarchy(g, grp, maxW, pc, tries)
 			var levels *partition.Hierarchy
 			if share {
 				var ok bool
