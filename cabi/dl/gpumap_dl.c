@@ -64,3 +64,23 @@ void *gpumap_dl_open(char *why, size_t n) {
     if (!path[0]) snprintf(why, n, "cannot load %s (set GPUMAP_LIBRARY): %.300s", GPUMAP_SONAME, dlerror());
     return NULL;
 }
+
+void *gpumap_dl_next(const char *name, void **cache) {
+    /* Racing threads store the same value. */
+    void *f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+    if (!f) {
+        f = dlsym(RTLD_NEXT, name);
+        __atomic_store_n(cache, f, __ATOMIC_RELEASE);
+    }
+    return f;
+}
+
+int gpumap_dl_private_comm(MPI_Comm comm, int key, MPI_Comm *out) {
+    int rc = PMPI_Comm_split(comm, 0, key, out);
+    if (rc != MPI_SUCCESS) {
+        *out = MPI_COMM_NULL;
+        return rc;
+    }
+    PMPI_Comm_set_errhandler(*out, MPI_ERRORS_RETURN);
+    return MPI_SUCCESS;
+}

@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include <mpi.h>
+
 /* dlopen's libgpumap.so (RTLD_NOW | RTLD_LOCAL): GPUMAP_LIBRARY when it is
  * set, else the library next to the calling one (its directory found with
  * dladdr, symbolic links resolved): the soname GPUMAP_SONAME first, as
@@ -17,5 +19,18 @@
  * MPI than the caller (gpumap_mpi_abi differs) is refused. NULL, with the
  * reason in why[n], when none loads. */
 void *gpumap_dl_open(char *why, size_t n) __attribute__((visibility("hidden")));
+
+/* The next definition of name after the calling library (the MPI
+ * library's, for a wrapper of the same name), looked up once into *cache;
+ * NULL when there is none. */
+void *gpumap_dl_next(const char *name, void **cache) __attribute__((visibility("hidden")));
+
+/* A private copy of comm for the library's own traffic, with
+ * MPI_ERRORS_RETURN so that a failure comes back as an error code instead
+ * of aborting the program. MPI_Comm_split (colour 0, the given key), not
+ * MPI_Comm_dup: a dup would run the program's attribute copy callbacks on
+ * comm (and abort the program when one fails). Collective over comm;
+ * *out is MPI_COMM_NULL when it fails. */
+int gpumap_dl_private_comm(MPI_Comm comm, int key, MPI_Comm *out) __attribute__((visibility("hidden")));
 
 #endif

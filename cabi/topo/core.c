@@ -157,14 +157,11 @@ int topo_begin(topo_call *c, const char *name, MPI_Comm old, int reorder) {
         return 0;
     }
     c->t0 = PMPI_Wtime();
-    /* A private copy for our own traffic. MPI_Comm_split rather than
-     * MPI_Comm_dup: a dup would run the caller's attribute copy callbacks. */
-    if (PMPI_Comm_split(old, 0, c->rank, &c->d) != MPI_SUCCESS) {
-        c->d = MPI_COMM_NULL;
+    /* A private copy for our own traffic (gpumap_dl.h says why a split). */
+    if (gpumap_dl_private_comm(old, c->rank, &c->d) != MPI_SUCCESS) {
         say(c, "MPI_Comm_split failed, passed to PMPI unchanged");
         return 0;
     }
-    PMPI_Comm_set_errhandler(c->d, MPI_ERRORS_RETURN);
     return 1;
 }
 

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpumap_dl.h"
 #include "topo.h"
 
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER and C int differ");
@@ -59,12 +60,6 @@ static const int *c_weights(const F *w) {
     return (const int *)w;
 }
 
-/* The library's binding for name, or NULL. */
-static void *next(const char *name, void **cache) {
-    if (!*cache) *cache = dlsym(RTLD_NEXT, name);
-    return *cache;
-}
-
 static int off(const F *reorder) {
     return !*reorder || topo_disabled() || topo_in_fortran;
 }
@@ -80,7 +75,7 @@ static void result(int rc, MPI_Comm out, F *newcomm, F *ierr) {
  * ask for a reordering (and returns). */
 #define PASS_ON(fn_type, sym, cache, reorder, ...)                             \
     do {                                                                       \
-        fn_type *lib_ = off(reorder) ? (fn_type *)next(sym, cache) : NULL;     \
+        fn_type *lib_ = off(reorder) ? (fn_type *)gpumap_dl_next(sym, cache) : NULL;     \
         if (lib_) {                                                            \
             topo_in_fortran = 1;                                               \
             lib_(__VA_ARGS__);                                                 \
