@@ -354,3 +354,45 @@ func TestRecordHostileEnvironment(t *testing.T) {
 		checkRecorded(t, s.name+" attribute on MPI_COMM_WORLD", bf, "", directed{{0, 1}: {4, 1}, {1, 0}: {4, 1}}, 2)
 	}
 }
+
+// The recorder under MPI_THREAD_MULTIPLE: 2 ranks x 4 threads, each
+// creating, using and freeing its own communicators while the others send
+// (tests/testdata/record_threads.c), 20 runs per stack, each under the
+// launcher's timeout: no hang, and every message counted, by its loop
+// counts: per direction and iteration, 16 messages and 8(1+2+3+4) +
+// 4 x (16+16+24) = 304 bytes.
+func TestRecordThreads(t *testing.T) {
+	need(t, "build/tests/record_threads", "build/mpich/tests/record_threads",
+		"build/lib/libgpumap_record.so", "build/mpich/lib/libgpumap_record.so")
+	const iters, runs = 5, 20
+	want := directed{{0, 1}: {304 * iters, 16 * iters}, {1, 0}: {304 * iters, 16 * iters}}
+	for _, s := range stacks {
+		dir := t.TempDir()
+		bf, mf := filepath.Join(dir, "bytes.graph"), filepath.Join(dir, "msgs.graph")
+		for i := 0; i < runs; i++ {
+			os.Remove(bf)
+			out := mustLaunch(t, s, 2, []string{"LD_PRELOAD=" + s.recorder(), "GPUMAP_RECORD=" + bf, "GPUMAP_RECORD_MESSAGES=" + mf},
+				s.prog("record_threads"), strconv.Itoa(iters))
+			if !strings.Contains(out, "THREADS ok") || strings.Contains(out, "not recorded") {
+				t.Fatalf("%s run %d:\n%s", s.name, i, out)
+			}
+			checkRecorded(t, fmt.Sprintf("%s run %d", s.name, i), bf, mf, want, 2)
+			if t.Failed() {
+				return
+			}
+		}
+	}
+}
+
+// The counting core alone (cabi/record/testdata/unit.c, record.c linked
+// in, allocations failing on demand): exact counts of lost messages and of
+// the merge of per-thread tables, on both stacks.
+func TestRecordCountingCore(t *testing.T) {
+	need(t, "build/tests/record_unit", "build/mpich/tests/record_unit")
+	for _, s := range stacks {
+		out, err := s.launch(t, 2, nil, nil, s.prog("record_unit"))
+		if err != nil || strings.Contains(out, "FAIL") || strings.Count(out, " ok\n") != 60 {
+			t.Errorf("%s: %v\n%s", s.name, err, out)
+		}
+	}
+}

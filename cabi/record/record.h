@@ -46,9 +46,16 @@ void rec_request_free(MPI_Request req);
 /* At MPI_Finalize, before PMPI_Finalize: gather and write (collective). */
 void rec_finalize(void);
 
-/* The next definition of a symbol (the MPI library's), for the Fortran
- * wrappers; aborts with a message when there is none. */
-void *rec_next(const char *name);
+/* rec_table merges the counts of every thread: the n peers it returns
+ * with their bytes and messages (malloc'd arrays, NULL when n is 0), and
+ * in *lost the messages not recorded, those no memory could hold
+ * included. Call it when no other thread counts (at finalize). */
+int rec_table(int **peers, uint64_t **bytes, uint64_t **msgs, uint64_t *lost);
+
+/* The next definition of a symbol (the MPI library's), looked up once into
+ * *cache, for the Fortran wrappers; aborts with a message when there is
+ * none. */
+void *rec_next(const char *name, void **cache);
 
 /* The export of libgpumap.so (cabi/record_export.go) that gathers the
  * tables on rank 0 of comm and writes the pattern. Collective; returns 0

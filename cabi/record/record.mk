@@ -20,7 +20,7 @@ $(LIB)/libgpumap_record.so: $(RECORD_SRC) $(GPUMAP_DL)
 RECORD_C := $(TESTBIN)/stencil_world $(TESTBIN)/record_calls $(TESTBIN)/msgrate
 RECORD_F := $(TESTBIN)/record_f $(TESTBIN)/record_f08
 
-testprogs: $(RECORD_C) $(RECORD_F)
+testprogs: $(RECORD_C) $(RECORD_F) $(TESTBIN)/record_threads $(TESTBIN)/record_unit
 
 # The record-then-place demo (tests/demo_record.sh) runs gpumap place.
 demo: build
@@ -28,6 +28,17 @@ demo: build
 $(RECORD_C): $(TESTBIN)/%: tests/testdata/%.c
 	@mkdir -p $(TESTBIN)
 	$(MPICC) -O2 -Wall $< -o $@
+
+$(TESTBIN)/record_threads: tests/testdata/record_threads.c
+	@mkdir -p $(TESTBIN)
+	$(MPICC) -O2 -Wall -pthread $< -o $@
+
+# The counting core called directly, its allocations failing on demand
+# (cabi/record/testdata/unit.c).
+$(TESTBIN)/record_unit: cabi/record/testdata/unit.c $(RECORD_SRC) $(GPUMAP_DL)
+	@mkdir -p $(TESTBIN)
+	$(MPICC) -O2 -Wall -pthread -Icabi/record -Icabi/dl -o $@ $< cabi/record/record.c cabi/dl/gpumap_dl.c \
+		-Wl,--wrap=malloc,--wrap=calloc -ldl
 
 $(TESTBIN)/record_f: tests/testdata/record_f.F90
 	@mkdir -p $(TESTBIN)/record_f.mod

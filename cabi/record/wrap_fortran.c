@@ -28,8 +28,8 @@ typedef MPI_Fint F;
 
 /* real: the wrapped function, looked up once */
 #define REAL(name, ...)                                                                 \
-    static void (*real)(__VA_ARGS__);                                                   \
-    if (!real) real = (void (*)(__VA_ARGS__))rec_next(name)
+    static void *cache_;                                                                \
+    void (*real)(__VA_ARGS__) = (void (*)(__VA_ARGS__))rec_next(name, &cache_)
 
 #ifdef OPEN_MPI
 
