@@ -154,7 +154,11 @@ typedef struct tstate {
     MPI_Comm last_comm; /* one-entry memo in front of comms */
     commrec *last;
     struct tstate *next; /* in R.threads */
-} tstate;
+} __attribute__((aligned(64))) tstate;
+
+/* lines allocates whole cache lines: the tables of two threads never
+ * share one (a write to one would evict the other's). */
+static void *lines(size_t n) { return aligned_alloc(64, (n + 63) & ~(size_t)63); }
 
 static struct {
     int ready, usable;
@@ -208,7 +212,7 @@ static void ready(void) {
 }
 
 static int tstate_init(tstate *t) {
-    t->cells = malloc(64 * sizeof *t->cells);
+    t->cells = lines(64 * sizeof *t->cells);
     if (!t->cells) return 0;
     t->cap = 64;
     for (size_t i = 0; i < t->cap; i++) t->cells[i].peer = -1;
@@ -221,7 +225,8 @@ static int tstate_init(tstate *t) {
 static __attribute__((noinline)) tstate *thread_state(void) {
     ready();
     if (!R.usable) return NULL;
-    tstate *t = calloc(1, sizeof *t);
+    tstate *t = lines(sizeof *t);
+    if (t) memset(t, 0, sizeof *t);
     if (!t || !tstate_init(t)) {
         free(t);
         __atomic_add_fetch(&R.lost, 1, __ATOMIC_RELAXED);
@@ -243,7 +248,7 @@ static inline tstate *me(void) {
 
 static int grow(tstate *t) {
     size_t cap = 2 * t->cap;
-    cell *c = malloc(cap * sizeof *c);
+    cell *c = lines(cap * sizeof *c);
     if (!c) return 0;
     for (size_t i = 0; i < cap; i++) c[i].peer = -1;
     for (size_t j = 0; j < t->cap; j++) {

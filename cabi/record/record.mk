@@ -38,7 +38,7 @@ $(TESTBIN)/record_threads: tests/testdata/record_threads.c
 $(TESTBIN)/record_unit: cabi/record/testdata/unit.c $(RECORD_SRC) $(GPUMAP_DL)
 	@mkdir -p $(TESTBIN)
 	$(MPICC) -O2 -Wall -pthread -Icabi/record -Icabi/dl -o $@ $< cabi/record/record.c cabi/dl/gpumap_dl.c \
-		-Wl,--wrap=malloc,--wrap=calloc -ldl
+		-Wl,--wrap=malloc,--wrap=calloc,--wrap=aligned_alloc -ldl
 
 $(TESTBIN)/record_f: tests/testdata/record_f.F90
 	@mkdir -p $(TESTBIN)/record_f.mod

@@ -1,6 +1,6 @@
 /*
  * unit: the counting core (record.c, linked in) called directly, with its
- * allocations made to fail on demand (-Wl,--wrap=malloc,--wrap=calloc:
+ * allocations made to fail on demand (-Wl,--wrap=malloc,... :
  * only the calls from our own objects are wrapped, not MPI's), checking
  * exact counts:
  *   - a neighbourhood collective on a communicator whose translation
@@ -19,9 +19,11 @@
 
 void *__real_malloc(size_t);
 void *__real_calloc(size_t, size_t);
+void *__real_aligned_alloc(size_t, size_t);
 static int fail_malloc, fail_calloc;
 void *__wrap_malloc(size_t n) { return fail_malloc ? NULL : __real_malloc(n); }
 void *__wrap_calloc(size_t n, size_t s) { return fail_calloc ? NULL : __real_calloc(n, s); }
+void *__wrap_aligned_alloc(size_t a, size_t n) { return fail_malloc ? NULL : __real_aligned_alloc(a, n); }
 
 static int rank, other, failed;
 
