@@ -396,3 +396,70 @@ func TestRecordCountingCore(t *testing.T) {
 		}
 	}
 }
+
+// mpi4Calls are MPI 4 calls the recorder wraps, one or two of each family
+// that cabi/record/probe.sh tests for.
+var mpi4Calls = []string{"MPI_Send_c", "MPI_Sendrecv_replace_c", "MPI_Ineighbor_alltoallw_c", "MPI_Neighbor_alltoall_init",
+	"MPI_Neighbor_allgatherv_init_c", "MPI_Isendrecv", "MPI_Isendrecv_replace_c", "MPI_Psend_init"}
+
+// dynamicSymbols lists what a shared library defines (nm -D).
+func dynamicSymbols(t *testing.T, lib string) map[string]bool {
+	t.Helper()
+	out, err := run(t, time.Minute, nil, "nm", "-D", "--defined-only", lib)
+	if err != nil {
+		t.Fatalf("nm %s: %v\n%s", lib, err, out)
+	}
+	syms := map[string]bool{}
+	for _, ln := range strings.Split(out, "\n") {
+		if f := strings.Fields(ln); len(f) == 3 {
+			syms[f[2]] = true
+		}
+	}
+	return syms
+}
+
+// The recorder wraps an MPI 4 call exactly when its MPI library has it,
+// whatever MPI_VERSION says: on both stacks as built, and built against
+// MPICH with an mpi.h that reports MPI 3.1 as OpenMPI 5 does (which ships
+// MPI_Isendrecv and the persistent collectives all the same).
+func TestRecordMPI4WrappersFollowTheLibrary(t *testing.T) {
+	need(t, "build/lib/libgpumap_record.so", "build/mpich/lib/libgpumap_record.so")
+	for _, s := range stacks {
+		ldd, err := run(t, time.Minute, nil, "ldd", s.recorder())
+		m := regexp.MustCompile(`(?m)^\s*libmpi(ch)?\.so\S* => (\S+)`).FindStringSubmatch(ldd)
+		if err != nil || m == nil {
+			t.Fatalf("%s: no MPI library in ldd %s: %v\n%s", s.name, s.recorder(), err, ldd)
+		}
+		mpi, rec := dynamicSymbols(t, m[2]), dynamicSymbols(t, s.recorder())
+		for _, f := range mpi4Calls {
+			if rec[f] != mpi[("P" + f)] {
+				t.Errorf("%s: %s has P%s: %v, the recorder wraps %s: %v", s.name, m[2], f, mpi["P"+f], f, rec[f])
+			}
+		}
+	}
+
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "mpi.h"), []byte("#include_next <mpi.h>\n#undef MPI_VERSION\n#define MPI_VERSION 3\n#undef MPI_SUBVERSION\n#define MPI_SUBVERSION 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	have, err := run(t, 2*time.Minute, nil, "cabi/record/probe.sh", "mpicc.mpich", "-I"+dir)
+	if err != nil {
+		t.Fatalf("probe.sh: %v\n%s", err, have)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "have.h"), []byte(have), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(dir, "librec.so")
+	src, _ := filepath.Glob(filepath.Join(root, "cabi/record/*.c"))
+	args := append([]string{"-I" + dir, "-include", filepath.Join(dir, "have.h"), "-Icabi/dl", "-fPIC", "-shared", "-o", lib,
+		"cabi/dl/gpumap_dl.c"}, src...)
+	if out, err := run(t, 2*time.Minute, nil, "mpicc.mpich", append(args, "-ldl", "-lpthread")...); err != nil {
+		t.Fatalf("building the recorder against an MPI 3.1 mpi.h: %v\n%s", err, out)
+	}
+	rec := dynamicSymbols(t, lib)
+	for _, f := range mpi4Calls {
+		if !rec[f] {
+			t.Errorf("built against MPICH reporting MPI 3.1: no wrapper of %s", f)
+		}
+	}
+}

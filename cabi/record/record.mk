@@ -9,9 +9,16 @@ lib: $(LIB)/libgpumap_record.so
 # Plain C against the MPI library only: no Go runtime on the counting
 # path. libgpumap.so (its soname, else the development link) is loaded
 # from the same directory at MPI_Finalize.
-$(LIB)/libgpumap_record.so: $(RECORD_SRC) $(GPUMAP_DL)
+$(LIB)/libgpumap_record.so: $(RECORD_SRC) $(GPUMAP_DL) $(BUILD)/record/have.h
 	@mkdir -p $(LIB)
-	$(MPICC) -O2 -Wall -fPIC -shared -DGPUMAP_SONAME='"libgpumap.so.$(SOMAJOR)"' -Icabi/dl -o $@ $(filter %.c,$^) -ldl -lpthread
+	$(MPICC) -O2 -Wall -fPIC -shared -DGPUMAP_SONAME='"libgpumap.so.$(SOMAJOR)"' -Icabi/dl \
+		-include $(BUILD)/record/have.h -o $@ $(filter %.c,$^) -ldl -lpthread
+
+# Which MPI 4 calls this MPI has (probe.sh): the wrappers follow the
+# library, not MPI_VERSION.
+$(BUILD)/record/have.h: cabi/record/probe.sh
+	@mkdir -p $(@D)
+	cabi/record/probe.sh $(MPICC) >$@.tmp && mv $@.tmp $@
 
 # Programs that know nothing of gpumap (no -lgpumap): what the recorder is
 # for. record_f is built from one source for "use mpi" and "use mpi_f08",

@@ -9,9 +9,10 @@
  *   combined        MPI_Sendrecv, MPI_Sendrecv_replace (the send half)
  *   neighbourhood   MPI_{,I}neighbor_{allgather,allgatherv,alltoall,
  *                   alltoallv,alltoallw}
- *   MPI 4 (MPICH)   the large-count _c variants of all of these,
+ *   MPI 4           the large-count _c variants of all of these,
  *                   MPI_Isendrecv{,_replace}, MPI_Psend_init and the
- *                   persistent MPI_Neighbor_*_init
+ *                   persistent MPI_Neighbor_*_init, where the MPI has
+ *                   them (probe.sh)
  *   MPI_Finalize    gathers and writes the pattern first
  *
  * MPICH's Fortran bindings call these C functions (MPI_Send, not
@@ -140,12 +141,20 @@ SENDS(int, )
 NEIGHBORS(int, int, 0, Neighbor, , NONE, NONE, NULL)
 NEIGHBORS(int, int, 0, Ineighbor, , REQDECL, REQARG, NULL)
 
-#if MPI_VERSION >= 4
+/* The MPI 4 calls, each family where this MPI has it (REC_HAVE_*, from
+ * probe.sh): not by MPI_VERSION, which OpenMPI 5 gives as 3 while it
+ * ships some of them. */
+#ifdef REC_HAVE_large_count
 SENDS(MPI_Count, _c)
 NEIGHBORS(MPI_Count, MPI_Aint, 1, Neighbor, _c, NONE, NONE, NULL)
 NEIGHBORS(MPI_Count, MPI_Aint, 1, Ineighbor, _c, REQDECL, REQARG, NULL)
+#endif
+#ifdef REC_HAVE_neighbor_init
 NEIGHBORS(int, int, 0, Neighbor, _init, INFODECL, INFOARG, req)
+#endif
+#ifdef REC_HAVE_neighbor_init_c
 NEIGHBORS(MPI_Count, MPI_Aint, 1, Neighbor, _init_c, INFODECL, INFOARG, req)
+#endif
 
 #define ISENDRECV(NAME, CT)                                                             \
     int MPI_##NAME(const void *sbuf, CT scount, MPI_Datatype stype, int dest, int stag, \
@@ -165,11 +174,16 @@ NEIGHBORS(MPI_Count, MPI_Aint, 1, Neighbor, _init_c, INFODECL, INFOARG, req)
             rec_p2p(comm, dest, (MPI_Count)count, type);                                \
         return rc;                                                                      \
     }
+#ifdef REC_HAVE_isendrecv
 ISENDRECV(Isendrecv, int)
-ISENDRECV(Isendrecv_c, MPI_Count)
 ISENDRECV_REPLACE(Isendrecv_replace, int)
+#endif
+#ifdef REC_HAVE_isendrecv_c
+ISENDRECV(Isendrecv_c, MPI_Count)
 ISENDRECV_REPLACE(Isendrecv_replace_c, MPI_Count)
+#endif
 
+#ifdef REC_HAVE_psend_init
 /* A partitioned send moves partitions x count elements per start. */
 int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype type, int dest,
                    int tag, MPI_Comm comm, MPI_Info info, MPI_Request *req) {
