@@ -463,3 +463,60 @@ func TestRecordMPI4WrappersFollowTheLibrary(t *testing.T) {
 		}
 	}
 }
+
+// fortranKey reduces a name of a Fortran binding of libmpi_mpifh
+// (mpi_send_, mpi_send, mpi_send__, MPI_SEND, MPI_Send_f, MPI_Send_f08) or
+// its back end (ompi_send_f) to the call's name in lower case ("send"); ""
+// for anything else.
+func fortranKey(sym string) string {
+	s := strings.ToLower(sym)
+	switch {
+	case strings.HasPrefix(s, "ompi_"):
+		s = strings.TrimPrefix(s, "ompi_")
+	case strings.HasPrefix(s, "mpi_"):
+		s = strings.TrimPrefix(s, "mpi_")
+	default:
+		return ""
+	}
+	for _, suffix := range []string{"_f08", "_f", "__", "_"} {
+		if strings.HasSuffix(s, suffix) {
+			return strings.TrimSuffix(s, suffix)
+		}
+	}
+	return s
+}
+
+// OpenMPI's Fortran bindings are wrapped under every name libmpi_mpifh
+// exports for them, as the topology interposer's are: each name counts
+// (record_fnames calls them from C, as a program compiled with another
+// name mangling does), and for every binding the recorder wraps, it wraps
+// all of the library's names for it.
+func TestRecordFortranNames(t *testing.T) {
+	s := stacks[0]
+	need(t, s.prog("record_fnames"), strings.TrimPrefix(s.recorder(), root+"/"))
+	dir := t.TempDir()
+	bf, mf := filepath.Join(dir, "bytes.graph"), filepath.Join(dir, "msgs.graph")
+	out := mustLaunch(t, s, 2, []string{"LD_PRELOAD=" + s.recorder(), "GPUMAP_RECORD=" + bf, "GPUMAP_RECORD_MESSAGES=" + mf}, s.prog("record_fnames"))
+	checkRecorded(t, "record_fnames", bf, mf, expectations(t, out), 2)
+
+	ldd, _ := run(t, time.Minute, nil, "ldd", filepath.Join(root, s.prog("record_fnames")))
+	m := regexp.MustCompile(`(?m)^\s*libmpi_mpifh\.so\S* => (\S+)`).FindStringSubmatch(ldd)
+	if m == nil {
+		t.Fatalf("record_fnames links no libmpi_mpifh:\n%s", ldd)
+	}
+	lib, rec := dynamicSymbols(t, m[1]), dynamicSymbols(t, s.recorder())
+	wrapped := map[string]bool{}
+	for sym := range rec {
+		if strings.HasPrefix(sym, "mpi_") && strings.HasSuffix(sym, "_") && !strings.HasSuffix(sym, "f08_") {
+			wrapped[fortranKey(sym)] = true
+		}
+	}
+	if len(wrapped) < 20 {
+		t.Fatalf("the recorder wraps %d Fortran bindings: %v", len(wrapped), wrapped)
+	}
+	for sym := range lib {
+		if k := fortranKey(sym); wrapped[k] && !rec[sym] {
+			t.Errorf("libmpi_mpifh has %s, the recorder wraps %s but not under this name", sym, k)
+		}
+	}
+}

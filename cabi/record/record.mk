@@ -28,6 +28,9 @@ RECORD_C := $(TESTBIN)/stencil_world $(TESTBIN)/record_calls $(TESTBIN)/msgrate
 RECORD_F := $(TESTBIN)/record_f $(TESTBIN)/record_f08
 
 testprogs: $(RECORD_C) $(RECORD_F) $(TESTBIN)/record_threads $(TESTBIN)/record_unit
+ifeq ($(MPI),openmpi)
+testprogs: $(TESTBIN)/record_fnames
+endif
 
 # The record-then-place demo (tests/demo_record.sh) runs gpumap place.
 demo: build
@@ -39,6 +42,11 @@ $(RECORD_C): $(TESTBIN)/%: tests/testdata/%.c
 $(TESTBIN)/record_threads: tests/testdata/record_threads.c
 	@mkdir -p $(TESTBIN)
 	$(MPICC) -O2 -Wall -pthread $< -o $@
+
+# OpenMPI's Fortran bindings called from C under each of their names.
+$(TESTBIN)/record_fnames: tests/testdata/record_fnames.c
+	@mkdir -p $(TESTBIN)
+	$(MPICC) -O2 -Wall $< -o $@ -lmpi_mpifh
 
 # The counting core called directly, its allocations failing on demand
 # (cabi/record/testdata/unit.c).

@@ -6,8 +6,11 @@
  * other PMPI_ functions directly, and its `use mpi_f08` bindings
  * (libmpi_usempif08: mpi_send_f08_) call the same C back ends through
  * the PLT (ompi_send_f), so the C wrappers never see a Fortran send. Each
- * call is therefore wrapped twice here, as mpi_X_ (mpif.h, use mpi) and as
- * ompi_X_f (use mpi_f08), for the same set as the C wrappers: sends,
+ * call is therefore wrapped here under every name libmpi_mpifh exports
+ * for it (mpi_send_, mpi_send, mpi_send__, MPI_SEND, MPI_Send_f,
+ * MPI_Send_f08: one function under six names, which a program compiled
+ * with another name mangling, or C calling the Fortran binding, reaches)
+ * and as ompi_X_f (use mpi_f08), for the same set as the C wrappers: sends,
  * persistent sends with start/startall/request_free, sendrecv(_replace),
  * the neighbourhood collectives and MPI_FINALIZE. The wrapper converts the
  * handles (MPI_Comm_f2c, ...), forwards to the next definition of its own
@@ -36,135 +39,158 @@ typedef MPI_Fint F;
 #define COMM(c) PMPI_Comm_f2c(*(c))
 #define TYPE(t) PMPI_Type_f2c(*(t))
 
-#define F_SEND(P, X, S)                                                                 \
-    void P##X##S(char *buf, F *count, F *type, F *dest, F *tag, F *comm, F *ierr) {     \
-        REAL(#P #X #S, char *, F *, F *, F *, F *, F *, F *);                           \
+/* One wrapper per macro, N its exported name. */
+#define F_SEND(N)                                                                       \
+    void N(char *buf, F *count, F *type, F *dest, F *tag, F *comm, F *ierr) {           \
+        REAL(#N, char *, F *, F *, F *, F *, F *, F *);                                 \
         real(buf, count, type, dest, tag, comm, ierr);                                  \
         if (*ierr == MPI_SUCCESS) rec_p2p(COMM(comm), *dest, *count, TYPE(type));       \
     }
 
-#define F_ISEND(P, X, S)                                                                \
-    void P##X##S(char *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req,        \
-                 F *ierr) {                                                             \
-        REAL(#P #X #S, char *, F *, F *, F *, F *, F *, F *, F *);                      \
+#define F_ISEND(N)                                                                      \
+    void N(char *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr) {   \
+        REAL(#N, char *, F *, F *, F *, F *, F *, F *, F *);                            \
         real(buf, count, type, dest, tag, comm, req, ierr);                             \
         if (*ierr == MPI_SUCCESS) rec_p2p(COMM(comm), *dest, *count, TYPE(type));       \
     }
 
-#define F_SEND_INIT(P, X, S)                                                            \
-    void P##X##S(char *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req,        \
-                 F *ierr) {                                                             \
-        REAL(#P #X #S, char *, F *, F *, F *, F *, F *, F *, F *);                      \
+#define F_SEND_INIT(N)                                                                  \
+    void N(char *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr) {   \
+        REAL(#N, char *, F *, F *, F *, F *, F *, F *, F *);                            \
         real(buf, count, type, dest, tag, comm, req, ierr);                             \
         if (*ierr == MPI_SUCCESS)                                                       \
             rec_persist_p2p(PMPI_Request_f2c(*req), COMM(comm), *dest, *count, TYPE(type)); \
     }
 
-#define F_START(P, S)                                                                   \
-    void P##start##S(F *req, F *ierr) {                                                 \
-        REAL(#P "start" #S, F *, F *);                                                  \
+#define F_START(N)                                                                      \
+    void N(F *req, F *ierr) {                                                           \
+        REAL(#N, F *, F *);                                                             \
         MPI_Request r = PMPI_Request_f2c(*req);                                         \
         real(req, ierr);                                                                \
         if (*ierr == MPI_SUCCESS) rec_start(r);                                         \
-    }                                                                                   \
-    void P##startall##S(F *n, F *reqs, F *ierr) {                                       \
-        REAL(#P "startall" #S, F *, F *, F *);                                          \
+    }
+
+#define F_STARTALL(N)                                                                   \
+    void N(F *n, F *reqs, F *ierr) {                                                    \
+        REAL(#N, F *, F *, F *);                                                        \
         real(n, reqs, ierr);                                                            \
         for (int i = 0; *ierr == MPI_SUCCESS && i < *n; i++)                            \
             rec_start(PMPI_Request_f2c(reqs[i]));                                       \
-    }                                                                                   \
-    void P##request_free##S(F *req, F *ierr) {                                          \
-        REAL(#P "request_free" #S, F *, F *);                                           \
+    }
+
+#define F_REQUEST_FREE(N)                                                               \
+    void N(F *req, F *ierr) {                                                           \
+        REAL(#N, F *, F *);                                                             \
         rec_request_free(PMPI_Request_f2c(*req));                                       \
         real(req, ierr);                                                                \
-    }                                                                                   \
-    void P##finalize##S(F *ierr) {                                                      \
-        REAL(#P "finalize" #S, F *);                                                    \
+    }
+
+#define F_FINALIZE(N)                                                                   \
+    void N(F *ierr) {                                                                   \
+        REAL(#N, F *);                                                                  \
         rec_finalize();                                                                 \
         real(ierr);                                                                     \
     }
 
-#define F_SENDRECV(P, S)                                                                \
-    void P##sendrecv##S(char *sbuf, F *scount, F *stype, F *dest, F *stag, char *rbuf,  \
-                        F *rcount, F *rtype, F *source, F *rtag, F *comm, F *status,    \
-                        F *ierr) {                                                      \
-        REAL(#P "sendrecv" #S, char *, F *, F *, F *, F *, char *, F *, F *, F *, F *,  \
-             F *, F *, F *);                                                            \
+#define F_SENDRECV(N)                                                                   \
+    void N(char *sbuf, F *scount, F *stype, F *dest, F *stag, char *rbuf, F *rcount,    \
+           F *rtype, F *source, F *rtag, F *comm, F *status, F *ierr) {                 \
+        REAL(#N, char *, F *, F *, F *, F *, char *, F *, F *, F *, F *, F *, F *, F *); \
         real(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm,  \
              status, ierr);                                                             \
         if (*ierr == MPI_SUCCESS) rec_p2p(COMM(comm), *dest, *scount, TYPE(stype));     \
-    }                                                                                   \
-    void P##sendrecv_replace##S(char *buf, F *count, F *type, F *dest, F *stag,         \
-                                F *source, F *rtag, F *comm, F *status, F *ierr) {      \
-        REAL(#P "sendrecv_replace" #S, char *, F *, F *, F *, F *, F *, F *, F *, F *,  \
-             F *);                                                                      \
+    }
+
+#define F_SENDRECV_REPLACE(N)                                                           \
+    void N(char *buf, F *count, F *type, F *dest, F *stag, F *source, F *rtag, F *comm, \
+           F *status, F *ierr) {                                                        \
+        REAL(#N, char *, F *, F *, F *, F *, F *, F *, F *, F *, F *);                  \
         real(buf, count, type, dest, stag, source, rtag, comm, status, ierr);           \
         if (*ierr == MPI_SUCCESS) rec_p2p(COMM(comm), *dest, *count, TYPE(type));       \
     }
 
-/* Neighbourhood collectives: blocking (I empty, no request) and
- * non-blocking (I = i, a request before ierr). RD(), RA() and RT() are
- * the request's declaration, argument and type (function-like macros so
- * that their commas survive being passed on). */
+/* Neighbourhood collectives: blocking (no request) and non-blocking (a
+ * request before ierr). RD(), RA() and RT() are the request's
+ * declaration, argument and type (function-like macros so that their
+ * commas survive being passed on). */
 #define NOREQ()
 #define REQD() , F *req
 #define REQA() , req
 #define REQT() F *,
-#define F_NEIGHBORS(P, I, S, RD, RA, RT)                                               \
-    void P##I##neighbor_allgather##S(char *sb, F *sc, F *st, char *rb, F *rc, F *rt,    \
-                                     F *comm RD(), F *ierr) {                             \
-        REAL(#P #I "neighbor_allgather" #S, char *, F *, F *, char *, F *, F *, F *,    \
-             RT() F *);                                                          \
-        real(sb, sc, st, rb, rc, rt, comm RA(), ierr);                                    \
+#define F_NB_ALL(N, RD, RA, RT)                                                         \
+    void N(char *sb, F *sc, F *st, char *rb, F *rc, F *rt, F *comm RD(), F *ierr) {     \
+        REAL(#N, char *, F *, F *, char *, F *, F *, F *, RT() F *);                    \
+        real(sb, sc, st, rb, rc, rt, comm RA(), ierr);                                  \
         if (*ierr == MPI_SUCCESS)                                                       \
             rec_neighbors(COMM(comm), *sc, TYPE(st), NULL, 0, NULL, NULL, NULL);        \
-    }                                                                                   \
-    void P##I##neighbor_alltoall##S(char *sb, F *sc, F *st, char *rb, F *rc, F *rt,     \
-                                    F *comm RD(), F *ierr) {                              \
-        REAL(#P #I "neighbor_alltoall" #S, char *, F *, F *, char *, F *, F *, F *,     \
-             RT() F *);                                                          \
-        real(sb, sc, st, rb, rc, rt, comm RA(), ierr);                                    \
+    }
+#define F_NB_ALLGATHERV(N, RD, RA, RT)                                                  \
+    void N(char *sb, F *sc, F *st, char *rb, F *rcs, F *dis, F *rt, F *comm RD(),       \
+           F *ierr) {                                                                   \
+        REAL(#N, char *, F *, F *, char *, F *, F *, F *, F *, RT() F *);               \
+        real(sb, sc, st, rb, rcs, dis, rt, comm RA(), ierr);                            \
         if (*ierr == MPI_SUCCESS)                                                       \
             rec_neighbors(COMM(comm), *sc, TYPE(st), NULL, 0, NULL, NULL, NULL);        \
-    }                                                                                   \
-    void P##I##neighbor_allgatherv##S(char *sb, F *sc, F *st, char *rb, F *rcs, F *dis, \
-                                      F *rt, F *comm RD(), F *ierr) {                     \
-        REAL(#P #I "neighbor_allgatherv" #S, char *, F *, F *, char *, F *, F *, F *,   \
-             F *, RT() F *);                                                     \
-        real(sb, sc, st, rb, rcs, dis, rt, comm RA(), ierr);                              \
-        if (*ierr == MPI_SUCCESS)                                                       \
-            rec_neighbors(COMM(comm), *sc, TYPE(st), NULL, 0, NULL, NULL, NULL);        \
-    }                                                                                   \
-    void P##I##neighbor_alltoallv##S(char *sb, F *scs, F *sds, F *st, char *rb, F *rcs, \
-                                     F *rds, F *rt, F *comm RD(), F *ierr) {              \
-        REAL(#P #I "neighbor_alltoallv" #S, char *, F *, F *, F *, char *, F *, F *,    \
-             F *, F *, RT() F *);                                                \
-        real(sb, scs, sds, st, rb, rcs, rds, rt, comm RA(), ierr);                        \
+    }
+#define F_NB_ALLTOALLV(N, RD, RA, RT)                                                   \
+    void N(char *sb, F *scs, F *sds, F *st, char *rb, F *rcs, F *rds, F *rt,            \
+           F *comm RD(), F *ierr) {                                                     \
+        REAL(#N, char *, F *, F *, F *, char *, F *, F *, F *, F *, RT() F *);          \
+        real(sb, scs, sds, st, rb, rcs, rds, rt, comm RA(), ierr);                      \
         if (*ierr == MPI_SUCCESS)                                                       \
             rec_neighbors(COMM(comm), 0, TYPE(st), scs, 0, NULL, NULL, NULL);           \
-    }                                                                                   \
-    void P##I##neighbor_alltoallw##S(char *sb, F *scs, MPI_Aint *sds, F *sts, char *rb, \
-                                     F *rcs, MPI_Aint *rds, F *rts, F *comm RD(),         \
-                                     F *ierr) {                                         \
-        REAL(#P #I "neighbor_alltoallw" #S, char *, F *, MPI_Aint *, F *, char *, F *,  \
-             MPI_Aint *, F *, F *, RT() F *);                                    \
-        real(sb, scs, sds, sts, rb, rcs, rds, rts, comm RA(), ierr);                      \
+    }
+#define F_NB_ALLTOALLW(N, RD, RA, RT)                                                   \
+    void N(char *sb, F *scs, MPI_Aint *sds, F *sts, char *rb, F *rcs, MPI_Aint *rds,    \
+           F *rts, F *comm RD(), F *ierr) {                                             \
+        REAL(#N, char *, F *, MPI_Aint *, F *, char *, F *, MPI_Aint *, F *, F *,       \
+             RT() F *);                                                                 \
+        real(sb, scs, sds, sts, rb, rcs, rds, rts, comm RA(), ierr);                    \
         if (*ierr == MPI_SUCCESS)                                                       \
             rec_neighbors(COMM(comm), 0, MPI_DATATYPE_NULL, scs, 0, NULL, sts, NULL);   \
     }
 
-/* Every wrapper under both names: mpi_X_ and ompi_X_f. */
-#define BOTH(M, X) M(mpi_, X, _) M(ompi_, X, _f)
-BOTH(F_SEND, send) BOTH(F_SEND, bsend) BOTH(F_SEND, ssend) BOTH(F_SEND, rsend)
-BOTH(F_ISEND, isend) BOTH(F_ISEND, ibsend) BOTH(F_ISEND, issend) BOTH(F_ISEND, irsend)
-BOTH(F_SEND_INIT, send_init) BOTH(F_SEND_INIT, bsend_init)
-BOTH(F_SEND_INIT, ssend_init) BOTH(F_SEND_INIT, rsend_init)
-F_START(mpi_, _) F_START(ompi_, _f)
-F_SENDRECV(mpi_, _) F_SENDRECV(ompi_, _f)
-F_NEIGHBORS(mpi_, , _, NOREQ, NOREQ, NOREQ)
-F_NEIGHBORS(ompi_, , _f, NOREQ, NOREQ, NOREQ)
-F_NEIGHBORS(mpi_, i, _, REQD, REQA, REQT)
-F_NEIGHBORS(ompi_, i, _f, REQD, REQA, REQT)
+/* Every name libmpi_mpifh exports for a binding (the six the topology
+ * interposer wraps, cabi/topo/fortran.c: mpif.h and use mpi compiled with
+ * any of gfortran's manglings, or called from C), and ompi_X_f, which
+ * use mpi_f08 calls: l, U and C are the name in lower, upper and
+ * capitalised case. */
+#define NAMES(M, l, U, C)                                                               \
+    M(mpi_##l##_) M(mpi_##l) M(mpi_##l##__) M(MPI_##U) M(MPI_##C##_f) M(MPI_##C##_f08)  \
+    M(ompi_##l##_f)
+#define NB_NAMES(M, l, U, C, RD, RA, RT)                                                \
+    M(mpi_##l##_, RD, RA, RT) M(mpi_##l, RD, RA, RT) M(mpi_##l##__, RD, RA, RT)         \
+    M(MPI_##U, RD, RA, RT) M(MPI_##C##_f, RD, RA, RT) M(MPI_##C##_f08, RD, RA, RT)      \
+    M(ompi_##l##_f, RD, RA, RT)
+
+NAMES(F_SEND, send, SEND, Send)
+NAMES(F_SEND, bsend, BSEND, Bsend)
+NAMES(F_SEND, ssend, SSEND, Ssend)
+NAMES(F_SEND, rsend, RSEND, Rsend)
+NAMES(F_ISEND, isend, ISEND, Isend)
+NAMES(F_ISEND, ibsend, IBSEND, Ibsend)
+NAMES(F_ISEND, issend, ISSEND, Issend)
+NAMES(F_ISEND, irsend, IRSEND, Irsend)
+NAMES(F_SEND_INIT, send_init, SEND_INIT, Send_init)
+NAMES(F_SEND_INIT, bsend_init, BSEND_INIT, Bsend_init)
+NAMES(F_SEND_INIT, ssend_init, SSEND_INIT, Ssend_init)
+NAMES(F_SEND_INIT, rsend_init, RSEND_INIT, Rsend_init)
+NAMES(F_START, start, START, Start)
+NAMES(F_STARTALL, startall, STARTALL, Startall)
+NAMES(F_REQUEST_FREE, request_free, REQUEST_FREE, Request_free)
+NAMES(F_FINALIZE, finalize, FINALIZE, Finalize)
+NAMES(F_SENDRECV, sendrecv, SENDRECV, Sendrecv)
+NAMES(F_SENDRECV_REPLACE, sendrecv_replace, SENDRECV_REPLACE, Sendrecv_replace)
+NB_NAMES(F_NB_ALL, neighbor_allgather, NEIGHBOR_ALLGATHER, Neighbor_allgather, NOREQ, NOREQ, NOREQ)
+NB_NAMES(F_NB_ALL, neighbor_alltoall, NEIGHBOR_ALLTOALL, Neighbor_alltoall, NOREQ, NOREQ, NOREQ)
+NB_NAMES(F_NB_ALLGATHERV, neighbor_allgatherv, NEIGHBOR_ALLGATHERV, Neighbor_allgatherv, NOREQ, NOREQ, NOREQ)
+NB_NAMES(F_NB_ALLTOALLV, neighbor_alltoallv, NEIGHBOR_ALLTOALLV, Neighbor_alltoallv, NOREQ, NOREQ, NOREQ)
+NB_NAMES(F_NB_ALLTOALLW, neighbor_alltoallw, NEIGHBOR_ALLTOALLW, Neighbor_alltoallw, NOREQ, NOREQ, NOREQ)
+NB_NAMES(F_NB_ALL, ineighbor_allgather, INEIGHBOR_ALLGATHER, Ineighbor_allgather, REQD, REQA, REQT)
+NB_NAMES(F_NB_ALL, ineighbor_alltoall, INEIGHBOR_ALLTOALL, Ineighbor_alltoall, REQD, REQA, REQT)
+NB_NAMES(F_NB_ALLGATHERV, ineighbor_allgatherv, INEIGHBOR_ALLGATHERV, Ineighbor_allgatherv, REQD, REQA, REQT)
+NB_NAMES(F_NB_ALLTOALLV, ineighbor_alltoallv, INEIGHBOR_ALLTOALLV, Ineighbor_alltoallv, REQD, REQA, REQT)
+NB_NAMES(F_NB_ALLTOALLW, ineighbor_alltoallw, INEIGHBOR_ALLTOALLW, Ineighbor_alltoallw, REQD, REQA, REQT)
 
 #endif /* OPEN_MPI */
 
