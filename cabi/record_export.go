@@ -43,24 +43,20 @@ func gpumap_record_write(comm C.int, n C.int, peers *C.int, bytes, msgs *C.uint6
 			status = 1
 		}
 	}()
+	// Views of the recorder's arrays, not copies: they outlive this call.
 	mine := record.Rank{Lost: uint64(lost)}
 	if n > 0 {
-		mine.Peers = append([]int32(nil), unsafe.Slice((*int32)(unsafe.Pointer(peers)), int(n))...)
-		mine.Bytes = append([]uint64(nil), unsafe.Slice((*uint64)(unsafe.Pointer(bytes)), int(n))...)
-		mine.Msgs = append([]uint64(nil), unsafe.Slice((*uint64)(unsafe.Pointer(msgs)), int(n))...)
+		mine.Peers = unsafe.Slice((*int32)(unsafe.Pointer(peers)), int(n))
+		mine.Bytes = unsafe.Slice((*uint64)(unsafe.Pointer(bytes)), int(n))
+		mine.Msgs = unsafe.Slice((*uint64)(unsafe.Pointer(msgs)), int(n))
 	}
-	ranks, err := mpirank.GatherTraffic(mpirank.Comm(comm), mine)
+	p, err := mpirank.GatherPattern(mpirank.Comm(comm), mine, C.GoString(program))
 	if err != nil {
 		say("%v", err)
 		return 1
 	}
-	if ranks == nil { // not rank 0
+	if p == nil { // not rank 0
 		return 0
-	}
-	p, err := record.Build(ranks, C.GoString(program))
-	if err != nil {
-		say("%v", err)
-		return 1
 	}
 	out := C.GoString(path)
 	if err := p.WriteFile(out, false); err != nil {

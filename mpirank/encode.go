@@ -75,13 +75,20 @@ func compress(b []byte) []byte {
 
 // decompress reverses compress; the announced length may be at most
 // maxRaw bytes: nothing larger is ever allocated.
-func decompress(data []byte, maxRaw int) ([]byte, error) {
+func decompress(data []byte, maxRaw int) ([]byte, error) { return decompressTo(nil, data, maxRaw) }
+
+// decompressTo is decompress into buf's memory when it is large enough:
+// one buffer serves a loop over many ranks.
+func decompressTo(buf, data []byte, maxRaw int) ([]byte, error) {
 	raw, n := binary.Uvarint(data)
 	if n <= 0 || raw > uint64(maxRaw) {
 		return nil, fmt.Errorf("bad payload length")
 	}
+	if uint64(cap(buf)) < raw {
+		buf = make([]byte, 0, raw)
+	}
 	_, d := codecs()
-	b, err := d.DecodeAll(data[n:], make([]byte, 0, raw))
+	b, err := d.DecodeAll(data[n:], buf[:0:raw])
 	if err != nil {
 		return nil, fmt.Errorf("zstd: %w", err)
 	}

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 
@@ -28,57 +27,6 @@ type Pattern struct {
 	// Totals over all ranks: sent to other ranks, sent to oneself, and
 	// messages the recorder could not attribute.
 	SentBytes, SentMsgs, SelfBytes, SelfMsgs, Lost uint64
-}
-
-// Build merges the traffic of every rank (ranks[r] is world rank r).
-func Build(ranks []Rank, program string) (*Pattern, error) {
-	n := len(ranks)
-	p := &Pattern{Header: Header{Program: oneLine(program), Ranks: n, RankHost: make([]int32, n)}}
-	hostIdx := map[string]int32{}
-	bb, mb := graph.NewBuilder(n), graph.NewBuilder(n)
-	for a, r := range ranks {
-		h := hostName(r.Host)
-		i, ok := hostIdx[h]
-		if !ok {
-			i = int32(len(p.Hosts))
-			hostIdx[h] = i
-			p.Hosts = append(p.Hosts, h)
-		}
-		p.RankHost[a] = i
-		if len(r.Bytes) != len(r.Peers) || len(r.Msgs) != len(r.Peers) {
-			return nil, fmt.Errorf("rank %d: %d peers but %d byte and %d message counts", a, len(r.Peers), len(r.Bytes), len(r.Msgs))
-		}
-		p.Lost += r.Lost
-		for j, peer := range r.Peers {
-			b, m := r.Bytes[j], r.Msgs[j]
-			switch {
-			case peer < 0 || int(peer) >= n:
-				return nil, fmt.Errorf("rank %d sent to rank %d, outside the %d ranks", a, peer, n)
-			case b > math.MaxInt64 || m > math.MaxInt64:
-				return nil, fmt.Errorf("rank %d sent %d bytes in %d messages to rank %d: too many to record", a, b, m, peer)
-			case int(peer) == a:
-				p.SelfBytes += b
-				p.SelfMsgs += m
-				continue
-			}
-			p.SentBytes += b
-			p.SentMsgs += m
-			if b > 0 {
-				bb.AddEdge(a, int(peer), int64(b))
-			}
-			if m > 0 {
-				mb.AddEdge(a, int(peer), int64(m))
-			}
-		}
-	}
-	var err error
-	if p.Bytes, err = bb.Build(); err != nil {
-		return nil, err
-	}
-	if p.Msgs, err = mb.Build(); err != nil {
-		return nil, err
-	}
-	return p, nil
 }
 
 // hostName keeps a processor name to one header field.

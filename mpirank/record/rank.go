@@ -53,13 +53,16 @@ func EncodeRank(r Rank) ([]byte, error) {
 	return b, nil
 }
 
-var errTruncated = errors.New("truncated traffic record")
+var (
+	errTruncated = errors.New("truncated traffic record")
+	errVersion   = errors.New("traffic record version mismatch (recorder and library of different versions?)")
+)
 
 // DecodeRank reverses EncodeRank.
 func DecodeRank(b []byte) (Rank, error) {
 	var r Rank
 	if len(b) == 0 || b[0] != rankVersion {
-		return r, errors.New("traffic record version mismatch (recorder and library of different versions?)")
+		return r, errVersion
 	}
 	b = b[1:]
 	uv := func() (uint64, bool) {
