@@ -384,6 +384,23 @@ func TestRecordThreads(t *testing.T) {
 	}
 }
 
+// The recorder makes no MPI call while holding its own lock
+// (cabi/record/testdata/lockorder.c): a thread's first send on a new
+// communicator, whose translation calls PMPI_Comm_group under a stand-in
+// for MPICH's global lock, against a thread freeing a known communicator
+// while holding that lock. The old recorder, which held its mutex across
+// the call and took it in the delete callback, deadlocked (broken by a
+// 5 s timeout in the program) on both stacks.
+func TestRecordLockOrder(t *testing.T) {
+	need(t, "build/tests/record_lockorder", "build/mpich/tests/record_lockorder")
+	for _, s := range stacks {
+		out, err := s.launch(t, 2, nil, nil, s.prog("record_lockorder"))
+		if err != nil || strings.Count(out, "LOCKORDER ok") != 2 {
+			t.Errorf("%s: %v\n%s", s.name, err, out)
+		}
+	}
+}
+
 // The counting core alone (cabi/record/testdata/unit.c, record.c linked
 // in, allocations failing on demand): exact counts of lost messages and of
 // the merge of per-thread tables, on both stacks.

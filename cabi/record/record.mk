@@ -27,7 +27,7 @@ $(BUILD)/record/have.h: cabi/record/probe.sh
 RECORD_C := $(TESTBIN)/stencil_world $(TESTBIN)/record_calls $(TESTBIN)/msgrate
 RECORD_F := $(TESTBIN)/record_f $(TESTBIN)/record_f08
 
-testprogs: $(RECORD_C) $(RECORD_F) $(TESTBIN)/record_threads $(TESTBIN)/record_unit
+testprogs: $(RECORD_C) $(RECORD_F) $(TESTBIN)/record_threads $(TESTBIN)/record_unit $(TESTBIN)/record_lockorder
 ifeq ($(MPI),openmpi)
 testprogs: $(TESTBIN)/record_fnames
 endif
@@ -54,6 +54,13 @@ $(TESTBIN)/record_unit: cabi/record/testdata/unit.c $(RECORD_SRC) $(GPUMAP_DL)
 	@mkdir -p $(TESTBIN)
 	$(MPICC) -O2 -Wall -pthread -Icabi/record -Icabi/dl -o $@ $< cabi/record/record.c cabi/dl/gpumap_dl.c \
 		-Wl,--wrap=malloc,--wrap=calloc,--wrap=aligned_alloc -ldl
+
+# ... and with an MPI lock of its own around the recorder's MPI calls
+# (cabi/record/testdata/lockorder.c).
+$(TESTBIN)/record_lockorder: cabi/record/testdata/lockorder.c $(RECORD_SRC) $(GPUMAP_DL)
+	@mkdir -p $(TESTBIN)
+	$(MPICC) -O2 -Wall -pthread -Icabi/record -Icabi/dl -o $@ $< cabi/record/record.c cabi/dl/gpumap_dl.c \
+		-Wl,--wrap=PMPI_Comm_group -ldl
 
 $(TESTBIN)/record_f: tests/testdata/record_f.F90
 	@mkdir -p $(TESTBIN)/record_f.mod
