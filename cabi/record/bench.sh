@@ -30,7 +30,7 @@ for mpi in openmpi mpich; do
     pre() { echo -genv LD_PRELOAD "$PWD/build/mpich/lib/libgpumap_record.so" -genv GPUMAP_RECORD "$OUT/pattern.graph" -genv GPUMAP_VERBOSE 0; }
   fi
   [[ -x $dir/tests/msgrate && -f $dir/lib/libgpumap_record.so ]] || { echo "recbench: run make testprogs MPI=$mpi first"; exit 1; }
-  $cc -O2 -Wall -Icabi/record cabi/record/testdata/countbench.c cabi/record/record.c -o "$OUT/countbench.$mpi" -ldl -lpthread
+  $cc -O2 -Wall -Icabi/record -Icabi/dl cabi/record/testdata/countbench.c cabi/record/record.c cabi/dl/gpumap_dl.c -o "$OUT/countbench.$mpi" -ldl -lpthread
   echo "== $mpi ($REPS runs each, $MSGS messages per round, best of 5 rounds per run; ns per message)"
   for mode in self pair; do
     : >"$OUT/none" && : >"$OUT/rec"

@@ -295,20 +295,21 @@ static inline void add(tstate *t, int w, uint64_t b, uint64_t msgs) {
     add_new(t, w, b, msgs);
 }
 
-/* bytes_of: the common predefined types by comparison (their sizes are
- * the C types'), the others through MPI. */
-static uint64_t bytes_of(MPI_Count count, MPI_Datatype type) {
+/* bytes_by_mpi: count elements of a type MPI must size. */
+static __attribute__((noinline)) uint64_t bytes_by_mpi(MPI_Count count, MPI_Datatype type) {
     MPI_Count size = 0;
-    if (count <= 0) return 0;
-    if (type == MPI_BYTE || type == MPI_CHAR)
-        size = 1;
-    else if (type == MPI_DOUBLE)
-        size = sizeof(double);
-    else if (type == MPI_INT)
-        size = sizeof(int);
-    else if (PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size <= 0)
-        return 0;
+    if (PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size <= 0) return 0;
     return (uint64_t)count * (uint64_t)size;
+}
+
+/* bytes_of: the common predefined types by comparison (their sizes are
+ * the C types'), inline; the others through MPI. */
+static inline uint64_t bytes_of(MPI_Count count, MPI_Datatype type) {
+    if (count <= 0) return 0;
+    if (type == MPI_BYTE || type == MPI_CHAR) return (uint64_t)count;
+    if (type == MPI_DOUBLE) return (uint64_t)count * sizeof(double);
+    if (type == MPI_INT) return (uint64_t)count * sizeof(int);
+    return bytes_by_mpi(count, type);
 }
 
 /* --- communicators -------------------------------------------------------- */
