@@ -449,7 +449,7 @@ func TestRecordMPI4WrappersFollowTheLibrary(t *testing.T) {
 		}
 		mpi, rec := dynamicSymbols(t, m[2]), dynamicSymbols(t, s.recorder())
 		for _, f := range mpi4Calls {
-			if rec[f] != mpi[("P" + f)] {
+			if rec[f] != mpi["P"+f] {
 				t.Errorf("%s: %s has P%s: %v, the recorder wraps %s: %v", s.name, m[2], f, mpi["P"+f], f, rec[f])
 			}
 		}
