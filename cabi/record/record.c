@@ -673,6 +673,7 @@ void rec_finalize(void) {
     if (gpumap_dl_private_comm(MPI_COMM_WORLD, R.world_rank, &c) != MPI_SUCCESS) return;
     char msg[1024] = "";
     rec_write_fn write = R.usable ? load(msg, sizeof msg) : NULL;
+    if (!R.usable) snprintf(msg, sizeof msg, "the recorder was first called before MPI_Init");
     /* Agree before the collective: a rank that cannot load the library
      * must not leave the others waiting in the gather. */
     int bad = write ? INT_MAX : R.world_rank;
