@@ -103,10 +103,16 @@ $(LIB)/libgpumapf.a: cabi/fortran/gpumap.f90
 # The topology interposer: plain C against the MPI library, no Go; it
 # loads libgpumap.so (next to it) only when a program asks to reorder.
 TOPOSRC := $(wildcard cabi/topo/*.c)
+TOPO_SO = $(MPICC) -O2 -Wall -Wextra -fPIC -shared -fvisibility=hidden -DGPUMAP_SONAME='"libgpumap.so.$(SOMAJOR)"' \
+	-Icabi/include -Icabi/dl -o $@ $(TOPOSRC) cabi/dl/gpumap_dl.c -ldl -lpthread
 $(LIB)/libgpumap_topo.so: $(TOPOSRC) cabi/topo/topo.h cabi/include/gpumap.h $(GPUMAP_DL)
 	@mkdir -p $(LIB)
-	$(MPICC) -O2 -Wall -Wextra -fPIC -shared -fvisibility=hidden -DGPUMAP_SONAME='"libgpumap.so.$(SOMAJOR)"' \
-		-Icabi/include -Icabi/dl -o $@ $(TOPOSRC) cabi/dl/gpumap_dl.c -ldl -lpthread
+	$(TOPO_SO)
+# For the tests only: the same with failure injection (topo_fault in
+# topo.h), so that they reach the paths of a failed malloc or MPI call.
+$(TESTBIN)/fault/libgpumap_topo.so: $(TOPOSRC) cabi/topo/topo.h cabi/include/gpumap.h $(GPUMAP_DL)
+	@mkdir -p $(TESTBIN)/fault
+	$(TOPO_SO) -DGPUMAP_FAULT_INJECT
 
 $(LIB)/pkgconfig/gpumap.pc: cabi/gpumap.pc.in gpumap/options.go
 	@mkdir -p $(LIB)/pkgconfig
@@ -122,7 +128,7 @@ TESTPROGS := $(TESTBIN)/hello $(TESTBIN)/stencil $(TESTBIN)/invalid $(TESTBIN)/a
 # preloads the interposer); *_linked link it before the MPI library.
 TOPOPROGS := $(addprefix $(TESTBIN)/,topo_cart topo_shift topo_sub topo_dgraph_adj topo_dgraph \
 	topo_graph topo_neighbor topo_dup topo_errors topo_stencil topo_f topo_f08 topo_stencil_f \
-	topo_stencil_linked topo_f_linked topo_nbctag)
+	topo_stencil_linked topo_f_linked topo_nbctag fault/libgpumap_topo.so)
 
 testprogs: lib $(TESTPROGS) $(TOPOPROGS)
 

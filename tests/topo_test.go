@@ -32,12 +32,32 @@ var topoStacks = []topoStack{
 // preloaded when preload is set, and returns the output.
 func topoRun(t *testing.T, s topoStack, np int, env map[string]string, preload bool, prog string, args ...string) string {
 	t.Helper()
+	lib := ""
+	if preload {
+		lib = filepath.Join(root, s.lib, "libgpumap_topo.so")
+	}
+	start := time.Now()
+	out, err := topoExec(t, s, np, env, lib, 2*time.Minute, prog, args...)
+	if err != nil {
+		t.Fatalf("%s %s %s (preload %v): %v\n%s", s.name, prog, strings.Join(args, " "), preload, err, out)
+	}
+	if os.Getenv("GPUMAP_TOPO_TIMES") != "" {
+		t.Logf("%s %s %s preload=%v: %.1f s", s.name, prog, strings.Join(args, " "), preload, time.Since(start).Seconds())
+	}
+	return out
+}
+
+// topoExec runs prog as topoRun does, with lib preloaded unless it is "",
+// and returns its output and whether it failed or ran past timeout.
+func topoExec(t *testing.T, s topoStack, np int, env map[string]string, lib string, timeout time.Duration,
+	prog string, args ...string) (string, error) {
+	t.Helper()
 	e := map[string]string{}
 	for k, v := range env {
 		e[k] = v
 	}
-	if preload {
-		e["LD_PRELOAD"] = filepath.Join(root, s.lib, "libgpumap_topo.so")
+	if lib != "" {
+		e["LD_PRELOAD"] = lib
 	}
 	keys := make([]string, 0, len(e))
 	for k := range e {
@@ -60,15 +80,7 @@ func topoRun(t *testing.T, s topoStack, np int, env map[string]string, preload b
 		}
 	}
 	a = append(append(a, filepath.Join(root, s.bin, prog)), args...)
-	start := time.Now()
-	out, err := run(t, 2*time.Minute, nil, cmd, a...)
-	if err != nil {
-		t.Fatalf("%s %s %s (preload %v): %v\n%s", s.name, prog, strings.Join(args, " "), preload, err, out)
-	}
-	if os.Getenv("GPUMAP_TOPO_TIMES") != "" {
-		t.Logf("%s %s %s preload=%v: %.1f s", s.name, prog, strings.Join(args, " "), preload, time.Since(start).Seconds())
-	}
-	return out
+	return run(t, timeout, nil, cmd, a...)
 }
 
 // topoOutput is what a topology program printed.
@@ -488,4 +500,33 @@ func TestTopoRegressions(t *testing.T) {
 		}
 	}
 	t.Logf("regressions:\n%s", table.String())
+}
+
+// TestTopoDistGraphFailure: a process that cannot take its part in
+// carrying the adjacency lists of MPI_Dist_graph_create_adjacent to their
+// new ranks (GPUMAP_TEST_FAIL makes the fault build of the interposer
+// fail its malloc there) must not leave its partner waiting: every rank
+// agrees to fall back to MPI's own constructor, and the program's results
+// are those of a run without the interposer. Before, that rank skipped
+// both exchanges and the program hung.
+func TestTopoDistGraphFailure(t *testing.T) {
+	for _, s := range topoStacks {
+		need(t, filepath.Join(s.bin, "topo_dgraph_adj"), filepath.Join(s.bin, "fault/libgpumap_topo.so"))
+		fault := filepath.Join(root, s.bin, "fault/libgpumap_topo.so")
+		base := parseTopo(topoRun(t, s, 6, nil, false, "topo_dgraph_adj"))
+		env := map[string]string{"GPUMAP_HIERARCHY": "2:3", "GPUMAP_VERBOSE": "1", "GPUMAP_TEST_FAIL": "distgraph_route@4",
+			"GPUMAP_LIBRARY": filepath.Join(root, s.lib, "libgpumap.so")}
+		out, err := topoExec(t, s, 6, env, fault, time.Minute, "topo_dgraph_adj")
+		if err != nil {
+			t.Fatalf("%s: a failure on rank 4: %v\n%s", s.name, err, out)
+		}
+		o := parseTopo(out)
+		checkClean(t, s.name+" a failure on rank 4", o, out)
+		if d := sameResults(base.results, o.results); d != "" {
+			t.Errorf("%s: results differ after the failure: %s\n%s", s.name, d, out)
+		}
+		if !strings.Contains(out, "passed to PMPI unchanged: carrying the adjacency lists to their new ranks failed") {
+			t.Errorf("%s: GPUMAP_VERBOSE=1 does not name the failure:\n%s", s.name, out)
+		}
+	}
 }

@@ -95,6 +95,17 @@ int topo_disabled(void);
 /* Agreement helper: 1 on every rank when any rank passed failed != 0. */
 int topo_any(topo_call *c, int failed);
 
+/* Failure injection, compiled only into the test build of the interposer
+ * (-DGPUMAP_FAULT_INJECT, build/tests/fault/libgpumap_topo.so): 1 when
+ * GPUMAP_TEST_FAIL is "site@rank" for this site and this rank of
+ * comm_old, so that tests can reach the failure paths that out-of-memory
+ * and MPI errors would take. The release build has no such hook: 0. */
+#ifdef GPUMAP_FAULT_INJECT
+int topo_fault(const topo_call *c, const char *site);
+#else
+#define topo_fault(c, site) 0
+#endif
+
 /* The constructors, shared by the C and Fortran entry points. */
 int topo_cart_create(const char *name, MPI_Comm old, int ndims, const int dims[],
                      const int periods[], int reorder, MPI_Comm *out);
