@@ -530,3 +530,52 @@ func TestTopoDistGraphFailure(t *testing.T) {
 		}
 	}
 }
+
+// TestTopoMembers: MPI_Cart_create and MPI_Graph_create of a 2x3 grid on
+// 8 processes, which the program binds (before MPI_Init) so that world
+// ranks 0 and 1 share one socket of hwloc's fake two-socket machine and
+// ranks 2-7 the other. J by hand (1 within a socket, 10 across, both
+// directions of the grid's 7 edges): row-major 2(4*1 + 3*10) = 68. By
+// default the members stay world ranks 0-5, as MPI's own constructors
+// make them and programs assume ("if (rank < 6) use(cart)"), and only
+// their order changes: ranks 0 and 1 play a column of the grid,
+// 2(5*1 + 2*10) = 50. GPUMAP_TOPO_SUBSET=any lets the mapper take the
+// whole grid onto ranks 2-7, 2(7*1) = 14, and leave 0 and 1 out. Before,
+// the mapper always chose the members.
+func TestTopoMembers(t *testing.T) {
+	xml := filepath.Join(root, "hwdetect/testdata/two-sockets.xml")
+	memberRe := regexp.MustCompile(`(?m)^MEMBER (\w+) (\d+) (-?\d+)$`)
+	for _, s := range topoStacks {
+		need(t, filepath.Join(s.bin, "topo_members"), filepath.Join(s.lib, "libgpumap_topo.so"))
+		for _, c := range []struct {
+			subset, members, says string
+		}{
+			{"", "0 1 2 3 4 5", "J 68 -> 50, reordered"},
+			{"any", "2 3 4 5 6 7", "J 68 -> 14, reordered"},
+			{"bogus", "0 1 2 3 4 5", "passed to PMPI unchanged: rank 0: GPUMAP_TOPO_SUBSET=bogus: not first (the default) or any"},
+		} {
+			env := map[string]string{"HWLOC_XMLFILE": xml, "HWLOC_THISSYSTEM": "1", "GPUMAP_VERBOSE": "1"}
+			if c.subset != "" {
+				env["GPUMAP_TOPO_SUBSET"] = c.subset
+			}
+			out := topoRun(t, s, 8, env, true, "topo_members", "1", "1,1,0,0,0,0,0,0")
+			checkClean(t, s.name+" GPUMAP_TOPO_SUBSET="+c.subset, parseTopo(out), out)
+			members := map[string][]string{}
+			for _, m := range memberRe.FindAllStringSubmatch(out, -1) {
+				if m[3] != "-1" {
+					members[m[1]] = append(members[m[1]], m[2])
+				}
+			}
+			for _, call := range []string{"cart", "graph"} {
+				got := members[call]
+				sort.Slice(got, func(i, j int) bool { a, _ := strconv.Atoi(got[i]); b, _ := strconv.Atoi(got[j]); return a < b })
+				if strings.Join(got, " ") != c.members {
+					t.Errorf("%s GPUMAP_TOPO_SUBSET=%q %s: members are world ranks %v, want %s\n%s", s.name, c.subset, call, got, c.members, out)
+				}
+			}
+			if n := strings.Count(out, c.says); n != 2 {
+				t.Errorf("%s GPUMAP_TOPO_SUBSET=%q: %d of 2 calls say %q:\n%s", s.name, c.subset, n, c.says, out)
+			}
+		}
+	}
+}

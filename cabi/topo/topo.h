@@ -51,6 +51,12 @@ typedef struct topo_call {
     int degree, cap;
     int *nbrs;
     double *vols;
+    /* A grid of fewer points than processes (MPI_Cart_create,
+     * MPI_Graph_create): the members, ranks 0 .. members-1 of comm_old,
+     * get a vertex and the others MPI_COMM_NULL; 0 when every process
+     * has a vertex. any_members: GPUMAP_TOPO_SUBSET=any lets the mapper
+     * choose which processes are the members. */
+    int members, any_members;
     int bad;           /* this rank rejected the arguments (why says why) */
     int libfail;       /* this rank could not load libgpumap.so (why says why) */
     char why[256];
@@ -91,6 +97,16 @@ int topo_end(topo_call *c, MPI_Comm nc, int rc, MPI_Comm *out);
 /* GPUMAP_TOPO turns the interposer off: 0, false, no or off (any case,
  * surrounding blanks ignored); unset or anything else leaves it on. */
 int topo_disabled(void);
+
+/* For a grid of p < size points (before topo_map): keeps ranks 0 .. p-1
+ * of comm_old as the members unless GPUMAP_TOPO_SUBSET=any (subset.c). */
+void topo_members(topo_call *c, int p);
+
+/* topo_map's mapping when the members are kept (collective over comm):
+ * maps the pattern onto the members' processes only, and on
+ * TOPO_REORDER returns in *nc the members in their new order followed by
+ * the other processes in their old order. */
+int topo_map_members(topo_call *c, MPI_Comm *nc);
 
 /* Agreement helper: 1 on every rank when any rank passed failed != 0. */
 int topo_any(topo_call *c, int failed);
