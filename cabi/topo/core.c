@@ -36,7 +36,7 @@ typedef struct api {
 static pthread_mutex_t api_lock = PTHREAD_MUTEX_INITIALIZER;
 static int api_state; /* 0 not tried, 1 loaded, -1 failed */
 static api gpumap;
-static char api_error[256];
+static char api_error[1024];
 
 static const api *load_api(char *why, size_t n) {
     pthread_mutex_lock(&api_lock);

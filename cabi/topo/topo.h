@@ -59,7 +59,7 @@ typedef struct topo_call {
     int members, any_members;
     int bad;           /* this rank rejected the arguments (why says why) */
     int libfail;       /* this rank could not load libgpumap.so (why says why) */
-    char why[256];
+    char why[1024];    /* room for the reason of every library candidate (gpumap_dl.h) */
     /* the outcome, the same on every rank */
     int outcome;
     double j_before, j_after, map_seconds;
