@@ -43,13 +43,13 @@ endif
 VERSION := $(shell sed -n 's/^const Version = "\(.*\)"$$/\1/p' gpumap/options.go)
 SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
 # The run-time loader of libgpumap.so shared by the C libraries (topo, record).
-GPUMAP_DL := cabi/dl/gpumap_dl.c cabi/dl/gpumap_dl.h
+GPUMAP_DL := cabi/dl/gpumap_dl.c cabi/dl/gpumap_dl.h cabi/dl/gpumap_abi.h
 
 LIB := $(BUILD)/lib
 INC := $(BUILD)/include
 TESTBIN := $(BUILD)/tests
 GOSRC := $(shell find . -name '*.go' -not -path './build/*') go.mod go.sum
-CABI := $(wildcard cabi/*.go cabi/*.c cabi/*.h cabi/include/*.h)
+CABI := $(wildcard cabi/*.go cabi/*.c cabi/*.h cabi/include/*.h) cabi/dl/gpumap_abi.h
 
 APT_PACKAGES := build-essential pkg-config gfortran openmpi-bin libopenmpi-dev mpich libmpich-dev \
 	libhwloc-dev hwloc iproute2 util-linux procps scotch cmake
@@ -103,10 +103,20 @@ $(LIB)/libgpumapf.a: cabi/fortran/gpumap.f90
 # The topology interposer: plain C against the MPI library, no Go; it
 # loads libgpumap.so (next to it) only when a program asks to reorder.
 TOPOSRC := $(wildcard cabi/topo/*.c)
+TOPO_SO = $(MPICC) -O2 -Wall -Wextra -fPIC -shared -fvisibility=hidden -DGPUMAP_SONAME='"libgpumap.so.$(SOMAJOR)"' \
+	-Icabi/include -Icabi/dl -o $@ $(TOPOSRC) cabi/dl/gpumap_dl.c -ldl -lpthread
 $(LIB)/libgpumap_topo.so: $(TOPOSRC) cabi/topo/topo.h cabi/include/gpumap.h $(GPUMAP_DL)
 	@mkdir -p $(LIB)
-	$(MPICC) -O2 -Wall -Wextra -fPIC -shared -fvisibility=hidden -DGPUMAP_SONAME='"libgpumap.so.$(SOMAJOR)"' \
-		-Icabi/include -Icabi/dl -o $@ $(TOPOSRC) cabi/dl/gpumap_dl.c -ldl -lpthread
+	$(TOPO_SO)
+# For the loader's tests: a libgpumap.so of another gpumap version.
+$(TESTBIN)/fake/libgpumap.so: tests/testdata/fake_libgpumap.c cabi/dl/gpumap_abi.h
+	@mkdir -p $(TESTBIN)/fake
+	$(MPICC) -O2 -Wall -fPIC -shared -Icabi/dl $< -o $@
+# For the tests only: the same with failure injection (topo_fault in
+# topo.h), so that they reach the paths of a failed malloc or MPI call.
+$(TESTBIN)/fault/libgpumap_topo.so: $(TOPOSRC) cabi/topo/topo.h cabi/include/gpumap.h $(GPUMAP_DL)
+	@mkdir -p $(TESTBIN)/fault
+	$(TOPO_SO) -DGPUMAP_FAULT_INJECT
 
 $(LIB)/pkgconfig/gpumap.pc: cabi/gpumap.pc.in gpumap/options.go
 	@mkdir -p $(LIB)/pkgconfig
@@ -122,7 +132,8 @@ TESTPROGS := $(TESTBIN)/hello $(TESTBIN)/stencil $(TESTBIN)/invalid $(TESTBIN)/a
 # preloads the interposer); *_linked link it before the MPI library.
 TOPOPROGS := $(addprefix $(TESTBIN)/,topo_cart topo_shift topo_sub topo_dgraph_adj topo_dgraph \
 	topo_graph topo_neighbor topo_dup topo_errors topo_stencil topo_f topo_f08 topo_stencil_f \
-	topo_stencil_linked topo_f_linked topo_nbctag)
+	topo_stencil_linked topo_f_linked topo_nbctag topo_members fault/libgpumap_topo.so \
+	fake/libgpumap.so)
 
 testprogs: lib $(TESTPROGS) $(TOPOPROGS)
 

@@ -17,15 +17,16 @@ import (
 	"github.com/gpumap/gpumap/mpirank/record"
 )
 
-// gpumap_record_write is the finalize step of libgpumap_record.so (see
-// cabi/record/record.h), not part of gpumap.h: collective over comm (a
+// gpumap_record_write_v2 is the finalize step of libgpumap_record.so (see
+// cabi/record/record.h; the name carries the version of this interface,
+// REC_WRITE_SYMBOL), not part of gpumap.h: collective over comm (a
 // duplicate of MPI_COMM_WORLD with MPI_ERRORS_RETURN), it gathers every
 // rank's send table on rank 0, which writes the pattern to path (and the
 // message counts to msgpath unless it is empty). It returns 0 with a
 // summary in msg on rank 0, or non-zero with the reason in msg.
 //
-//export gpumap_record_write
-func gpumap_record_write(comm C.int, n C.int, peers *C.int, bytes, msgs *C.uint64_t, lost C.uint64_t,
+//export gpumap_record_write_v2
+func gpumap_record_write_v2(comm C.int, n C.int, peers *C.int, bytes, msgs *C.uint64_t, lost C.uint64_t,
 	program, path, msgpath *C.char, msg *C.char, msglen C.int) (status C.int) {
 	say := func(format string, a ...any) {
 		s := fmt.Sprintf(format, a...)

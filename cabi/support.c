@@ -5,6 +5,7 @@
 #include <string.h>
 #include "gpumap.h"
 #include "safe.h"
+#include "dl/gpumap_abi.h"
 #include "_cgo_export.h"
 
 static const char *messages[] = {
@@ -42,19 +43,11 @@ void gpumap_set_last_error(const char *msg) {
 
 const char *gpumap_version(void) { return "0.2.0"; }
 
-// The MPI this library was built for. Not in gpumap.h: the C libraries
-// that load libgpumap.so at run time (cabi/dl) compare it with their own,
-// so that GPUMAP_LIBRARY naming the other stack's build is refused
-// instead of crashing the program.
-const char *gpumap_mpi_abi(void) {
-#if defined(OPEN_MPI)
-    return "Open MPI";
-#elif defined(MPICH)
-    return "MPICH";
-#else
-    return "unknown MPI";
-#endif
-}
+// The MPI this library was built for, as its ELF note says it (abinote.c).
+// Not in gpumap.h: the C libraries that load libgpumap.so at run time
+// (cabi/dl) read the note before loading a file, and call this on a
+// libgpumap.so the program itself had already loaded.
+const char *gpumap_mpi_abi(void) { return GPUMAP_MPI_ABI; }
 
 void gpumap_options_init(gpumap_options *o) {
     if (!o) return;

@@ -32,12 +32,32 @@ var topoStacks = []topoStack{
 // preloaded when preload is set, and returns the output.
 func topoRun(t *testing.T, s topoStack, np int, env map[string]string, preload bool, prog string, args ...string) string {
 	t.Helper()
+	lib := ""
+	if preload {
+		lib = filepath.Join(root, s.lib, "libgpumap_topo.so")
+	}
+	start := time.Now()
+	out, err := topoExec(t, s, np, env, lib, 2*time.Minute, prog, args...)
+	if err != nil {
+		t.Fatalf("%s %s %s (preload %v): %v\n%s", s.name, prog, strings.Join(args, " "), preload, err, out)
+	}
+	if os.Getenv("GPUMAP_TOPO_TIMES") != "" {
+		t.Logf("%s %s %s preload=%v: %.1f s", s.name, prog, strings.Join(args, " "), preload, time.Since(start).Seconds())
+	}
+	return out
+}
+
+// topoExec runs prog as topoRun does, with lib preloaded unless it is "",
+// and returns its output and whether it failed or ran past timeout.
+func topoExec(t *testing.T, s topoStack, np int, env map[string]string, lib string, timeout time.Duration,
+	prog string, args ...string) (string, error) {
+	t.Helper()
 	e := map[string]string{}
 	for k, v := range env {
 		e[k] = v
 	}
-	if preload {
-		e["LD_PRELOAD"] = filepath.Join(root, s.lib, "libgpumap_topo.so")
+	if lib != "" {
+		e["LD_PRELOAD"] = lib
 	}
 	keys := make([]string, 0, len(e))
 	for k := range e {
@@ -60,15 +80,7 @@ func topoRun(t *testing.T, s topoStack, np int, env map[string]string, preload b
 		}
 	}
 	a = append(append(a, filepath.Join(root, s.bin, prog)), args...)
-	start := time.Now()
-	out, err := run(t, 2*time.Minute, nil, cmd, a...)
-	if err != nil {
-		t.Fatalf("%s %s %s (preload %v): %v\n%s", s.name, prog, strings.Join(args, " "), preload, err, out)
-	}
-	if os.Getenv("GPUMAP_TOPO_TIMES") != "" {
-		t.Logf("%s %s %s preload=%v: %.1f s", s.name, prog, strings.Join(args, " "), preload, time.Since(start).Seconds())
-	}
-	return out
+	return run(t, timeout, nil, cmd, a...)
 }
 
 // topoOutput is what a topology program printed.
@@ -158,10 +170,12 @@ var topoFallThrough = []struct {
 	{"machine does not fit", map[string]string{"GPUMAP_HIERARCHY": "4:4"}, "topo_cart", nil, true, true,
 		"passed to PMPI unchanged: gpumap_reorder: invalid options: hierarchy 4:4 has 16 PEs but the communicator has 6 processes"},
 	{"no libgpumap.so", map[string]string{"GPUMAP_LIBRARY": "/nonexistent/libgpumap.so"}, "topo_dgraph", nil, true, false,
-		"passed to PMPI unchanged: rank 0: cannot load /nonexistent/libgpumap.so (GPUMAP_LIBRARY): "},
-	// The other stack's build (@other): its MPI calls crashed the program.
-	{"libgpumap.so of the other MPI", map[string]string{"GPUMAP_LIBRARY": "@other"}, "topo_dgraph", nil, true, true,
-		"libgpumap.so was built for "},
+		"passed to PMPI unchanged: rank 0: cannot load /nonexistent/libgpumap.so: No such file or directory (GPUMAP_LIBRARY)"},
+	// The other stack's build (@other): its MPI calls crashed the program,
+	// and then it was refused only once loaded, its MPI and Go runtime
+	// in the process for good. Now it is never loaded.
+	{"libgpumap.so of the other MPI", map[string]string{"GPUMAP_LIBRARY": "@other"}, "topo_dgraph", nil, true, false,
+		"/libgpumap.so was built for "},
 	{"GPUMAP_CART_WEIGHTS wrong", map[string]string{"GPUMAP_CART_WEIGHTS": "1:2:3"}, "topo_shift", nil, true, false,
 		"passed to PMPI unchanged: rank 0: GPUMAP_CART_WEIGHTS=1:2:3 has 3 volumes for 2 dimensions"},
 	// topo_sub's 2x3 grid (dimension 0 periodic: each process reaches the
@@ -488,4 +502,82 @@ func TestTopoRegressions(t *testing.T) {
 		}
 	}
 	t.Logf("regressions:\n%s", table.String())
+}
+
+// TestTopoDistGraphFailure: a process that cannot take its part in
+// carrying the adjacency lists of MPI_Dist_graph_create_adjacent to their
+// new ranks (GPUMAP_TEST_FAIL makes the fault build of the interposer
+// fail its malloc there) must not leave its partner waiting: every rank
+// agrees to fall back to MPI's own constructor, and the program's results
+// are those of a run without the interposer. Before, that rank skipped
+// both exchanges and the program hung.
+func TestTopoDistGraphFailure(t *testing.T) {
+	for _, s := range topoStacks {
+		need(t, filepath.Join(s.bin, "topo_dgraph_adj"), filepath.Join(s.bin, "fault/libgpumap_topo.so"))
+		fault := filepath.Join(root, s.bin, "fault/libgpumap_topo.so")
+		base := parseTopo(topoRun(t, s, 6, nil, false, "topo_dgraph_adj"))
+		env := map[string]string{"GPUMAP_HIERARCHY": "2:3", "GPUMAP_VERBOSE": "1", "GPUMAP_TEST_FAIL": "distgraph_route@4",
+			"GPUMAP_LIBRARY": filepath.Join(root, s.lib, "libgpumap.so")}
+		out, err := topoExec(t, s, 6, env, fault, time.Minute, "topo_dgraph_adj")
+		if err != nil {
+			t.Fatalf("%s: a failure on rank 4: %v\n%s", s.name, err, out)
+		}
+		o := parseTopo(out)
+		checkClean(t, s.name+" a failure on rank 4", o, out)
+		if d := sameResults(base.results, o.results); d != "" {
+			t.Errorf("%s: results differ after the failure: %s\n%s", s.name, d, out)
+		}
+		if !strings.Contains(out, "passed to PMPI unchanged: carrying the adjacency lists to their new ranks failed") {
+			t.Errorf("%s: GPUMAP_VERBOSE=1 does not name the failure:\n%s", s.name, out)
+		}
+	}
+}
+
+// TestTopoMembers: MPI_Cart_create and MPI_Graph_create of a 2x3 grid on
+// 8 processes, which the program binds (before MPI_Init) so that world
+// ranks 0 and 1 share one socket of hwloc's fake two-socket machine and
+// ranks 2-7 the other. J by hand (1 within a socket, 10 across, both
+// directions of the grid's 7 edges): row-major 2(4*1 + 3*10) = 68. By
+// default the members stay world ranks 0-5, as MPI's own constructors
+// make them and programs assume ("if (rank < 6) use(cart)"), and only
+// their order changes: ranks 0 and 1 play a column of the grid,
+// 2(5*1 + 2*10) = 50. GPUMAP_TOPO_SUBSET=any lets the mapper take the
+// whole grid onto ranks 2-7, 2(7*1) = 14, and leave 0 and 1 out. Before,
+// the mapper always chose the members.
+func TestTopoMembers(t *testing.T) {
+	xml := filepath.Join(root, "hwdetect/testdata/two-sockets.xml")
+	memberRe := regexp.MustCompile(`(?m)^MEMBER (\w+) (\d+) (-?\d+)$`)
+	for _, s := range topoStacks {
+		need(t, filepath.Join(s.bin, "topo_members"), filepath.Join(s.lib, "libgpumap_topo.so"))
+		for _, c := range []struct {
+			subset, members, says string
+		}{
+			{"", "0 1 2 3 4 5", "J 68 -> 50, reordered"},
+			{"any", "2 3 4 5 6 7", "J 68 -> 14, reordered"},
+			{"bogus", "0 1 2 3 4 5", "passed to PMPI unchanged: rank 0: GPUMAP_TOPO_SUBSET=bogus: not first (the default) or any"},
+		} {
+			env := map[string]string{"HWLOC_XMLFILE": xml, "HWLOC_THISSYSTEM": "1", "GPUMAP_VERBOSE": "1"}
+			if c.subset != "" {
+				env["GPUMAP_TOPO_SUBSET"] = c.subset
+			}
+			out := topoRun(t, s, 8, env, true, "topo_members", "1", "1,1,0,0,0,0,0,0")
+			checkClean(t, s.name+" GPUMAP_TOPO_SUBSET="+c.subset, parseTopo(out), out)
+			members := map[string][]string{}
+			for _, m := range memberRe.FindAllStringSubmatch(out, -1) {
+				if m[3] != "-1" {
+					members[m[1]] = append(members[m[1]], m[2])
+				}
+			}
+			for _, call := range []string{"cart", "graph"} {
+				got := members[call]
+				sort.Slice(got, func(i, j int) bool { a, _ := strconv.Atoi(got[i]); b, _ := strconv.Atoi(got[j]); return a < b })
+				if strings.Join(got, " ") != c.members {
+					t.Errorf("%s GPUMAP_TOPO_SUBSET=%q %s: members are world ranks %v, want %s\n%s", s.name, c.subset, call, got, c.members, out)
+				}
+			}
+			if n := strings.Count(out, c.says); n != 2 {
+				t.Errorf("%s GPUMAP_TOPO_SUBSET=%q: %d of 2 calls say %q:\n%s", s.name, c.subset, n, c.says, out)
+			}
+		}
+	}
 }

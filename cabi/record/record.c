@@ -596,12 +596,12 @@ void *rec_next(const char *name, void **cache) {
 
 /* --- finalize ------------------------------------------------------------- */
 
-/* load finds gpumap_record_write in libgpumap.so (gpumap_dl.h). */
+/* load finds REC_WRITE_SYMBOL in libgpumap.so (gpumap_dl.h). */
 static rec_write_fn load(char *why, size_t len) {
     void *h = gpumap_dl_open(why, len);
     if (!h) return NULL;
     rec_write_fn f = (rec_write_fn)dlsym(h, REC_WRITE_SYMBOL);
-    if (!f) snprintf(why, len, "libgpumap.so has no %s (an older libgpumap?)", REC_WRITE_SYMBOL);
+    if (!f) snprintf(why, len, "libgpumap.so has no %s: it is of another gpumap version than the recorder", REC_WRITE_SYMBOL);
     return f;
 }
 

@@ -59,10 +59,14 @@ void *rec_next(const char *name, void **cache);
 
 /* The export of libgpumap.so (cabi/record_export.go) that gathers the
  * tables on rank 0 of comm and writes the pattern. Collective; returns 0
- * or writes a message to err. */
+ * or writes a message to err. Not public, so not kept stable: the number
+ * in its name is the version of this interface, changed with any change
+ * of its arguments or meaning, so that a libgpumap.so of another gpumap
+ * version has no such symbol and is refused, not called with arguments it
+ * reads differently. */
 typedef int (*rec_write_fn)(int comm, int n, int *peers, uint64_t *bytes, uint64_t *msgs, uint64_t lost,
                             char *program, char *path, char *msgpath, char *err, int errlen);
-#define REC_WRITE_SYMBOL "gpumap_record_write"
+#define REC_WRITE_SYMBOL "gpumap_record_write_v2"
 
 #pragma GCC visibility pop
 

@@ -4,8 +4,8 @@
  * them); its neighbours are the 2*ndims points one step away, wrapping
  * around periodic dimensions. Every edge weighs 1, or the volume that
  * GPUMAP_CART_WEIGHTS gives its dimension ("w1:w2:..." or "w1,w2,...").
- * Ranks beyond the grid get no vertex: the mapper may leave any of them
- * out, and the PMPI constructor hands them MPI_COMM_NULL.
+ * Processes beyond the grid get no vertex and MPI_COMM_NULL: ranks P and
+ * up of comm_old unless GPUMAP_TOPO_SUBSET=any (subset.c).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -60,6 +60,7 @@ static void cart_pattern(topo_call *c, int ndims, const int dims[], const int pe
             return;
         }
     }
+    if (points < c->size) topo_members(c, (int)points);
     double *w = malloc((size_t)(ndims + 1) * sizeof *w);
     int *coord = malloc((size_t)(ndims + 1) * sizeof *coord);
     if (!w || !coord) {

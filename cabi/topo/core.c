@@ -36,7 +36,7 @@ typedef struct api {
 static pthread_mutex_t api_lock = PTHREAD_MUTEX_INITIALIZER;
 static int api_state; /* 0 not tried, 1 loaded, -1 failed */
 static api gpumap;
-static char api_error[256];
+static char api_error[1024];
 
 static const api *load_api(char *why, size_t n) {
     pthread_mutex_lock(&api_lock);
@@ -177,11 +177,19 @@ int topo_map(topo_call *c, MPI_Comm *nc) {
     if (!c->bad && !(g = load_api(c->why, sizeof c->why))) c->libfail = 1;
 
     /* Agree: the lowest rank that rejects its arguments, the lowest that
-     * cannot load the library, and whether any edge exists. */
-    int loc[3] = {c->bad ? c->size - c->rank : 0, c->libfail ? c->size - c->rank : 0, c->degree > 0};
-    int glob[3] = {0, 0, 0};
-    if (PMPI_Allreduce(loc, glob, 3, MPI_INT, MPI_MAX, c->d) != MPI_SUCCESS) {
+     * cannot load the library, whether any edge exists, the most and the
+     * fewest processes the topology has and whether the members of a
+     * smaller one are kept (topo_members). */
+    int m = c->members ? c->members : c->size;
+    int loc[6] = {c->bad ? c->size - c->rank : 0, c->libfail ? c->size - c->rank : 0, c->degree > 0, m, -m,
+                  c->members && !c->any_members};
+    int glob[6] = {0, 0, 0, 0, 0, 0};
+    if (PMPI_Allreduce(loc, glob, 6, MPI_INT, MPI_MAX, c->d) != MPI_SUCCESS) {
         snprintf(c->why, sizeof c->why, "MPI_Allreduce on the private communicator failed");
+        return c->outcome = TOPO_PASS;
+    }
+    if (!glob[0] && glob[3] != -glob[4]) { /* MPI itself reports it */
+        snprintf(c->why, sizeof c->why, "the ranks pass topologies of %d to %d processes", -glob[4], glob[3]);
         return c->outcome = TOPO_PASS;
     }
     if (glob[0] > 0 || glob[1] > 0) {
@@ -198,6 +206,7 @@ int topo_map(topo_call *c, MPI_Comm *nc) {
         snprintf(c->why, sizeof c->why, "the topology has no edges");
         return c->outcome = TOPO_KEEP;
     }
+    if (glob[5]) return topo_map_members(c, nc);
 
     gpumap_options o;
     g->options_init(&o);

@@ -74,29 +74,25 @@ static int body_len(const int h[4]) {
     return h[0] + (h[2] == W_ARRAY ? h[0] : 0) + h[1] + (h[3] == W_ARRAY ? h[1] : 0);
 }
 
-/* Sends this rank's lists to the process that now plays its vertex and
- * receives those of the vertex this process plays. Returns 0 on success. */
+/* Carries this rank's lists to the process that now plays its vertex
+ * (rank c->rank of nc) and receives those of the vertex this process
+ * plays. Who sends to a process is known only in nc's numbering as the
+ * sender's own rank there: each process gets exactly one header (the
+ * mapping is a permutation), so it is received from MPI_ANY_SOURCE, and
+ * the body from that sender. No rank may skip an exchange its partner
+ * waits in: every rank takes part in the header exchange, the agreement
+ * after it (a rank without room for the body says so there, before
+ * anybody waits for a body) and the one after the bodies. Returns 0 on
+ * every rank or 1 on every rank. */
 static int route_lists(topo_call *c, MPI_Comm nc, const int hdr[4], const int *body, int got[4], int **gbody) {
-    int t = -1, to = MPI_UNDEFINED;
-    MPI_Group gn, gd;
+    MPI_Status st;
     *gbody = NULL;
-    if (PMPI_Comm_rank(nc, &t) != MPI_SUCCESS || PMPI_Comm_group(nc, &gn) != MPI_SUCCESS) return 1;
-    if (PMPI_Comm_group(c->d, &gd) != MPI_SUCCESS) {
-        PMPI_Group_free(&gn);
-        return 1;
-    }
-    int rc = PMPI_Group_translate_ranks(gn, 1, &c->rank, gd, &to);
-    PMPI_Group_free(&gn);
-    PMPI_Group_free(&gd);
-    if (rc != MPI_SUCCESS || to == MPI_UNDEFINED) return 1;
-    /* c->d numbers processes as comm_old does: vertex t came from rank t. */
-    if (PMPI_Sendrecv(hdr, 4, MPI_INT, to, 1, got, 4, MPI_INT, t, 1, c->d, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-        return 1;
-    int n = body_len(got);
-    *gbody = malloc((size_t)n * sizeof(int) + 1);
-    rc = PMPI_Sendrecv(body, body_len(hdr), MPI_INT, to, 2, *gbody, *gbody ? n : 0, MPI_INT, t, 2, c->d,
-                       MPI_STATUS_IGNORE);
-    return rc != MPI_SUCCESS || !*gbody;
+    int failed = PMPI_Sendrecv(hdr, 4, MPI_INT, c->rank, 1, got, 4, MPI_INT, MPI_ANY_SOURCE, 1, nc, &st) != MPI_SUCCESS;
+    if (!failed && !topo_fault(c, "distgraph_route")) *gbody = malloc((size_t)body_len(got) * sizeof(int) + 1);
+    if (topo_any(c, failed || !*gbody)) return 1;
+    failed = PMPI_Sendrecv(body, body_len(hdr), MPI_INT, c->rank, 2, *gbody, body_len(got), MPI_INT, st.MPI_SOURCE,
+                           2, nc, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+    return topo_any(c, failed);
 }
 
 int topo_dist_graph_create_adjacent(const char *name, MPI_Comm old, int indegree,
@@ -109,23 +105,28 @@ int topo_dist_graph_create_adjacent(const char *name, MPI_Comm old, int indegree
         return PMPI_Dist_graph_create_adjacent(old, indegree, sources, sourceweights, outdegree,
                                                destinations, destweights, info, reorder, out);
     int hdr[4] = {indegree, outdegree, weight_kind(sourceweights), weight_kind(destweights)};
+    int *body = NULL;
     if (check_list(&c, "sources", indegree, sources, hdr[2], sourceweights) &&
-        check_list(&c, "destinations", outdegree, destinations, hdr[3], destweights))
+        check_list(&c, "destinations", outdegree, destinations, hdr[3], destweights)) {
         for (int i = 0; i < outdegree; i++)
             topo_edge(&c, destinations[i], hdr[3] == W_ARRAY ? destweights[i] : 1);
-    MPI_Comm nc;
-    int rc, *body = NULL, got[4], *gbody = NULL, outcome = topo_map(&c, &nc);
-    if (outcome == TOPO_REORDER) {
-        int failed = 1, n = body_len(hdr);
-        if ((body = malloc((size_t)n * sizeof(int) + 1))) {
+        /* The lists to carry, packed before the mapping: a rank without
+         * room for them says so in topo_map's agreement, not by leaving
+         * its partner waiting in route_lists. */
+        if ((body = malloc((size_t)body_len(hdr) * sizeof(int) + 1))) {
             int *p = body;
             if (indegree) memcpy(p, sources, (size_t)indegree * sizeof(int)), p += indegree;
             if (indegree && hdr[2] == W_ARRAY) memcpy(p, sourceweights, (size_t)indegree * sizeof(int)), p += indegree;
             if (outdegree) memcpy(p, destinations, (size_t)outdegree * sizeof(int)), p += outdegree;
             if (outdegree && hdr[3] == W_ARRAY) memcpy(p, destweights, (size_t)outdegree * sizeof(int));
-            failed = route_lists(&c, nc, hdr, body, got, &gbody);
+        } else {
+            topo_reject(&c, "out of memory for the adjacency lists");
         }
-        if (topo_any(&c, failed)) {
+    }
+    MPI_Comm nc;
+    int rc, got[4], *gbody = NULL, outcome = topo_map(&c, &nc);
+    if (outcome == TOPO_REORDER) {
+        if (route_lists(&c, nc, hdr, body, got, &gbody)) {
             PMPI_Comm_free(&nc);
             snprintf(c.why, sizeof c.why, "carrying the adjacency lists to their new ranks failed");
             outcome = c.outcome = TOPO_FALLBACK;

@@ -1,7 +1,9 @@
 /*
  * graph.c - MPI_Graph_create. Every process passes the whole graph; rank
  * r's vertex is node r, with the edges edges[index[r-1] .. index[r]) of
- * volume 1. Ranks beyond nnodes get no vertex (and MPI_COMM_NULL).
+ * volume 1. Processes beyond nnodes get no vertex and MPI_COMM_NULL:
+ * ranks nnodes and up of comm_old unless GPUMAP_TOPO_SUBSET=any
+ * (subset.c).
  */
 #include "topo.h"
 
@@ -11,6 +13,7 @@ static void graph_pattern(topo_call *c, int nnodes, const int index[], const int
         return;
     }
     if (nnodes == 0) return;
+    if (nnodes < c->size) topo_members(c, nnodes);
     if (!index) {
         topo_reject(c, "index is NULL");
         return;

@@ -51,9 +51,15 @@ typedef struct topo_call {
     int degree, cap;
     int *nbrs;
     double *vols;
+    /* A grid of fewer points than processes (MPI_Cart_create,
+     * MPI_Graph_create): the members, ranks 0 .. members-1 of comm_old,
+     * get a vertex and the others MPI_COMM_NULL; 0 when every process
+     * has a vertex. any_members: GPUMAP_TOPO_SUBSET=any lets the mapper
+     * choose which processes are the members. */
+    int members, any_members;
     int bad;           /* this rank rejected the arguments (why says why) */
     int libfail;       /* this rank could not load libgpumap.so (why says why) */
-    char why[256];
+    char why[1024];    /* room for the reason of every library candidate (gpumap_dl.h) */
     /* the outcome, the same on every rank */
     int outcome;
     double j_before, j_after, map_seconds;
@@ -92,8 +98,29 @@ int topo_end(topo_call *c, MPI_Comm nc, int rc, MPI_Comm *out);
  * surrounding blanks ignored); unset or anything else leaves it on. */
 int topo_disabled(void);
 
+/* For a grid of p < size points (before topo_map): keeps ranks 0 .. p-1
+ * of comm_old as the members unless GPUMAP_TOPO_SUBSET=any (subset.c). */
+void topo_members(topo_call *c, int p);
+
+/* topo_map's mapping when the members are kept (collective over comm):
+ * maps the pattern onto the members' processes only, and on
+ * TOPO_REORDER returns in *nc the members in their new order followed by
+ * the other processes in their old order. */
+int topo_map_members(topo_call *c, MPI_Comm *nc);
+
 /* Agreement helper: 1 on every rank when any rank passed failed != 0. */
 int topo_any(topo_call *c, int failed);
+
+/* Failure injection, compiled only into the test build of the interposer
+ * (-DGPUMAP_FAULT_INJECT, build/tests/fault/libgpumap_topo.so): 1 when
+ * GPUMAP_TEST_FAIL is "site@rank" for this site and this rank of
+ * comm_old, so that tests can reach the failure paths that out-of-memory
+ * and MPI errors would take. The release build has no such hook: 0. */
+#ifdef GPUMAP_FAULT_INJECT
+int topo_fault(const topo_call *c, const char *site);
+#else
+#define topo_fault(c, site) 0
+#endif
 
 /* The constructors, shared by the C and Fortran entry points. */
 int topo_cart_create(const char *name, MPI_Comm old, int ndims, const int dims[],
