@@ -386,23 +386,14 @@ func cost(g *graph.Graph, top *topology.Topology, pe []int32) float64 {
 }
 
 func writeLines(path string, n int, line func(r int) string) error {
-	f, err := graph.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	for r := 0; r < n; r++ {
-		w.WriteString(line(r))
-		w.WriteByte('\n')
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return graph.WriteFile(path, func(f io.Writer) error {
+		w := bufio.NewWriter(f)
+		for r := 0; r < n; r++ {
+			w.WriteString(line(r))
+			w.WriteByte('\n')
+		}
+		return w.Flush()
+	})
 }
 
 // levelNames names the levels of the slots' machine for pictures: the
