@@ -42,8 +42,9 @@ endif
 # with the soname libgpumap.so.MAJOR.
 VERSION := $(shell sed -n 's/^const Version = "\(.*\)"$$/\1/p' gpumap/options.go)
 SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
-# The run-time loader of libgpumap.so shared by the C libraries (topo, record).
-GPUMAP_DL := cabi/dl/gpumap_dl.c cabi/dl/gpumap_dl.h
+# The run-time loader of libgpumap.so and the rule for GPUMAP_* switches,
+# shared by the C libraries (topo, record).
+GPUMAP_DL := cabi/dl/gpumap_dl.c cabi/dl/gpumap_dl.h cabi/dl/gpumap_env.h
 
 LIB := $(BUILD)/lib
 INC := $(BUILD)/include
