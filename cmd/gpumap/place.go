@@ -28,7 +28,9 @@ import (
 // (4:2: sockets of 4 slots, 2 per host), or the whole machine in the
 // CLI's usual form (4:2:2, the last level being the hosts); without it
 // every host is one group. A host may have fewer slots than -h describes
-// (a partly used node: its slots fill the groups in order). --svg draws
+// (a partly used node: its slots fill the groups in order). A machine
+// file fixes hosts only (see machineFile), so J_machinefile, not J_placed,
+// is what it gives. --svg draws
 // the traffic between hosts (or --svg-level) before (the recorded order,
 // else --map-by slot) and after, side by side.
 func cmdPlace(args []string, stdout, stderr io.Writer) (int, error) {
@@ -95,6 +97,15 @@ func cmdPlace(args []string, stdout, stderr io.Writer) (int, error) {
 		fmt.Fprintf(stdout, "J_%s=%.0f\n", c.name, c.j)
 	}
 	fmt.Fprintf(stdout, "J_placed=%.0f\n", pl.placed.j)
+	var byHost candidate
+	if *machinefile != "" {
+		byHost = m.machineFile(g, pl)
+		fmt.Fprintf(stdout, "J_machinefile=%.0f\n", byHost.j)
+		if byHost.j > pl.placed.j {
+			fmt.Fprintf(stderr, "gpumap: a machine file fixes only the host of each rank (J %.0f); the slots of J_placed (%.0f) need the rankfile: mpirun --rankfile (OpenMPI)\n",
+				byHost.j, pl.placed.j)
+		}
+	}
 	if svg.out != "" {
 		if err := m.draw(svg.out, level, g, hdr, *pattern, pl); err != nil {
 			return 0, err
@@ -112,7 +123,7 @@ func cmdPlace(args []string, stdout, stderr io.Writer) (int, error) {
 		fmt.Fprintf(stdout, "rankfile=%s\n", *rankfile)
 	}
 	if *machinefile != "" {
-		if err := writeLines(*machinefile, g.N(), func(r int) string { return hosts[m.hostOf[pl.placed.pe[r]]].name }); err != nil {
+		if err := writeLines(*machinefile, g.N(), func(r int) string { return hosts[m.hostOf[byHost.pe[r]]].name }); err != nil {
 			return 0, err
 		}
 		fmt.Fprintf(stdout, "machinefile=%s\n", *machinefile)
@@ -351,6 +362,93 @@ func recordedOrder(hdr record.Header, m *slots, n int) ([]int32, string) {
 		used[h]++
 	}
 	return pe, ""
+}
+
+// launched is where the launcher runs the ranks of a machine file (MPICH's
+// -f, OpenMPI's --hostfile with --map-by seq) that puts rank r on host
+// host[r]: the file names hosts only, so the ranks of a host take its
+// slots in rank order whatever order a mapping had chosen inside it.
+func (m *slots) launched(host []int) []int32 {
+	used := make([]int, len(m.first))
+	pe := make([]int32, len(host))
+	for r, h := range host {
+		pe[r] = int32(m.first[h] + used[h])
+		used[h]++
+	}
+	return pe
+}
+
+// machineFile chooses the hosts of the machine file by the J of the
+// placement the launcher will really make of it (launched), not by the J
+// of a placement inside the hosts that the file cannot express: it starts
+// from the cheapest of the placement's hosts and the launch orders' (each
+// launched as the file would be), then swaps ranks between hosts (or moves
+// one to a spare slot) while that lowers the launched J, within a budget
+// of work that keeps large patterns fast.
+func (m *slots) machineFile(g *graph.Graph, pl *placement) candidate {
+	n, hosts := g.N(), len(m.first)
+	hostsOf := func(pe []int32) []int {
+		h := make([]int, n)
+		for r := range h {
+			h[r] = m.hostOf[pe[r]]
+		}
+		return h
+	}
+	var best []int
+	bestJ := math.Inf(1)
+	for _, c := range append([]candidate{pl.placed}, pl.launch...) {
+		h := hostsOf(c.pe)
+		if j := cost(g, m.top, m.launched(h)); j < bestJ {
+			best, bestJ = h, j
+		}
+	}
+	spare := make([]int, hosts)
+	for h := range spare {
+		spare[h] = m.end(h) - m.first[h]
+	}
+	for _, h := range best {
+		spare[h]--
+	}
+	// Every try costs one evaluation, O(n + m).
+	budget := int64(1<<27) / (int64(n) + int64(len(g.Adj)) + 1)
+	try := func() bool {
+		budget--
+		if j := cost(g, m.top, m.launched(best)); j < bestJ {
+			bestJ = j
+			return true
+		}
+		return false
+	}
+	for improved := true; improved && budget > 0; {
+		improved = false
+		for a := 0; a < n && budget > 0; a++ {
+			for b := a + 1; b < n && budget > 0; b++ {
+				if best[a] == best[b] {
+					continue
+				}
+				best[a], best[b] = best[b], best[a]
+				if try() {
+					improved = true
+				} else {
+					best[a], best[b] = best[b], best[a]
+				}
+			}
+			for h := 0; h < hosts && budget > 0; h++ {
+				if from := best[a]; h != from && spare[h] > 0 {
+					best[a] = h
+					if try() {
+						spare[h]--
+						spare[from]++
+						improved = true
+					} else {
+						best[a] = from
+					}
+				}
+			}
+		}
+	}
+	pe := m.launched(best)
+	return candidate{name: "machinefile", pe: pe, j: cost(g, m.top, pe)}
 }
 
 // scaled returns g itself when J sums cannot overflow int64, else a copy
