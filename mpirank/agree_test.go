@@ -113,7 +113,7 @@ func TestEnvironmentAtCallTime(t *testing.T) {
 func TestEnvRule(t *testing.T) {
 	const unset, unknown = -1, -2
 	for _, c := range []struct {
-		value         string
+		value        string
 		swtch, level int
 	}{
 		{"", unset, unset}, {" \t", unset, unset},

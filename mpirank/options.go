@@ -83,7 +83,10 @@ type canon struct {
 	hierarchy                           []int   // nil: detect
 	distance                            []int64 // nil: defaults
 	hierarchyFrom, distanceFrom         string  // where they came from, for messages
-	warnings                            []string // rank 0 prints them (see warn); not agreed on
+
+	// warnings about the environment, printed by rank 0 (see warn); not
+	// agreed on.
+	warnings []string
 }
 
 // protocol changes whenever the sequence of collectives or the payload
