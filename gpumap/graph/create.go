@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // Output is an output file being written: a mapping, a pattern, a
@@ -20,10 +19,11 @@ import (
 //   - The target appears complete or not at all. A regular file (or a
 //     name that does not exist yet) is written to a temporary file in the
 //     same directory, which Commit renames over the target. An error, a
-//     Close without Commit or a crash leaves the old target as it was;
-//     only a crash between creating and renaming can leave the temporary
-//     file behind, under a hidden name (.NAME.tmp-XXXXXXXX) that nothing
-//     reads.
+//     Close without Commit or a crash leaves the old target as it was.
+//     Where the file system can (Linux's O_TMPFILE: ext4, XFS, Btrfs,
+//     tmpfs) the temporary file has no name until Commit, so a crash
+//     while writing leaves nothing; elsewhere it is named
+//     .NAME.tmp-XXXXXXXX from the start, and a crash can leave it behind.
 //   - Nothing is written through a symbolic link at the target: a link
 //     there (planted by someone else in a shared directory, to make us
 //     truncate their victim's file) is refused with an error. The link is
@@ -40,10 +40,12 @@ import (
 //     Opened for reading too, a pipe's writer was a reader of its own pipe
 //     and blocked forever once the real reader had gone.
 type Output struct {
-	f    *os.File
-	path string // the target, as given
-	temp string // the temporary file; "" when writing directly
-	done bool   // committed or aborted
+	f       *os.File
+	path    string // the target, as given
+	temp    string // the temporary file's name, once it has one
+	direct  bool   // writing to the target itself
+	unnamed bool   // f has no name yet (O_TMPFILE)
+	done    bool   // committed or aborted
 }
 
 // Create opens path for writing (see Output). The caller writes, then
@@ -51,11 +53,11 @@ type Output struct {
 // reached.
 func Create(path string) (*Output, error) {
 	if fd, ok := descriptor(path); ok {
-		nfd, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_DUPFD_CLOEXEC, 0)
-		if errno != 0 {
-			return nil, &fs.PathError{Op: "open", Path: path, Err: errno}
+		f, err := dupDescriptor(fd, path)
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 		}
-		return &Output{f: os.NewFile(nfd, path), path: path}, nil
+		return &Output{f: f, path: path, direct: true}, nil
 	}
 	fi, err := os.Lstat(path)
 	switch {
@@ -66,7 +68,7 @@ func Create(path string) (*Output, error) {
 		return nil, fmt.Errorf("%s is a directory", path)
 	case err == nil && !fi.Mode().IsRegular():
 		// O_NOFOLLOW: a link swapped in since Lstat is refused (ELOOP).
-		f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NOFOLLOW, 0)
+		f, err := os.OpenFile(path, os.O_WRONLY|oNofollow, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -76,24 +78,39 @@ func Create(path string) (*Output, error) {
 			f.Close()
 			return nil, fmt.Errorf("%s changed while it was opened", path)
 		}
-		return &Output{f: f, path: path}, nil
+		return &Output{f: f, path: path, direct: true}, nil
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return nil, err
 	}
+	if f := openUnnamed(filepath.Dir(path)); f != nil {
+		return &Output{f: f, path: path, unnamed: true}, nil
+	}
+	var f *os.File
+	temp, err := withTempName(path, func(temp string) error {
+		// O_EXCL with O_NOFOLLOW: a name planted in between (a file or a
+		// link) is never opened, only stepped around.
+		var err error
+		f, err = os.OpenFile(temp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNofollow, 0o644)
+		return err
+	})
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: unwrapPath(err)}
+	}
+	return &Output{f: f, path: path, temp: temp}, nil
+}
+
+// withTempName calls create with fresh hidden names in path's directory
+// until one is not taken, and returns the name it took.
+func withTempName(path string, create func(temp string) error) (string, error) {
 	dir, base := filepath.Split(path)
 	if len(base) > 128 {
 		base = base[:128] // the temporary name must stay within NAME_MAX
 	}
 	for try := 0; ; try++ {
 		temp := filepath.Join(dir, "."+base+".tmp-"+strconv.FormatUint(rand.Uint64()&0xffffffff, 16))
-		// O_EXCL with O_NOFOLLOW: a name planted in between (a file or a
-		// link) is never opened, only stepped around.
-		f, err := os.OpenFile(temp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
-		if err == nil {
-			return &Output{f: f, path: path, temp: temp}, nil
-		}
-		if !errors.Is(err, fs.ErrExist) || try == 100 {
-			return nil, &fs.PathError{Op: "open", Path: path, Err: unwrapPath(err)}
+		err := create(temp)
+		if err == nil || !errors.Is(err, fs.ErrExist) || try == 100 {
+			return temp, err
 		}
 	}
 }
@@ -136,13 +153,21 @@ func (o *Output) Commit() error {
 		return fmt.Errorf("%s: already committed or closed", o.path)
 	}
 	o.done = true
-	if o.temp == "" {
+	if o.direct {
 		if err := o.f.Close(); err != nil {
 			return fmt.Errorf("writing %s: %w", o.path, unwrapPath(err))
 		}
 		return nil
 	}
 	err := o.f.Sync()
+	if err == nil && o.unnamed {
+		// A name for the complete file, then the rename: linkat cannot
+		// replace an existing target itself.
+		o.temp, err = withTempName(o.path, func(temp string) error { return linkUnnamed(o.f, temp) })
+		if err != nil {
+			o.temp = ""
+		}
+	}
 	if cerr := o.f.Close(); err == nil {
 		err = cerr
 	}
@@ -150,7 +175,9 @@ func (o *Output) Commit() error {
 		err = os.Rename(o.temp, o.path)
 	}
 	if err != nil {
-		os.Remove(o.temp)
+		if o.temp != "" {
+			os.Remove(o.temp)
+		}
 		return fmt.Errorf("writing %s: %w", o.path, unwrapPath(err))
 	}
 	return nil

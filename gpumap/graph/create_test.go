@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -190,5 +191,44 @@ func TestCreateNotRegular(t *testing.T) {
 	f.WriteString(" third") // the descriptor is still open
 	if b, _ := os.ReadFile(path); string(b) != "first second third" {
 		t.Fatalf("%s holds %q", path, b)
+	}
+}
+
+// TestCrashLeavesNothing: a process killed while writing (SIGKILL: no
+// deferred Close runs) leaves the old target and no other file, where the
+// file system has unnamed files (O_TMPFILE; elsewhere a hidden temporary
+// file may stay behind, which the check below then skips).
+func TestCrashLeavesNothing(t *testing.T) {
+	if dir := os.Getenv("GPUMAP_TEST_CRASH_DIR"); dir != "" {
+		o, err := Create(filepath.Join(dir, "out"))
+		if err != nil {
+			os.Exit(3)
+		}
+		o.Write(make([]byte, 1<<20))
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {}
+	}
+	dir := t.TempDir()
+	if f := openUnnamed(dir); f == nil {
+		t.Skip("no unnamed files (O_TMPFILE) on the file system of", dir)
+	} else {
+		f.Close()
+	}
+	path := filepath.Join(dir, "out")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashLeavesNothing$")
+	cmd.Env = append(os.Environ(), "GPUMAP_TEST_CRASH_DIR="+dir)
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("the writer was not killed: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Fatalf("target holds %.20q after the crash", b)
+	}
+	if es := entries(t, dir); len(es) != 1 {
+		t.Fatalf("directory holds %v after the crash, want only out", es)
 	}
 }
