@@ -9,6 +9,7 @@ import (
 	"math"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -172,8 +173,9 @@ func parseHosts(s string) ([]host, error) {
 type slots struct {
 	hosts  []host
 	top    *topology.Topology
-	first  []int // first PE of every host
-	hostOf []int // host of every PE
+	first  []int   // first PE of every host
+	hostOf []int   // host of every PE
+	groups [][]int // groups[i][p]: PE p's group at inside level i+1 (sockets, ...)
 }
 
 func newSlots(hosts []host, hier, dist string) (*slots, error) {
@@ -230,7 +232,7 @@ func newSlots(hosts []host, hier, dist string) (*slots, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.top = top
+	m.top, m.groups = top, groups[:len(groups)-1] // the last inside level is the host
 	return m, nil
 }
 
@@ -380,11 +382,13 @@ func (m *slots) launched(host []int) []int32 {
 
 // machineFile chooses the hosts of the machine file by the J of the
 // placement the launcher will really make of it (launched), not by the J
-// of a placement inside the hosts that the file cannot express: it starts
+// of a placement inside the hosts that the file cannot express. It starts
 // from the cheapest of the placement's hosts and the launch orders' (each
-// launched as the file would be), then swaps ranks between hosts (or moves
-// one to a spare slot) while that lowers the launched J, within a budget
-// of work that keeps large patterns fast.
+// launched as the file would be), then exchanges the hosts of groups of
+// ranks while that lowers the launched J: the placement's groups inside a
+// host (sockets first, then single ranks), because breaking a group that
+// the mapping kept together rarely pays; and it moves single ranks to
+// spare slots. A budget of work keeps large patterns fast.
 func (m *slots) machineFile(g *graph.Graph, pl *placement) candidate {
 	n, hosts := g.N(), len(m.first)
 	hostsOf := func(pe []int32) []int {
@@ -409,8 +413,28 @@ func (m *slots) machineFile(g *graph.Graph, pl *placement) candidate {
 	for _, h := range best {
 		spare[h]--
 	}
+	// The units exchanged: the placement's groups at each inside level,
+	// outermost first, then single ranks.
+	var levels [][][]int
+	for i := len(m.groups) - 1; i >= 0; i-- {
+		byGroup := map[int][]int{}
+		for r, p := range pl.placed.pe {
+			byGroup[m.groups[i][p]] = append(byGroup[m.groups[i][p]], r)
+		}
+		units := make([][]int, 0, len(byGroup))
+		for _, u := range byGroup {
+			units = append(units, u)
+		}
+		slices.SortFunc(units, func(a, b []int) int { return a[0] - b[0] })
+		levels = append(levels, units)
+	}
+	singles := make([][]int, n)
+	for r := range singles {
+		singles[r] = []int{r}
+	}
+	levels = append(levels, singles)
 	// Every try costs one evaluation, O(n + m).
-	budget := int64(1<<27) / (int64(n) + int64(len(g.Adj)) + 1)
+	budget := int64(1<<25) / (int64(n) + int64(len(g.Adj)) + 1)
 	try := func() bool {
 		budget--
 		if j := cost(g, m.top, m.launched(best)); j < bestJ {
@@ -419,29 +443,50 @@ func (m *slots) machineFile(g *graph.Graph, pl *placement) candidate {
 		}
 		return false
 	}
+	// hostOfUnit is the host all of u is on, or -1.
+	hostOfUnit := func(u []int) int {
+		for _, r := range u[1:] {
+			if best[r] != best[u[0]] {
+				return -1
+			}
+		}
+		return best[u[0]]
+	}
+	assign := func(u []int, h int) {
+		for _, r := range u {
+			best[r] = h
+		}
+	}
 	for improved := true; improved && budget > 0; {
 		improved = false
-		for a := 0; a < n && budget > 0; a++ {
-			for b := a + 1; b < n && budget > 0; b++ {
-				if best[a] == best[b] {
-					continue
-				}
-				best[a], best[b] = best[b], best[a]
-				if try() {
-					improved = true
-				} else {
-					best[a], best[b] = best[b], best[a]
+		for _, units := range levels {
+			for a := 0; a < len(units) && budget > 0; a++ {
+				for b := a + 1; b < len(units) && budget > 0; b++ {
+					ha, hb := hostOfUnit(units[a]), hostOfUnit(units[b])
+					if ha < 0 || hb < 0 || ha == hb || len(units[a]) != len(units[b]) {
+						continue
+					}
+					assign(units[a], hb)
+					assign(units[b], ha)
+					if try() {
+						improved = true
+					} else {
+						assign(units[a], ha)
+						assign(units[b], hb)
+					}
 				}
 			}
+		}
+		for r := 0; r < n && budget > 0; r++ {
 			for h := 0; h < hosts && budget > 0; h++ {
-				if from := best[a]; h != from && spare[h] > 0 {
-					best[a] = h
+				if from := best[r]; h != from && spare[h] > 0 {
+					best[r] = h
 					if try() {
 						spare[h]--
 						spare[from]++
 						improved = true
 					} else {
-						best[a] = from
+						best[r] = from
 					}
 				}
 			}

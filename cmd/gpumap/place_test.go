@@ -200,7 +200,14 @@ func bruteForceHosts(g *graph.Graph, m *slots) float64 {
 //     --map-by slot costs 4*10000 + 100 = 40100, while the hosts
 //     {0,3,4,7}, {1,2,5,6} launched in rank order put every pair in a
 //     socket and 3-4 across sockets: J_machinefile 4*1000 + 10 = 4010,
-//     which is also J_placed.
+//     which is also J_placed;
+//   - the same pairs, each 4-cycle closed by edges 0-1, 2-3 (and 4-5, 6-7)
+//     of 5: J_placed keeps a cycle on a host, pairs in sockets, 4*1000 +
+//     4*5*10 = 4200; in rank order that host runs {0,1}, {2,3}: 2*(2*10000
+//   - 2*5) = 40020 (the placement's hosts and --map-by slot alike). The
+//     cheapest machine file splits every cycle into its pairs on the two
+//     hosts ({0,3,4,7}, {1,2,5,6}): 4*1000 + 4*5*100 = 6000, which only the
+//     search over hosts finds.
 func TestMachinefileJIsTheLaunchedJ(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {
@@ -210,6 +217,7 @@ func TestMachinefileJIsTheLaunchedJ(t *testing.T) {
 	}{
 		{"4 3 1\n2 1 4 1000\n1 1 3 1000\n2 1000\n1 1000\n", "node0:4", 2010, 20001, 20001, true},
 		{"8 5 1\n4 1000\n3 1000\n2 1000\n1 1000 5 1\n4 1 8 1000\n7 1000\n6 1000\n5 1000\n", "node0:4,node1:4", 4010, 4010, 40100, false},
+		{"8 8 1\n2 5 4 1000\n1 5 3 1000\n2 1000 4 5\n1 1000 3 5\n6 5 8 1000\n5 5 7 1000\n6 1000 8 5\n5 1000 7 5\n", "node0:4,node1:4", 4200, 6000, 40020, true},
 	} {
 		gf, mf := writeFile(t, dir, "p.graph", c.graph), filepath.Join(dir, "machines")
 		code, out, errs := runCLI("place", "-q", "-g", gf, "--hosts", c.hosts, "-h", "2:2", "-d", "1:10:100", "--machinefile", mf)
