@@ -50,7 +50,7 @@ LIB := $(BUILD)/lib
 INC := $(BUILD)/include
 TESTBIN := $(BUILD)/tests
 GOSRC := $(shell find . -name '*.go' -not -path './build/*') go.mod go.sum
-CABI := $(wildcard cabi/*.go cabi/*.c cabi/*.h cabi/include/*.h)
+CABI := $(wildcard cabi/*.go cabi/*.c cabi/*.h cabi/include/*.h) cabi/dl/gpumap_env.h # mpirank includes the rule
 
 APT_PACKAGES := build-essential pkg-config gfortran openmpi-bin libopenmpi-dev mpich libmpich-dev \
 	libhwloc-dev hwloc iproute2 util-linux procps scotch cmake
