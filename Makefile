@@ -42,14 +42,15 @@ endif
 # with the soname libgpumap.so.MAJOR.
 VERSION := $(shell sed -n 's/^const Version = "\(.*\)"$$/\1/p' gpumap/options.go)
 SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
-# The run-time loader of libgpumap.so shared by the C libraries (topo, record).
-GPUMAP_DL := cabi/dl/gpumap_dl.c cabi/dl/gpumap_dl.h cabi/dl/gpumap_abi.h
+# The run-time loader of libgpumap.so and the rule for GPUMAP_* switches,
+# shared by the C libraries (topo, record).
+GPUMAP_DL := cabi/dl/gpumap_dl.c cabi/dl/gpumap_dl.h cabi/dl/gpumap_abi.h cabi/dl/gpumap_env.h
 
 LIB := $(BUILD)/lib
 INC := $(BUILD)/include
 TESTBIN := $(BUILD)/tests
 GOSRC := $(shell find . -name '*.go' -not -path './build/*') go.mod go.sum
-CABI := $(wildcard cabi/*.go cabi/*.c cabi/*.h cabi/include/*.h) cabi/dl/gpumap_abi.h
+CABI := $(wildcard cabi/*.go cabi/*.c cabi/*.h cabi/include/*.h) cabi/dl/gpumap_abi.h cabi/dl/gpumap_env.h # mpirank includes the rule
 
 APT_PACKAGES := build-essential pkg-config gfortran openmpi-bin libopenmpi-dev mpich libmpich-dev \
 	libhwloc-dev hwloc iproute2 util-linux procps scotch cmake

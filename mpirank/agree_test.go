@@ -94,12 +94,50 @@ func TestEnvironmentAtCallTime(t *testing.T) {
 		}
 	}
 	t.Setenv(envDisable, "maybe")
-	if _, e := canonical(callReorder, Options{}); e == nil || !strings.Contains(e.Msg, `GPUMAP_DISABLE: "maybe" is neither 1 nor 0`) {
-		t.Errorf("GPUMAP_DISABLE=maybe: %v", e)
+	if cn, e := canonical(callReorder, Options{}); e != nil || cn.disabled || len(cn.warnings) != 1 ||
+		cn.warnings[0] != `GPUMAP_DISABLE="maybe" is not a switch (1, true, yes, on; 0, false, no, off): its default, off, applies` {
+		t.Errorf("GPUMAP_DISABLE=maybe: %+v %v: want the default (off) and a warning", cn, e)
 	}
 	t.Setenv(envDisable, "")
 	t.Setenv(envHierarchy, "3:x")
 	if _, e := canonical(callReorder, Options{}); e == nil || !strings.Contains(e.Msg, "GPUMAP_HIERARCHY: hierarchy") {
 		t.Errorf("GPUMAP_HIERARCHY=3:x: %v", e)
+	}
+}
+
+// TestEnvRule: the one rule for GPUMAP_* switches and levels
+// (cabi/dl/gpumap_env.h), which the interposer and the recorder compile
+// and this package calls. Before it, GPUMAP_TOPO took "maybe" as on,
+// GPUMAP_DISABLE refused it, the recorder's GPUMAP_VERBOSE took "off" as
+// on and the interposer's took "yes" as 0.
+func TestEnvRule(t *testing.T) {
+	const unset, unknown = -1, -2
+	for _, c := range []struct {
+		value        string
+		swtch, level int
+	}{
+		{"", unset, unset}, {" \t", unset, unset},
+		{"0", 0, 0}, {"1", 1, 1}, {" 1 ", 1, 1}, {"01", 1, 1}, {"2", unknown, 2}, {"12", unknown, 12},
+		{"99999999999999999999", unknown, 1000000},
+		{"off", 0, 0}, {"OFF", 0, 0}, {" No", 0, 0}, {"false", 0, 0}, {"FaLsE\n", 0, 0},
+		{"on", 1, 1}, {"Yes", 1, 1}, {"TRUE", 1, 1}, {"\ttrue ", 1, 1},
+		{"maybe", unknown, unknown}, {"onn", unknown, unknown}, {"o", unknown, unknown}, {"y", unknown, unknown},
+		{"-1", unknown, unknown}, {"+1", unknown, unknown}, {"1.0", unknown, unknown}, {"1 1", unknown, unknown},
+		{"yes please", unknown, unknown}, {"tru", unknown, unknown}, {"truee", unknown, unknown},
+	} {
+		if got := parseEnv(c.value, 1); got != c.swtch {
+			t.Errorf("switch %q: %d, want %d", c.value, got, c.swtch)
+		}
+		if got := parseEnv(c.value, 1000000); got != c.level {
+			t.Errorf("level %q: %d, want %d", c.value, got, c.level)
+		}
+	}
+	t.Setenv(envDisable, "on")
+	if v, w := envSwitch(envDisable, false); !v || w != "" {
+		t.Errorf("GPUMAP_DISABLE=on: %v %q", v, w)
+	}
+	t.Setenv(envDisable, "maybe")
+	if v, w := envSwitch(envDisable, true); !v || !strings.Contains(w, "its default, on, applies") {
+		t.Errorf("GPUMAP_DISABLE=maybe, default on: %v %q", v, w)
 	}
 }

@@ -1,11 +1,18 @@
 package mpirank
 
+/*
+#cgo CFLAGS: -I${SRCDIR}/../cabi/dl
+#include "gpumap_env.h"
+*/
+import "C"
+
 import (
 	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
-	"strings"
+	"sync"
+	"unsafe"
 
 	"github.com/gpumap/gpumap/gpumap"
 	"github.com/gpumap/gpumap/topology"
@@ -76,6 +83,10 @@ type canon struct {
 	hierarchy                           []int   // nil: detect
 	distance                            []int64 // nil: defaults
 	hierarchyFrom, distanceFrom         string  // where they came from, for messages
+
+	// warnings about the environment, printed by rank 0 (see warn); not
+	// agreed on.
+	warnings []string
 }
 
 // protocol changes whenever the sequence of collectives or the payload
@@ -114,8 +125,9 @@ func canonical(c call, opt Options) (canon, *Error) {
 		return cn, errorf(ErrOptions, "thread count %d exceeds %d", opt.Threads, gpumap.MaxThreads)
 	}
 	var err error
-	if cn.disabled, err = parseSwitch(cgetenv(envDisable)); err != nil {
-		return cn, errorf(ErrOptions, "%s: %v", envDisable, err)
+	var w string
+	if cn.disabled, w = envSwitch(envDisable, false); w != "" {
+		cn.warnings = append(cn.warnings, w)
 	}
 	h, hfrom := opt.Hierarchy, "options.hierarchy"
 	if h == "" {
@@ -144,16 +156,42 @@ func canonical(c call, opt Options) (canon, *Error) {
 	return cn, nil
 }
 
-// parseSwitch reads an on/off variable: unset, "", 0, false, no, off mean
-// off; 1, true, yes, on mean on (any case).
-func parseSwitch(s string) (bool, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "", "0", "false", "no", "off":
-		return false, nil
-	case "1", "true", "yes", "on":
-		return true, nil
+// envSwitch reads the switch name now (C getenv) by the rule every gpumap
+// library shares: the C code of cabi/dl/gpumap_env.h, called rather than
+// rewritten, so that a value cannot mean one thing to the interposer and
+// another here. An unknown value gives def and the warning rank 0 prints.
+func envSwitch(name string, def bool) (bool, string) {
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	var buf [256]C.char
+	d := C.int(0)
+	if def {
+		d = 1
 	}
-	return false, fmt.Errorf("%q is neither 1 nor 0", truncate(s, 40))
+	v := C.gpumap_env_get(cname, 1, d, &buf[0], C.size_t(len(buf)))
+	return v != 0, C.GoString(&buf[0])
+}
+
+// parseEnv is the rule on one value (max 1: a switch, else a level): 0..max,
+// or -1 (unset: the default) or -2 (unknown: the default and a warning).
+func parseEnv(value string, max int) int {
+	cv := C.CString(value)
+	defer C.free(unsafe.Pointer(cv))
+	return int(C.gpumap_env_parse(cv, C.int(max)))
+}
+
+// warned holds the warnings printed: a code that reorders every time step
+// is told once.
+var warned sync.Map
+
+// warn prints the environment's warnings of rank 0's call, once each per
+// process.
+func (cn canon) warn(log io.Writer) {
+	for _, w := range cn.warnings {
+		if _, seen := warned.LoadOrStore(w, true); !seen {
+			fmt.Fprintf(log, "gpumap: warning: %s\n", w)
+		}
+	}
 }
 
 // encode writes cn into a canonSize buffer: equal bytes mean equal

@@ -56,6 +56,7 @@ func rootWork(all []byte, sizes, displs []int32, opt Options, cn canon, mode roo
 			e = errorf(ErrInternal, "panic on rank 0: %v\n%s", p, debug.Stack())
 		}
 	}()
+	cn.warn(log)
 	size := len(sizes)
 	pats := make([]payload, size)
 	recs := make([]hwdetect.Record, size)

@@ -42,8 +42,9 @@
  *   GPUMAP_DISABLE=1     keep the order: *newcomm has comm's order;
  *                        the arguments are still checked and cost_before
  *                        computed, so invalid input still fails (0/1,
- *                        also true/false, yes/no, on/off; anything else
- *                        is GPUMAP_ERR_OPTIONS)
+ *                        also true/false, yes/no, on/off, any case;
+ *                        anything else leaves it off, with a warning
+ *                        on rank 0)
  *   GPUMAP_HIERARCHY, GPUMAP_DISTANCE
  *                        used when options.hierarchy / .distance are NULL
  *                        or ""

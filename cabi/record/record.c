@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gpumap_dl.h"
+#include "gpumap_env.h"
 #include "record.h"
 
 /* --- open-addressing tables ------------------------------------------- */
@@ -690,10 +691,12 @@ void rec_finalize(void) {
     if (!path || !*path) path = "gpumap-pattern.graph";
     int rc = write(PMPI_Comm_c2f(c), n, peers, bytes, msgs, lost, program(), (char *)path,
                    (char *)(mpath ? mpath : ""), msg, (int)sizeof msg);
-    const char *verbose = getenv("GPUMAP_VERBOSE");
+    char warn[256]; /* GPUMAP_VERBOSE=0 silences the line; default 1 */
+    int verbose = gpumap_env_get("GPUMAP_VERBOSE", GPUMAP_ENV_MAX_LEVEL, 1, warn, sizeof warn);
+    if (*warn && R.world_rank == 0) fprintf(stderr, "gpumap record: warning: %s\n", warn);
     if (rc != 0)
         fprintf(stderr, "gpumap record: rank %d: %s\n", R.world_rank, msg);
-    else if (R.world_rank == 0 && !(verbose && strcmp(verbose, "0") == 0))
+    else if (R.world_rank == 0 && verbose >= 1)
         fprintf(stderr, "gpumap record: %s\n", msg);
     free(peers), free(bytes), free(msgs);
     PMPI_Comm_free(&c);

@@ -19,6 +19,7 @@
 
 #include "gpumap.h"
 #include "gpumap_dl.h"
+#include "gpumap_env.h"
 #include "topo.h"
 
 __thread int topo_in_fortran;
@@ -64,21 +65,27 @@ static const api *load_api(char *why, size_t n) {
 /* ---- helpers ---- */
 
 int topo_disabled(void) {
-    const char *e = getenv("GPUMAP_TOPO");
-    if (!e) return 0;
-    char v[8];
-    size_t n = 0;
-    while (*e == ' ' || *e == '\t') e++;
-    for (; *e && *e != ' ' && *e != '\t' && n < sizeof v - 1; e++) v[n++] = (char)(*e | 0x20);
-    while (*e == ' ' || *e == '\t') e++;
-    v[n] = 0;
-    if (*e) return 0; /* longer than any word below */
-    return !strcmp(v, "0") || !strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "off");
+    return !gpumap_env_get("GPUMAP_TOPO", 1, 1, NULL, 0);
 }
 
-static int env_int(const char *name) {
-    const char *e = getenv(name);
-    return e && *e ? atoi(e) : 0;
+static int verbosity(void) {
+    return gpumap_env_get("GPUMAP_VERBOSE", GPUMAP_ENV_MAX_LEVEL, 0, NULL, 0);
+}
+
+/* Rank 0 of a mapped call warns once per process about a switch or level
+ * whose value the rule does not know (its default was used). */
+static void warn_env(const topo_call *c) {
+    static int warned_topo, warned_verbose;
+    char w[256];
+    if (c->rank != 0) return;
+    if (!warned_topo && (gpumap_env_get("GPUMAP_TOPO", 1, 1, w, sizeof w), *w)) {
+        warned_topo = 1;
+        fprintf(stderr, "gpumap topo: warning: %s\n", w);
+    }
+    if (!warned_verbose && (gpumap_env_get("GPUMAP_VERBOSE", GPUMAP_ENV_MAX_LEVEL, 0, w, sizeof w), *w)) {
+        warned_verbose = 1;
+        fprintf(stderr, "gpumap topo: warning: %s\n", w);
+    }
 }
 
 static const char *env_str(const char *name) {
@@ -135,7 +142,7 @@ int topo_begin(topo_call *c, const char *name, MPI_Comm old, int reorder) {
     c->d = MPI_COMM_NULL;
     c->rank = -1;
     if (topo_disabled() || topo_in_fortran) return 0;
-    c->verbose = env_int("GPUMAP_VERBOSE") >= 1;
+    c->verbose = verbosity() >= 1;
     if (!reorder && !c->verbose) return 0; /* not a single MPI call */
     int init = 0, fin = 0, inter = 0;
     PMPI_Initialized(&init);
@@ -144,6 +151,7 @@ int topo_begin(topo_call *c, const char *name, MPI_Comm old, int reorder) {
     if (PMPI_Comm_test_inter(old, &inter) != MPI_SUCCESS) return 0;
     PMPI_Comm_rank(old, &c->rank);
     PMPI_Comm_size(old, &c->size);
+    warn_env(c);
     if (!reorder) {
         say(c, "reorder = 0, passed to PMPI unchanged");
         return 0;
@@ -212,7 +220,7 @@ int topo_map(topo_call *c, MPI_Comm *nc) {
     g->options_init(&o);
     o.hierarchy = env_str("GPUMAP_HIERARCHY"); /* read now, not when Go loaded */
     o.distance = env_str("GPUMAP_DISTANCE");
-    o.verbosity = env_int("GPUMAP_VERBOSE") >= 2 ? 1 : 0;
+    o.verbosity = verbosity() >= 2 ? 1 : 0;
     int rc = g->reorder(c->d, c->degree, c->nbrs, c->vols, &o, nc);
     if (rc != GPUMAP_OK) {
         *nc = MPI_COMM_NULL;

@@ -94,8 +94,9 @@ MPI_Comm topo_parent(const topo_call *c, MPI_Comm nc, int *reorder);
  * on a private communicator is raised on comm_old. */
 int topo_end(topo_call *c, MPI_Comm nc, int rc, MPI_Comm *out);
 
-/* GPUMAP_TOPO turns the interposer off: 0, false, no or off (any case,
- * surrounding blanks ignored); unset or anything else leaves it on. */
+/* GPUMAP_TOPO turns the interposer off: 0, false, no or off by the rule of
+ * gpumap_env.h; unset leaves it on, an unknown value too (with a warning
+ * on rank 0 of the first mapped call). */
 int topo_disabled(void);
 
 /* For a grid of p < size points (before topo_map): keeps ranks 0 .. p-1

@@ -83,16 +83,10 @@ func cmdGen(args []string, stdout, stderr io.Writer) (int, error) {
 	default:
 		return 0, usageError{fmt.Errorf("unknown graph type %q (want grid, rgg or rmat)", *kind)}
 	}
-	w := stdout
 	if *out != "" {
-		f, err := graph.Create(*out)
-		if err != nil {
-			return 0, err
-		}
-		defer f.Close()
-		w = f
+		return exitOK, graph.WriteFile(*out, func(w io.Writer) error { return graph.WriteMETIS(w, g) })
 	}
-	return exitOK, graph.WriteMETIS(w, g)
+	return exitOK, graph.WriteMETIS(stdout, g)
 }
 
 // fits refuses a graph of n vertices needing about perVertex bytes each

@@ -181,20 +181,32 @@ func cmdMap(args []string, stdout, stderr io.Writer) (int, error) {
 		if err != nil {
 			return 0, err
 		}
+		defer pf.Close()
 		if err := pprof.StartCPUProfile(pf); err != nil {
 			return 0, err
 		}
-		defer pprof.StopCPUProfile()
+		defer func() {
+			pprof.StopCPUProfile()
+			if err := pf.Commit(); err != nil {
+				fmt.Fprintf(stderr, "gpumap: %v\n", err)
+			}
+		}()
 	}
 	if *tracefile != "" {
 		tf, err := graph.Create(*tracefile)
 		if err != nil {
 			return 0, err
 		}
+		defer tf.Close()
 		if err := trace.Start(tf); err != nil {
 			return 0, err
 		}
-		defer trace.Stop()
+		defer func() {
+			trace.Stop()
+			if err := tf.Commit(); err != nil {
+				fmt.Fprintf(stderr, "gpumap: %v\n", err)
+			}
+		}()
 	}
 	if fs.NArg() > 0 {
 		return 0, usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
@@ -235,16 +247,8 @@ func cmdMap(args []string, stdout, stderr io.Writer) (int, error) {
 	// The mapper's wall time, what runs between its phases included (the
 	// phases nest, so their sum would count the inner ones twice).
 	total := time.Since(start)
-	f, err := graph.Create(c.mapFile)
-	if err != nil {
+	if err := graph.WriteFile(c.mapFile, func(w io.Writer) error { return graph.WriteMapping(w, res.PE) }); err != nil {
 		return 0, err
-	}
-	if err := graph.WriteMapping(f, res.PE); err != nil {
-		f.Close()
-		return 0, fmt.Errorf("writing %s: %w", c.mapFile, err)
-	}
-	if err := f.Close(); err != nil {
-		return 0, fmt.Errorf("writing %s: %w", c.mapFile, err)
 	}
 	printMetrics(stdout, res.Metrics)
 	fmt.Fprintf(stdout, "time_ms=%.2f\nbackend=%s\n", float64(total.Microseconds())/1000, res.Backend)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -45,5 +46,40 @@ func TestOutputToAClosedPipeFails(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("writing to a pipe without a reader blocked")
+	}
+}
+
+// TestOutputNotThroughSymlink: gpumap's outputs (here gen -o and map -m)
+// do not write through a symbolic link planted at the output's name, and
+// a new output is 0644 under umask 002 (0666 gave the group write
+// access).
+func TestOutputNotThroughSymlink(t *testing.T) {
+	dir := t.TempDir()
+	victim := writeFile(t, dir, "victim", "precious")
+	g := filepath.Join(dir, "g.graph")
+	old := syscall.Umask(0o002)
+	code, _, errs := runCLI("gen", "-t", "grid", "-dims", "4x4", "-o", g)
+	syscall.Umask(old)
+	if code != exitOK {
+		t.Fatalf("gen: %s", errs)
+	}
+	if st, err := os.Stat(g); err != nil || st.Mode().Perm() != 0o644 {
+		t.Fatalf("gen -o under umask 002: mode %v, want 0644", st.Mode().Perm())
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(victim, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"gen", "-t", "grid", "-dims", "4x4", "-o", link},
+		{"map", "-q", "-g", g, "-h", "4:4", "-d", "1:10", "-m", link},
+	} {
+		code, _, errs := runCLI(args...)
+		if b, _ := os.ReadFile(victim); string(b) != "precious" {
+			t.Fatalf("%s wrote through the link: the victim holds %.20q", args[0], b)
+		}
+		if code != exitFailure || !strings.Contains(errs, link+" is a symbolic link") {
+			t.Fatalf("%s: exit %d, %q: want a failure naming the link", args[0], code, errs)
+		}
 	}
 }

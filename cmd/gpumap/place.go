@@ -9,6 +9,7 @@ import (
 	"math"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,7 +29,9 @@ import (
 // (4:2: sockets of 4 slots, 2 per host), or the whole machine in the
 // CLI's usual form (4:2:2, the last level being the hosts); without it
 // every host is one group. A host may have fewer slots than -h describes
-// (a partly used node: its slots fill the groups in order). --svg draws
+// (a partly used node: its slots fill the groups in order). A machine
+// file fixes hosts only (see machineFile), so J_machinefile, not J_placed,
+// is what it gives. --svg draws
 // the traffic between hosts (or --svg-level) before (the recorded order,
 // else --map-by slot) and after, side by side.
 func cmdPlace(args []string, stdout, stderr io.Writer) (int, error) {
@@ -95,6 +98,15 @@ func cmdPlace(args []string, stdout, stderr io.Writer) (int, error) {
 		fmt.Fprintf(stdout, "J_%s=%.0f\n", c.name, c.j)
 	}
 	fmt.Fprintf(stdout, "J_placed=%.0f\n", pl.placed.j)
+	var byHost candidate
+	if *machinefile != "" {
+		byHost = m.machineFile(g, pl)
+		fmt.Fprintf(stdout, "J_machinefile=%.0f\n", byHost.j)
+		if byHost.j > pl.placed.j {
+			fmt.Fprintf(stderr, "gpumap: a machine file fixes only the host of each rank (J %.0f); the slots of J_placed (%.0f) need the rankfile: mpirun --rankfile (OpenMPI)\n",
+				byHost.j, pl.placed.j)
+		}
+	}
 	if svg.out != "" {
 		if err := m.draw(svg.out, level, g, hdr, *pattern, pl); err != nil {
 			return 0, err
@@ -112,7 +124,7 @@ func cmdPlace(args []string, stdout, stderr io.Writer) (int, error) {
 		fmt.Fprintf(stdout, "rankfile=%s\n", *rankfile)
 	}
 	if *machinefile != "" {
-		if err := writeLines(*machinefile, g.N(), func(r int) string { return hosts[m.hostOf[pl.placed.pe[r]]].name }); err != nil {
+		if err := writeLines(*machinefile, g.N(), func(r int) string { return hosts[m.hostOf[byHost.pe[r]]].name }); err != nil {
 			return 0, err
 		}
 		fmt.Fprintf(stdout, "machinefile=%s\n", *machinefile)
@@ -161,8 +173,9 @@ func parseHosts(s string) ([]host, error) {
 type slots struct {
 	hosts  []host
 	top    *topology.Topology
-	first  []int // first PE of every host
-	hostOf []int // host of every PE
+	first  []int   // first PE of every host
+	hostOf []int   // host of every PE
+	groups [][]int // groups[i][p]: PE p's group at inside level i+1 (sockets, ...)
 }
 
 func newSlots(hosts []host, hier, dist string) (*slots, error) {
@@ -219,7 +232,7 @@ func newSlots(hosts []host, hier, dist string) (*slots, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.top = top
+	m.top, m.groups = top, groups[:len(groups)-1] // the last inside level is the host
 	return m, nil
 }
 
@@ -353,6 +366,136 @@ func recordedOrder(hdr record.Header, m *slots, n int) ([]int32, string) {
 	return pe, ""
 }
 
+// launched is where the launcher runs the ranks of a machine file (MPICH's
+// -f, OpenMPI's --hostfile with --map-by seq) that puts rank r on host
+// host[r]: the file names hosts only, so the ranks of a host take its
+// slots in rank order whatever order a mapping had chosen inside it.
+func (m *slots) launched(host []int) []int32 {
+	used := make([]int, len(m.first))
+	pe := make([]int32, len(host))
+	for r, h := range host {
+		pe[r] = int32(m.first[h] + used[h])
+		used[h]++
+	}
+	return pe
+}
+
+// machineFile chooses the hosts of the machine file by the J of the
+// placement the launcher will really make of it (launched), not by the J
+// of a placement inside the hosts that the file cannot express. It starts
+// from the cheapest of the placement's hosts and the launch orders' (each
+// launched as the file would be), then exchanges the hosts of groups of
+// ranks while that lowers the launched J: the placement's groups inside a
+// host (sockets first, then single ranks), because breaking a group that
+// the mapping kept together rarely pays; and it moves single ranks to
+// spare slots. A budget of work keeps large patterns fast.
+func (m *slots) machineFile(g *graph.Graph, pl *placement) candidate {
+	n, hosts := g.N(), len(m.first)
+	hostsOf := func(pe []int32) []int {
+		h := make([]int, n)
+		for r := range h {
+			h[r] = m.hostOf[pe[r]]
+		}
+		return h
+	}
+	var best []int
+	bestJ := math.Inf(1)
+	for _, c := range append([]candidate{pl.placed}, pl.launch...) {
+		h := hostsOf(c.pe)
+		if j := cost(g, m.top, m.launched(h)); j < bestJ {
+			best, bestJ = h, j
+		}
+	}
+	spare := make([]int, hosts)
+	for h := range spare {
+		spare[h] = m.end(h) - m.first[h]
+	}
+	for _, h := range best {
+		spare[h]--
+	}
+	// The units exchanged: the placement's groups at each inside level,
+	// outermost first, then single ranks.
+	var levels [][][]int
+	for i := len(m.groups) - 1; i >= 0; i-- {
+		byGroup := map[int][]int{}
+		for r, p := range pl.placed.pe {
+			byGroup[m.groups[i][p]] = append(byGroup[m.groups[i][p]], r)
+		}
+		units := make([][]int, 0, len(byGroup))
+		for _, u := range byGroup {
+			units = append(units, u)
+		}
+		slices.SortFunc(units, func(a, b []int) int { return a[0] - b[0] })
+		levels = append(levels, units)
+	}
+	singles := make([][]int, n)
+	for r := range singles {
+		singles[r] = []int{r}
+	}
+	levels = append(levels, singles)
+	// Every try costs one evaluation, O(n + m).
+	budget := int64(1<<25) / (int64(n) + int64(len(g.Adj)) + 1)
+	try := func() bool {
+		budget--
+		if j := cost(g, m.top, m.launched(best)); j < bestJ {
+			bestJ = j
+			return true
+		}
+		return false
+	}
+	// hostOfUnit is the host all of u is on, or -1.
+	hostOfUnit := func(u []int) int {
+		for _, r := range u[1:] {
+			if best[r] != best[u[0]] {
+				return -1
+			}
+		}
+		return best[u[0]]
+	}
+	assign := func(u []int, h int) {
+		for _, r := range u {
+			best[r] = h
+		}
+	}
+	for improved := true; improved && budget > 0; {
+		improved = false
+		for _, units := range levels {
+			for a := 0; a < len(units) && budget > 0; a++ {
+				for b := a + 1; b < len(units) && budget > 0; b++ {
+					ha, hb := hostOfUnit(units[a]), hostOfUnit(units[b])
+					if ha < 0 || hb < 0 || ha == hb || len(units[a]) != len(units[b]) {
+						continue
+					}
+					assign(units[a], hb)
+					assign(units[b], ha)
+					if try() {
+						improved = true
+					} else {
+						assign(units[a], ha)
+						assign(units[b], hb)
+					}
+				}
+			}
+		}
+		for r := 0; r < n && budget > 0; r++ {
+			for h := 0; h < hosts && budget > 0; h++ {
+				if from := best[r]; h != from && spare[h] > 0 {
+					best[r] = h
+					if try() {
+						spare[h]--
+						spare[from]++
+						improved = true
+					} else {
+						best[r] = from
+					}
+				}
+			}
+		}
+	}
+	pe := m.launched(best)
+	return candidate{name: "machinefile", pe: pe, j: cost(g, m.top, pe)}
+}
+
 // scaled returns g itself when J sums cannot overflow int64, else a copy
 // with edge weights scaled down (the mapper works in int64; costs are
 // reported from the original weights).
@@ -386,23 +529,14 @@ func cost(g *graph.Graph, top *topology.Topology, pe []int32) float64 {
 }
 
 func writeLines(path string, n int, line func(r int) string) error {
-	f, err := graph.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	for r := 0; r < n; r++ {
-		w.WriteString(line(r))
-		w.WriteByte('\n')
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return graph.WriteFile(path, func(f io.Writer) error {
+		w := bufio.NewWriter(f)
+		for r := 0; r < n; r++ {
+			w.WriteString(line(r))
+			w.WriteByte('\n')
+		}
+		return w.Flush()
+	})
 }
 
 // levelNames names the levels of the slots' machine for pictures: the

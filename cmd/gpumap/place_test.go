@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -129,6 +130,125 @@ func bruteForce(g *graph.Graph, m *slots) float64 {
 	return best
 }
 
+// launchMachinefile reads a machine file and places its ranks as the
+// launchers do (MPICH's -f, OpenMPI's --map-by seq): each rank on its
+// line's host, the ranks of a host on its slots in rank order.
+func launchMachinefile(t *testing.T, path string, n int, m *slots) []int32 {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Fields(string(data))
+	if len(lines) != n {
+		t.Fatalf("%d machine file lines for %d ranks:\n%s", len(lines), n, data)
+	}
+	used := map[string]int{}
+	pe := make([]int32, n)
+	for r, name := range lines {
+		h := slices.IndexFunc(m.hosts, func(x host) bool { return x.name == name })
+		if h < 0 || used[name] == m.hosts[h].slots {
+			t.Fatalf("machine file line %d: %s is not a host with a free slot", r+1, name)
+		}
+		pe[r] = int32(m.first[h] + used[name])
+		used[name]++
+	}
+	return pe
+}
+
+// bruteForceHosts is the cheapest J of a machine file for g on m: every
+// assignment of the ranks to hosts that fits, launched in rank order.
+func bruteForceHosts(g *graph.Graph, m *slots) float64 {
+	n := g.N()
+	host := make([]int, n)
+	left := make([]int, len(m.hosts))
+	for h := range left {
+		left[h] = m.hosts[h].slots
+	}
+	best := -1.0
+	var rec func(r int)
+	rec = func(r int) {
+		if r == n {
+			if j := cost(g, m.top, m.launched(host)); best < 0 || j < best {
+				best = j
+			}
+			return
+		}
+		for h := range left {
+			if left[h] > 0 {
+				left[h]--
+				host[r] = h
+				rec(r + 1)
+				left[h]++
+			}
+		}
+	}
+	rec(0)
+	return best
+}
+
+// TestMachinefileJIsTheLaunchedJ is issue 28's case: a machine file fixes
+// only hosts, so --machinefile printed J_placed for a placement inside the
+// hosts that the launcher does not make. Hand-computed J on hosts of two
+// sockets of two slots, -d 1:10:100:
+//   - one host, ranks 0-3 and 1-2 exchanging 1000, 0-1 exchanging 1: the
+//     rankfile pairs 0,3 and 1,2 in sockets, J_placed 2*1000 + 10 = 2010;
+//     a machine file can only run them in rank order ({0,1}, {2,3}):
+//     J_machinefile 2*1000*10 + 1 = 20001 (the --map-by slot order, which
+//     the old machine file was), and a note names the rankfile;
+//   - two hosts, also 4-7 and 5-6 exchanging 1000 and 3-4 exchanging 1:
+//     --map-by slot costs 4*10000 + 100 = 40100, while the hosts
+//     {0,3,4,7}, {1,2,5,6} launched in rank order put every pair in a
+//     socket and 3-4 across sockets: J_machinefile 4*1000 + 10 = 4010,
+//     which is also J_placed;
+//   - the same pairs, each 4-cycle closed by edges 0-1, 2-3 (and 4-5, 6-7)
+//     of 5: J_placed keeps a cycle on a host, pairs in sockets, 4*1000 +
+//     4*5*10 = 4200; in rank order that host runs {0,1}, {2,3}: 2*(2*10000
+//   - 2*5) = 40020 (the placement's hosts and --map-by slot alike). The
+//     cheapest machine file splits every cycle into its pairs on the two
+//     hosts ({0,3,4,7}, {1,2,5,6}): 4*1000 + 4*5*100 = 6000, which only the
+//     search over hosts finds.
+func TestMachinefileJIsTheLaunchedJ(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		graph, hosts                string
+		placed, machinefile, bySlot float64
+		note                        bool
+	}{
+		{"4 3 1\n2 1 4 1000\n1 1 3 1000\n2 1000\n1 1000\n", "node0:4", 2010, 20001, 20001, true},
+		{"8 5 1\n4 1000\n3 1000\n2 1000\n1 1000 5 1\n4 1 8 1000\n7 1000\n6 1000\n5 1000\n", "node0:4,node1:4", 4010, 4010, 40100, false},
+		{"8 8 1\n2 5 4 1000\n1 5 3 1000\n2 1000 4 5\n1 1000 3 5\n6 5 8 1000\n5 5 7 1000\n6 1000 8 5\n5 1000 7 5\n", "node0:4,node1:4", 4200, 6000, 40020, true},
+	} {
+		gf, mf := writeFile(t, dir, "p.graph", c.graph), filepath.Join(dir, "machines")
+		code, out, errs := runCLI("place", "-q", "-g", gf, "--hosts", c.hosts, "-h", "2:2", "-d", "1:10:100", "--machinefile", mf)
+		if code != exitOK {
+			t.Fatalf("place: exit %d %s", code, errs)
+		}
+		if j := jLine(t, out, "J_placed"); j != c.placed {
+			t.Errorf("%s: J_placed %.0f, want %.0f", c.hosts, j, c.placed)
+		}
+		if j := jLine(t, out, "J_map_by_slot"); j != c.bySlot {
+			t.Errorf("%s: J_map_by_slot %.0f, want %.0f", c.hosts, j, c.bySlot)
+		}
+		hosts, _ := parseHosts(c.hosts)
+		m, err := newSlots(hosts, "2:2", "1:10:100")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, _, err := record.ReadFile(gf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j := jLine(t, out, "J_machinefile")
+		if got := cost(g, m.top, launchMachinefile(t, mf, g.N(), m)); j != c.machinefile || got != j {
+			t.Errorf("%s: J_machinefile %.0f, the file's launch %.0f, want %.0f", c.hosts, j, got, c.machinefile)
+		}
+		if note := strings.Contains(errs, "need the rankfile"); note != c.note {
+			t.Errorf("%s: note on stderr %v, want %v: %q", c.hosts, note, c.note, errs)
+		}
+	}
+}
+
 var rankLine = regexp.MustCompile(`^rank (\d+)=(\S+) slot=(\d+)$`)
 
 // checkRankfile checks the rankfile's form (ascending ranks, each slot of
@@ -220,11 +340,14 @@ func TestPlaceIsOptimalOnSmallPatterns(t *testing.T) {
 		if j := cost(g, m.top, pe); j != opt {
 			t.Errorf("trial %d: the rankfile's J is %.0f, optimum %.0f", trial, j, opt)
 		}
-		mdata, _ := os.ReadFile(mf)
-		for r, h := range strings.Fields(string(mdata)) {
-			if h != hosts[m.hostOf[pe[r]]].name {
-				t.Errorf("machine file line %d: %s, rankfile says %s", r+1, h, hosts[m.hostOf[pe[r]]].name)
-			}
+		// The machine file: J_machinefile is the J of the launch it makes,
+		// and the cheapest such launch (every choice of hosts, brute force).
+		launched := launchMachinefile(t, mf, n, m)
+		if j, got := jLine(t, out, "J_machinefile"), cost(g, m.top, launched); j != got {
+			t.Errorf("trial %d: J_machinefile %.0f, but the launch of the file has J %.0f", trial, j, got)
+		}
+		if j, want := jLine(t, out, "J_machinefile"), bruteForceHosts(g, m); j != want {
+			t.Errorf("trial %d (n=%d): J_machinefile %.0f, the cheapest machine file %.0f", trial, n, j, want)
 		}
 		slot := make([]int32, n)
 		for r := range slot {

@@ -33,15 +33,7 @@ type Picture struct {
 
 // WriteFile writes the picture to path.
 func (p *Picture) WriteFile(path string) error {
-	f, err := graph.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := p.WriteSVG(f); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return f.Close()
+	return graph.WriteFile(path, p.WriteSVG)
 }
 
 // BeforeAfter draws two placements of the same traffic side by side at

@@ -79,18 +79,7 @@ func (p *Pattern) Write(w io.Writer, messages bool) error {
 
 // WriteFile writes the pattern to path (see Write).
 func (p *Pattern) WriteFile(path string, messages bool) error {
-	f, err := graph.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := p.Write(f, messages); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return graph.WriteFile(path, func(w io.Writer) error { return p.Write(w, messages) })
 }
 
 // ReadHeader parses the leading comment lines of a pattern file. A file
