@@ -122,7 +122,7 @@ TESTPROGS := $(TESTBIN)/hello $(TESTBIN)/stencil $(TESTBIN)/invalid $(TESTBIN)/a
 # preloads the interposer); *_linked link it before the MPI library.
 TOPOPROGS := $(addprefix $(TESTBIN)/,topo_cart topo_shift topo_sub topo_dgraph_adj topo_dgraph \
 	topo_graph topo_neighbor topo_dup topo_errors topo_stencil topo_f topo_f08 topo_stencil_f \
-	topo_stencil_linked topo_f_linked topo_nbctag)
+	topo_stencil_linked topo_f_linked topo_nbctag topo_cache)
 
 testprogs: lib $(TESTPROGS) $(TOPOPROGS)
 

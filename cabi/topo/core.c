@@ -27,6 +27,11 @@ __thread int topo_in_fortran;
 
 typedef struct api {
     int (*reorder)(MPI_Comm, int, const int[], const double[], const gpumap_options *, MPI_Comm *);
+    /* gpumap_topo_reorder (cabi/topo_export.go), NULL in an older
+     * libgpumap.so: maps on our private communicator itself and returns
+     * this process's new rank, where gpumap_reorder makes a copy and a new
+     * communicator, two more collectives. */
+    int (*reorder_rank)(MPI_Fint, int, const int[], const double[], const gpumap_options *, int *);
     int (*last_result)(gpumap_result *, size_t);
     const char *(*last_error)(void);
     const char *(*error_string)(int);
@@ -49,6 +54,7 @@ static const api *load_api(char *why, size_t n) {
             gpumap.last_error = (const char *(*)(void))dlsym(h, "gpumap_last_error");
             gpumap.error_string = (const char *(*)(int))dlsym(h, "gpumap_error_string");
             gpumap.options_init = (void (*)(gpumap_options *))dlsym(h, "gpumap_options_init");
+            gpumap.reorder_rank = (int (*)(MPI_Fint, int, const int[], const double[], const gpumap_options *, int *))dlsym(h, "gpumap_topo_reorder");
             if (gpumap.reorder && gpumap.last_result && gpumap.last_error && gpumap.error_string && gpumap.options_init)
                 api_state = 1;
             else
@@ -206,8 +212,14 @@ int topo_map(topo_call *c, MPI_Comm *nc) {
     g->options_init(&o);
     o.hierarchy = env_str("GPUMAP_HIERARCHY"); /* read now, not when Go loaded */
     o.distance = env_str("GPUMAP_DISTANCE");
-    o.verbosity = env_int("GPUMAP_VERBOSE") >= 2 ? 1 : 0;
-    int rc = g->reorder(c->d, c->degree, c->nbrs, c->vols, &o, nc);
+    /* 2: gpumap's summary line; 3: also the time of each of its steps */
+    int v = env_int("GPUMAP_VERBOSE");
+    o.verbosity = v >= 3 ? 3 : v >= 2 ? 1 : 0;
+    int rc, newrank = -1;
+    if (g->reorder_rank)
+        rc = g->reorder_rank(PMPI_Comm_c2f(c->d), c->degree, c->nbrs, c->vols, &o, &newrank);
+    else
+        rc = g->reorder(c->d, c->degree, c->nbrs, c->vols, &o, nc);
     if (rc != GPUMAP_OK) {
         *nc = MPI_COMM_NULL;
         snprintf(c->why, sizeof c->why, "gpumap_reorder: %s: %s", g->error_string(rc), g->last_error());
@@ -219,13 +231,21 @@ int topo_map(topo_call *c, MPI_Comm *nc) {
     c->j_before = r.cost_before;
     c->j_after = r.cost_after;
     c->map_seconds = r.map_seconds;
+    c->cached = r.cached;
     snprintf(c->machine, sizeof c->machine, "%s", r.machine);
     /* gpumap_reorder itself keeps the order unless J drops by GPUMAP_MIN_GAIN */
     if (r.changed == 0 || !(r.cost_after < r.cost_before)) {
-        PMPI_Comm_free(nc);
+        if (*nc != MPI_COMM_NULL) PMPI_Comm_free(nc);
         c->j_after = c->j_before;
         snprintf(c->why, sizeof c->why, "no order is cheaper");
         return c->outcome = TOPO_KEEP;
+    }
+    /* The outcome is the same on every rank: all of them split. (A split
+     * that fails on one rank only is as fatal as in gpumap_reorder.) */
+    if (g->reorder_rank && PMPI_Comm_split(c->d, 0, newrank, nc) != MPI_SUCCESS) {
+        *nc = MPI_COMM_NULL;
+        snprintf(c->why, sizeof c->why, "MPI_Comm_split into the new order failed");
+        return c->outcome = TOPO_FALLBACK;
     }
     return c->outcome = TOPO_REORDER;
 }
@@ -260,13 +280,13 @@ int topo_end(topo_call *c, MPI_Comm nc, int rc, MPI_Comm *out) {
     double ms = 1e3 * (PMPI_Wtime() - c->t0);
     switch (c->outcome) {
     case TOPO_REORDER:
-        say(c, "J %.10g -> %.10g, reordered, %.1f ms (mapping %.1f ms); machine %s",
-            c->j_before, c->j_after, ms, 1e3 * c->map_seconds, c->machine);
+        say(c, "J %.10g -> %.10g, reordered, %.1f ms (mapping %s%.1f ms); machine %s",
+            c->j_before, c->j_after, ms, c->cached ? "cached, " : "", 1e3 * c->map_seconds, c->machine);
         break;
     case TOPO_KEEP:
         if (c->machine[0])
-            say(c, "J %.10g -> %.10g, input order kept (%s), %.1f ms (mapping %.1f ms); machine %s",
-                c->j_before, c->j_after, c->why, ms, 1e3 * c->map_seconds, c->machine);
+            say(c, "J %.10g -> %.10g, input order kept (%s), %.1f ms (mapping %s%.1f ms); machine %s",
+                c->j_before, c->j_after, c->why, ms, c->cached ? "cached, " : "", 1e3 * c->map_seconds, c->machine);
         else
             say(c, "input order kept (%s), %.1f ms", c->why, ms);
         break;

@@ -57,6 +57,7 @@ typedef struct topo_call {
     /* the outcome, the same on every rank */
     int outcome;
     double j_before, j_after, map_seconds;
+    int cached;        /* gpumap reused the mapping of an identical earlier call */
     char machine[400];
 } topo_call;
 
