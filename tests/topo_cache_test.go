@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -32,13 +33,25 @@ func TestTopoCache(t *testing.T) {
 			t.Logf("%s: rank 0 could not change its binding; the allocation step is left out", s.name)
 			want = want[:len(want)-1]
 		}
-		if len(o.verbose) != len(steps) {
-			t.Fatalf("%s: %d verbose lines for %d calls:\n%s", s.name, len(o.verbose), len(steps), out)
+		if len(o.verbose) != len(steps)+40 || !strings.Contains(out, "HANDLES ") {
+			t.Fatalf("%s: %d verbose lines for %d calls:\n%s", s.name, len(o.verbose), len(steps)+40, out)
 		}
 		for i, st := range want {
 			if got := strings.Contains(o.verbose[i], "mapping cached"); got != st.cached {
 				t.Errorf("%s: call %q: cached %v, want %v: %s", s.name, st.name, got, st.cached, o.verbose[i])
 			}
+		}
+		// 20 freed sub-communicators with two calls each, the pattern
+		// and place of "moved": the mapping depends on no communicator,
+		// every call hits; nothing leaks.
+		for i, l := range o.verbose[len(steps):] {
+			if !strings.Contains(l, "mapping cached") {
+				t.Errorf("%s: sub-communicator call %d: %s", s.name, i, l)
+			}
+		}
+		var before, after int
+		if _, err := fmt.Sscanf(out[strings.Index(out, "HANDLES "):], "HANDLES %d %d", &before, &after); err != nil || after > before {
+			t.Errorf("%s: the highest of 25 new communicator handles went from %d to %d over 20 freed sub-communicators (%v)", s.name, before, after, err)
 		}
 	}
 }

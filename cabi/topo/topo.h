@@ -44,6 +44,7 @@ typedef struct topo_call {
     const char *name;  /* "MPI_Cart_create", or "MPI_CART_CREATE" from Fortran */
     MPI_Comm old;      /* the caller's communicator */
     MPI_Comm d;        /* private copy with MPI_ERRORS_RETURN for our traffic */
+    int kept;          /* d is kept on old for the next call (core.c) */
     int rank, size;
     int verbose;
     double t0;

@@ -13,6 +13,10 @@
  *   moved      rank 0 binds itself elsewhere        miss (AFFINITY yes)
  *              (every thread of it: the location is the process's)
  * (Rank 0 prints "AFFINITY no" when it cannot change its binding.)
+ * Then 20 sub-communicators, each with two calls (the pattern of "moved":
+ * all hit) and freed: rank 0 prints "HANDLES <before> <after>", the
+ * highest handle of 25 new communicators before and after them; after
+ * must not exceed before (nothing leaked).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -60,6 +64,19 @@ static int rebind(void) {
     return sched_getaffinity(0, sizeof now, &now) == 0 && !CPU_EQUAL(&now, &set);
 }
 
+/* The highest Fortran handle of 25 communicators made at once. */
+static int highest_handle(void) {
+    MPI_Comm c[25];
+    int top = 0;
+    for (int i = 0; i < 25; i++) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &c[i]);
+        int h = (int)MPI_Comm_c2f(c[i]);
+        if (i == 0 || h > top) top = h;
+    }
+    for (int i = 0; i < 25; i++) MPI_Comm_free(&c[i]);
+    return top;
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -84,6 +101,25 @@ int main(int argc, char **argv) {
         fflush(stdout);
     }
     step("moved", dims);
+
+    /* The interposer keeps its private copy of a communicator on it: a
+     * communicator freed after its calls must take its copy along. 20
+     * rounds of a sub-communicator with two calls each, then the highest
+     * handle that 25 new communicators get must not exceed what it was
+     * before (both stacks hand out free handles first: 20 leaked
+     * communicators would push the 25 up). */
+    int before = highest_handle();
+    for (int i = 0; i < 20; i++) {
+        MPI_Comm sub, c;
+        MPI_Comm_split(MPI_COMM_WORLD, 0, rank, &sub);
+        for (int k = 0; k < 2; k++) {
+            MPI_Cart_create(sub, 2, dims, (int[]){1, 1}, 1, &c);
+            if (c != MPI_COMM_NULL) MPI_Comm_free(&c);
+        }
+        MPI_Comm_free(&sub);
+    }
+    int after = highest_handle();
+    if (rank == 0) printf("HANDLES %d %d\n", before, after);
     if (rank == 0) printf("DONE errors 0\n");
     MPI_Finalize();
     return 0;
