@@ -31,7 +31,7 @@ typedef struct api {
      * libgpumap.so: maps on our private communicator itself and returns
      * this process's new rank, where gpumap_reorder makes a copy and a new
      * communicator, two more collectives. */
-    int (*reorder_rank)(MPI_Fint, int, const int[], const double[], const gpumap_options *, int *);
+    int (*reorder_rank)(MPI_Fint, int, const int[], const double[], const gpumap_options *, const char *, int *);
     int (*last_result)(gpumap_result *, size_t);
     const char *(*last_error)(void);
     const char *(*error_string)(int);
@@ -54,7 +54,7 @@ static const api *load_api(char *why, size_t n) {
             gpumap.last_error = (const char *(*)(void))dlsym(h, "gpumap_last_error");
             gpumap.error_string = (const char *(*)(int))dlsym(h, "gpumap_error_string");
             gpumap.options_init = (void (*)(gpumap_options *))dlsym(h, "gpumap_options_init");
-            gpumap.reorder_rank = (int (*)(MPI_Fint, int, const int[], const double[], const gpumap_options *, int *))dlsym(h, "gpumap_topo_reorder");
+            gpumap.reorder_rank = (int (*)(MPI_Fint, int, const int[], const double[], const gpumap_options *, const char *, int *))dlsym(h, "gpumap_topo_reorder");
             if (gpumap.reorder && gpumap.last_result && gpumap.last_error && gpumap.error_string && gpumap.options_init)
                 api_state = 1;
             else
@@ -164,7 +164,7 @@ static int private_comm(topo_call *c) {
     int found = 0;
     if (key != MPI_KEYVAL_INVALID && PMPI_Comm_get_attr(c->old, key, &kept, &found) == MPI_SUCCESS && found) {
         c->d = *kept;
-        c->kept = 1;
+        c->kept = c->found = 1;
         return 1;
     }
     /* MPI_Comm_split rather than MPI_Comm_dup: a dup would run the
@@ -231,11 +231,50 @@ int topo_any(topo_call *c, int failed) {
     return out;
 }
 
+static int topo_agree(topo_call *c);
+static int topo_outcome(topo_call *c, const api *g, int rc, int newrank, MPI_Comm *nc);
+
 int topo_map(topo_call *c, MPI_Comm *nc) {
     *nc = MPI_COMM_NULL;
     const api *g = NULL;
-    if (!c->bad && !(g = load_api(c->why, sizeof c->why))) c->libfail = 1;
+    char why[sizeof c->why];
+    /* A private copy kept from an earlier call says that every rank then
+     * loaded libgpumap.so (the copy is dropped otherwise): gpumap's own
+     * agreement, one reduction, then also carries a rank's rejection of
+     * its arguments, and this one is saved. */
+    int direct = c->found && (g = load_api(why, sizeof why)) && g->reorder_rank;
+    if (!direct && !c->bad && !(g = load_api(c->why, sizeof c->why))) c->libfail = 1;
+    if (!direct) {
+        int rc = topo_agree(c);
+        if (rc >= 0) return rc;
+    }
 
+    gpumap_options o;
+    g->options_init(&o);
+    o.hierarchy = env_str("GPUMAP_HIERARCHY"); /* read now, not when Go loaded */
+    o.distance = env_str("GPUMAP_DISTANCE");
+    /* 2: gpumap's summary line; 3: also the time of each of its steps */
+    int v = env_int("GPUMAP_VERBOSE");
+    o.verbosity = v >= 3 ? 3 : v >= 2 ? 1 : 0;
+    int rc, newrank = -1;
+    if (direct) {
+        rc = g->reorder_rank(PMPI_Comm_c2f(c->d), c->bad ? 0 : c->degree, c->bad ? NULL : c->nbrs,
+                             c->bad ? NULL : c->vols, &o, c->bad ? c->why : NULL, &newrank);
+        if (rc == GPUMAP_ERR_ARGUMENT) { /* some rank's rejection: "rank r: why" */
+            snprintf(c->why, sizeof c->why, "%s", g->last_error());
+            return c->outcome = TOPO_PASS;
+        }
+    } else if (g->reorder_rank) {
+        rc = g->reorder_rank(PMPI_Comm_c2f(c->d), c->degree, c->nbrs, c->vols, &o, NULL, &newrank);
+    } else {
+        rc = g->reorder(c->d, c->degree, c->nbrs, c->vols, &o, nc);
+    }
+    return topo_outcome(c, g, rc, newrank, nc);
+}
+
+/* The collective checks before gpumap_reorder, on the first call on a
+ * communicator; returns the outcome, or -1 to map. */
+static int topo_agree(topo_call *c) {
     /* Agree: the lowest rank that rejects its arguments, the lowest that
      * cannot load the library, and whether any edge exists. */
     int loc[3] = {c->bad ? c->size - c->rank : 0, c->libfail ? c->size - c->rank : 0, c->degree > 0};
@@ -258,19 +297,12 @@ int topo_map(topo_call *c, MPI_Comm *nc) {
         snprintf(c->why, sizeof c->why, "the topology has no edges");
         return c->outcome = TOPO_KEEP;
     }
+    return -1;
+}
 
-    gpumap_options o;
-    g->options_init(&o);
-    o.hierarchy = env_str("GPUMAP_HIERARCHY"); /* read now, not when Go loaded */
-    o.distance = env_str("GPUMAP_DISTANCE");
-    /* 2: gpumap's summary line; 3: also the time of each of its steps */
-    int v = env_int("GPUMAP_VERBOSE");
-    o.verbosity = v >= 3 ? 3 : v >= 2 ? 1 : 0;
-    int rc, newrank = -1;
-    if (g->reorder_rank)
-        rc = g->reorder_rank(PMPI_Comm_c2f(c->d), c->degree, c->nbrs, c->vols, &o, &newrank);
-    else
-        rc = g->reorder(c->d, c->degree, c->nbrs, c->vols, &o, nc);
+/* The outcome of gpumap's status rc (newrank from gpumap_topo_reorder,
+ * *nc from gpumap_reorder). */
+static int topo_outcome(topo_call *c, const api *g, int rc, int newrank, MPI_Comm *nc) {
     if (rc != GPUMAP_OK) {
         *nc = MPI_COMM_NULL;
         snprintf(c->why, sizeof c->why, "gpumap_reorder: %s: %s", g->error_string(rc), g->last_error());

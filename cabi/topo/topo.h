@@ -45,6 +45,7 @@ typedef struct topo_call {
     MPI_Comm old;      /* the caller's communicator */
     MPI_Comm d;        /* private copy with MPI_ERRORS_RETURN for our traffic */
     int kept;          /* d is kept on old for the next call (core.c) */
+    int found;         /* d was kept by an earlier call */
     int rank, size;
     int verbose;
     double t0;

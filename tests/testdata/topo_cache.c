@@ -12,6 +12,9 @@
  *   back       as volume2 (still cached)            hit
  *   moved      rank 0 binds itself elsewhere        miss (AFFINITY yes)
  *              (every thread of it: the location is the process's)
+ *   rejected   rank 1 alone has GPUMAP_CART_WEIGHTS=1:2:3: passed to
+ *              MPI unchanged on every rank, saying why
+ *   after      as moved                             hit
  * (Rank 0 prints "AFFINITY no" when it cannot change its binding.)
  * Then 20 sub-communicators, each with two calls (the pattern of "moved":
  * all hit) and freed: rank 0 prints "HANDLES <before> <after>", the
@@ -101,6 +104,13 @@ int main(int argc, char **argv) {
         fflush(stdout);
     }
     step("moved", dims);
+    /* Rank 1 alone rejects its arguments on a communicator the
+     * interposer has mapped before: every rank passes the call to MPI
+     * unchanged, and the next good call is served from the cache. */
+    if (rank == 1) setenv("GPUMAP_CART_WEIGHTS", "1:2:3", 1);
+    step("rejected", dims);
+    if (rank == 1) setenv("GPUMAP_CART_WEIGHTS", "1:2", 1);
+    step("after", dims);
 
     /* The interposer keeps its private copy of a communicator on it: a
      * communicator freed after its calls must take its copy along. 20
