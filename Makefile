@@ -9,6 +9,8 @@
 #   make fuzz    each fuzz target for FUZZTIME (30s); make test runs their seed corpora
 #   make demo    the two-node reordering demo (needs root)
 #   make bench   gpumap against Scotch on ../shared/graphs, and the one-to-one table
+#   make bench-topo  MPI_Cart_create through the interposer at 16 ranks, first
+#                call, cached repeat and MPI's own, both stacks
 #   make ptx     regenerate the CUDA PTX (needs nvcc 11.8)
 #   make cudaemu build/cudaemu/libcuda.so.1, the emulated CUDA driver (g++)
 #   make emutest the GPU tests through the emulator (part of make test)
@@ -55,7 +57,7 @@ CABI := $(wildcard cabi/*.go cabi/*.c cabi/*.h cabi/include/*.h) cabi/dl/gpumap_
 APT_PACKAGES := build-essential pkg-config gfortran openmpi-bin libopenmpi-dev mpich libmpich-dev \
 	libhwloc-dev hwloc iproute2 util-linux procps scotch cmake
 
-.PHONY: all deps build lib testprogs test unit mpitest fuzz demo bench ptx cudaemu emutest gpucheck clean
+.PHONY: all deps build lib testprogs test unit mpitest fuzz demo bench bench-topo ptx cudaemu emutest gpucheck clean
 
 all: build lib
 
@@ -133,8 +135,8 @@ TESTPROGS := $(TESTBIN)/hello $(TESTBIN)/stencil $(TESTBIN)/invalid $(TESTBIN)/a
 # preloads the interposer); *_linked link it before the MPI library.
 TOPOPROGS := $(addprefix $(TESTBIN)/,topo_cart topo_shift topo_sub topo_dgraph_adj topo_dgraph \
 	topo_graph topo_neighbor topo_dup topo_errors topo_stencil topo_f topo_f08 topo_stencil_f \
-	topo_stencil_linked topo_f_linked topo_nbctag topo_members fault/libgpumap_topo.so \
-	fake/libgpumap.so)
+	topo_stencil_linked topo_f_linked topo_nbctag topo_members topo_bench topo_cache \
+	fault/libgpumap_topo.so fake/libgpumap.so)
 
 testprogs: lib $(TESTPROGS) $(TOPOPROGS)
 
@@ -195,6 +197,11 @@ demo: deps
 bench: build
 	$(GO) run ./bench -gpumap bin/gpumap -presets fast,default,strong
 	$(GO) run ./bench -gpumap bin/gpumap -onetoone ../shared/one-to-one -presets default,strong -t 1 -reps 3
+
+bench-topo:
+	$(MAKE) testprogs MPI=openmpi
+	$(MAKE) testprogs MPI=mpich
+	$(GO) test -run '^$$' -bench '^BenchmarkTopoCartCreate$$' -benchtime 1x ./tests
 
 ptx:
 	$(MAKE) -C gpumap/backend/cuda/kernels ptx

@@ -199,6 +199,9 @@ func setResult(res mpirank.Result) {
 		r.disabled = 1
 	}
 	r.call_seconds = C.double(res.CallSeconds)
+	if res.Cached {
+		r.cached = 1
+	}
 	C.gpumap_set_last_result(&r)
 }
 

@@ -67,6 +67,16 @@ func encodePayload(p payload) []byte {
 	return compress(b)
 }
 
+// payloadBound bounds the length of encodePayload's result for a rank at
+// rec with degree neighbours, without encoding: the raw form (varints of
+// at most 10 bytes, neighbour deltas of at most 5, 8 bytes a volume) plus
+// zstd's worst case (a few bytes per 128 KiB block, here doubled) and the
+// length prefix.
+func payloadBound(rec hwdetect.Record, degree int) int64 {
+	raw := int64(1 + 3*10 + len(rec.Host) + len(rec.BootID) + len(rec.Switch) + 2*10 + 10 + 13*degree)
+	return 2*raw + 4096
+}
+
 // compress frames b for the gather: its length, then b compressed.
 func compress(b []byte) []byte {
 	e, _ := codecs()

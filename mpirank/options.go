@@ -91,7 +91,7 @@ type canon struct {
 
 // protocol changes whenever the sequence of collectives or the payload
 // does: libraries of different versions then disagree in the first step.
-const protocol = 2
+const protocol = 3
 
 // canonSize is the fixed size of an encoded canon (every rank broadcasts
 // and compares the same number of bytes): two lists of at most

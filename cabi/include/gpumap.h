@@ -195,6 +195,11 @@ void gpumap_options_init(gpumap_options *options);
  * Before MPI_Init and after MPI_Finalize every entry point returns
  * GPUMAP_ERR_MPI having called only MPI_Initialized and MPI_Finalized
  * (the _f variants set *newcomm to the Fortran MPI_COMM_NULL).
+ * Every process keeps the outcome of its last 8 calls: a call whose every
+ * rank passes what it passed to one of them (same pattern, same options
+ * and GPUMAP_ and HWLOC_ environment, same process location and rank)
+ * reuses that mapping at the cost of one agreement and the new
+ * communicator (gpumap_result.cached).
  */
 int gpumap_reorder(MPI_Comm comm, int degree, const int neighbors[], const double volumes[],
                    const gpumap_options *options, MPI_Comm *newcomm);
@@ -226,6 +231,9 @@ typedef struct gpumap_result {
     int changed;         /* ranks whose rank differs in *newcomm */
     int disabled;        /* 1 when GPUMAP_DISABLE kept the order */
     double call_seconds; /* time this process spent in the call */
+    /* after 0.2.0 */
+    int cached;          /* 1 when the outcome came from the process's cache of
+                            identical earlier calls: nothing was gathered or mapped */
 } gpumap_result;
 
 /* Fills the first size bytes of *result (fields beyond this library's

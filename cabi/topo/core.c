@@ -28,6 +28,11 @@ __thread int topo_in_fortran;
 
 typedef struct api {
     int (*reorder)(MPI_Comm, int, const int[], const double[], const gpumap_options *, MPI_Comm *);
+    /* gpumap_topo_reorder (cabi/topo_export.go), NULL in an older
+     * libgpumap.so: maps on our private communicator itself and returns
+     * this process's new rank, where gpumap_reorder makes a copy and a new
+     * communicator, two more collectives. */
+    int (*reorder_rank)(MPI_Fint, int, const int[], const double[], const gpumap_options *, const char *, int *);
     int (*last_result)(gpumap_result *, size_t);
     const char *(*last_error)(void);
     const char *(*error_string)(int);
@@ -50,6 +55,7 @@ static const api *load_api(char *why, size_t n) {
             gpumap.last_error = (const char *(*)(void))dlsym(h, "gpumap_last_error");
             gpumap.error_string = (const char *(*)(int))dlsym(h, "gpumap_error_string");
             gpumap.options_init = (void (*)(gpumap_options *))dlsym(h, "gpumap_options_init");
+            gpumap.reorder_rank = (int (*)(MPI_Fint, int, const int[], const double[], const gpumap_options *, const char *, int *))dlsym(h, "gpumap_topo_reorder");
             if (gpumap.reorder && gpumap.last_result && gpumap.last_error && gpumap.error_string && gpumap.options_init)
                 api_state = 1;
             else
@@ -133,6 +139,57 @@ void topo_edge(topo_call *c, int nbr, double vol) {
     c->vols[c->degree++] = vol;
 }
 
+/* ---- the private communicator, kept on comm_old ----
+ *
+ * Making it is a collective of its own (0.2-0.3 s under MPICH with 16
+ * ranks on 2 cores, as much as MPI's whole MPI_Cart_create), so it is made
+ * on the first call on a communicator and kept as an attribute of it:
+ * freeing comm_old frees it (the delete callback), MPI_Comm_dup does not
+ * copy it. Every rank sets and drops it in the same calls, so they agree
+ * on whether it exists. A call that does not map drops it (a failed
+ * dist-graph exchange may have left a message behind in it). */
+static int private_key = MPI_KEYVAL_INVALID;
+
+static int private_deleted(MPI_Comm old, int key, void *val, void *extra) {
+    (void)old, (void)key, (void)extra;
+    MPI_Comm *d = val;
+    PMPI_Comm_free(d);
+    free(d);
+    return MPI_SUCCESS;
+}
+
+/* Sets c->d to the private communicator of c->old, made now if need be;
+ * c->kept says whether it stays after the call. */
+static int private_comm(topo_call *c) {
+    pthread_mutex_lock(&api_lock);
+    if (private_key == MPI_KEYVAL_INVALID &&
+        PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, private_deleted, &private_key, NULL) != MPI_SUCCESS)
+        private_key = MPI_KEYVAL_INVALID;
+    int key = private_key;
+    pthread_mutex_unlock(&api_lock);
+    MPI_Comm *kept = NULL;
+    int found = 0;
+    if (key != MPI_KEYVAL_INVALID && PMPI_Comm_get_attr(c->old, key, &kept, &found) == MPI_SUCCESS && found) {
+        c->d = *kept;
+        c->kept = c->found = 1;
+        return 1;
+    }
+    if (gpumap_dl_private_comm(c->old, c->rank, &c->d) != MPI_SUCCESS) {
+        c->d = MPI_COMM_NULL;
+        return 0;
+    }
+    /* Only out of memory fails here; that rank would then make a new
+     * copy at the next call while the others do not. */
+    if (key != MPI_KEYVAL_INVALID && (kept = malloc(sizeof *kept))) {
+        *kept = c->d;
+        if (PMPI_Comm_set_attr(c->old, key, kept) == MPI_SUCCESS)
+            c->kept = 1;
+        else
+            free(kept);
+    }
+    return 1;
+}
+
 /* ---- the call ---- */
 
 int topo_begin(topo_call *c, const char *name, MPI_Comm old, int reorder) {
@@ -166,7 +223,7 @@ int topo_begin(topo_call *c, const char *name, MPI_Comm old, int reorder) {
     }
     c->t0 = PMPI_Wtime();
     /* A private copy for our own traffic (gpumap_dl.h says why a split). */
-    if (gpumap_dl_private_comm(old, c->rank, &c->d) != MPI_SUCCESS) {
+    if (!private_comm(c)) {
         say(c, "MPI_Comm_split failed, passed to PMPI unchanged");
         return 0;
     }
@@ -179,11 +236,61 @@ int topo_any(topo_call *c, int failed) {
     return out;
 }
 
+/* topo_agree's answer for a grid smaller than the communicator whose
+ * members are kept (subset.c). */
+#define TOPO_MEMBERS (-2)
+static int topo_agree(topo_call *c);
+static int topo_outcome(topo_call *c, const api *g, int rc, int newrank, MPI_Comm *nc);
+
 int topo_map(topo_call *c, MPI_Comm *nc) {
     *nc = MPI_COMM_NULL;
     const api *g = NULL;
-    if (!c->bad && !(g = load_api(c->why, sizeof c->why))) c->libfail = 1;
+    char why[sizeof c->why];
+    /* A private copy kept from an earlier call says that every rank then
+     * loaded libgpumap.so (the copy is dropped otherwise): gpumap's own
+     * agreement, one reduction, then also carries a rank's rejection of
+     * its arguments, and this one is saved. */
+    int direct = c->found && !c->members && (g = load_api(why, sizeof why)) && g->reorder_rank;
+    if (!direct && !c->bad && !(g = load_api(c->why, sizeof c->why))) c->libfail = 1;
+    if (!direct) {
+        int rc = topo_agree(c);
+        if (rc == TOPO_MEMBERS) {
+            /* The members' sub-communicator is new: nothing kept applies. */
+            int found = c->found;
+            c->found = 0;
+            rc = topo_map_members(c, nc);
+            c->found = found;
+            return rc;
+        }
+        if (rc >= 0) return rc;
+    }
 
+    gpumap_options o;
+    g->options_init(&o);
+    o.hierarchy = env_str("GPUMAP_HIERARCHY"); /* read now, not when Go loaded */
+    o.distance = env_str("GPUMAP_DISTANCE");
+    /* 2: gpumap's summary line; 3: also the time of each of its steps */
+    int v = env_int("GPUMAP_VERBOSE");
+    o.verbosity = v >= 3 ? 3 : v >= 2 ? 1 : 0;
+    int rc, newrank = -1;
+    if (direct) {
+        rc = g->reorder_rank(PMPI_Comm_c2f(c->d), c->bad ? 0 : c->degree, c->bad ? NULL : c->nbrs,
+                             c->bad ? NULL : c->vols, &o, c->bad ? c->why : NULL, &newrank);
+        if (rc == GPUMAP_ERR_ARGUMENT) { /* some rank's rejection: "rank r: why" */
+            snprintf(c->why, sizeof c->why, "%s", g->last_error());
+            return c->outcome = TOPO_PASS;
+        }
+    } else if (g->reorder_rank) {
+        rc = g->reorder_rank(PMPI_Comm_c2f(c->d), c->degree, c->nbrs, c->vols, &o, NULL, &newrank);
+    } else {
+        rc = g->reorder(c->d, c->degree, c->nbrs, c->vols, &o, nc);
+    }
+    return topo_outcome(c, g, rc, newrank, nc);
+}
+
+/* The collective checks before gpumap_reorder, on the first call on a
+ * communicator; returns the outcome, or -1 to map. */
+static int topo_agree(topo_call *c) {
     /* Agree: the lowest rank that rejects its arguments, the lowest that
      * cannot load the library, whether any edge exists, the most and the
      * fewest processes the topology has and whether the members of a
@@ -214,14 +321,13 @@ int topo_map(topo_call *c, MPI_Comm *nc) {
         snprintf(c->why, sizeof c->why, "the topology has no edges");
         return c->outcome = TOPO_KEEP;
     }
-    if (glob[5]) return topo_map_members(c, nc);
+    if (glob[5]) return TOPO_MEMBERS; /* a smaller grid: topo_map_members */
+    return -1;
+}
 
-    gpumap_options o;
-    g->options_init(&o);
-    o.hierarchy = env_str("GPUMAP_HIERARCHY"); /* read now, not when Go loaded */
-    o.distance = env_str("GPUMAP_DISTANCE");
-    o.verbosity = verbosity() >= 2 ? 1 : 0;
-    int rc = g->reorder(c->d, c->degree, c->nbrs, c->vols, &o, nc);
+/* The outcome of gpumap's status rc (newrank from gpumap_topo_reorder,
+ * *nc from gpumap_reorder). */
+static int topo_outcome(topo_call *c, const api *g, int rc, int newrank, MPI_Comm *nc) {
     if (rc != GPUMAP_OK) {
         *nc = MPI_COMM_NULL;
         snprintf(c->why, sizeof c->why, "gpumap_reorder: %s: %s", g->error_string(rc), g->last_error());
@@ -233,13 +339,21 @@ int topo_map(topo_call *c, MPI_Comm *nc) {
     c->j_before = r.cost_before;
     c->j_after = r.cost_after;
     c->map_seconds = r.map_seconds;
+    c->cached = r.cached;
     snprintf(c->machine, sizeof c->machine, "%s", r.machine);
     /* gpumap_reorder itself keeps the order unless J drops by GPUMAP_MIN_GAIN */
     if (r.changed == 0 || !(r.cost_after < r.cost_before)) {
-        PMPI_Comm_free(nc);
+        if (*nc != MPI_COMM_NULL) PMPI_Comm_free(nc);
         c->j_after = c->j_before;
         snprintf(c->why, sizeof c->why, "no order is cheaper");
         return c->outcome = TOPO_KEEP;
+    }
+    /* The outcome is the same on every rank: all of them split. (A split
+     * that fails on one rank only is as fatal as in gpumap_reorder.) */
+    if (g->reorder_rank && PMPI_Comm_split(c->d, 0, newrank, nc) != MPI_SUCCESS) {
+        *nc = MPI_COMM_NULL;
+        snprintf(c->why, sizeof c->why, "MPI_Comm_split into the new order failed");
+        return c->outcome = TOPO_FALLBACK;
     }
     return c->outcome = TOPO_REORDER;
 }
@@ -270,17 +384,21 @@ int topo_end(topo_call *c, MPI_Comm nc, int rc, MPI_Comm *out) {
         }
     }
     if (nc != MPI_COMM_NULL) PMPI_Comm_free(&nc);
-    if (c->d != MPI_COMM_NULL) PMPI_Comm_free(&c->d);
+    if (c->kept && c->outcome != TOPO_REORDER && c->outcome != TOPO_KEEP)
+        PMPI_Comm_delete_attr(c->old, private_key); /* frees c->d */
+    else if (!c->kept && c->d != MPI_COMM_NULL)
+        PMPI_Comm_free(&c->d);
+    c->d = MPI_COMM_NULL;
     double ms = 1e3 * (PMPI_Wtime() - c->t0);
     switch (c->outcome) {
     case TOPO_REORDER:
-        say(c, "J %.10g -> %.10g, reordered, %.1f ms (mapping %.1f ms); machine %s",
-            c->j_before, c->j_after, ms, 1e3 * c->map_seconds, c->machine);
+        say(c, "J %.10g -> %.10g, reordered, %.1f ms (mapping %s%.1f ms); machine %s",
+            c->j_before, c->j_after, ms, c->cached ? "cached, " : "", 1e3 * c->map_seconds, c->machine);
         break;
     case TOPO_KEEP:
         if (c->machine[0])
-            say(c, "J %.10g -> %.10g, input order kept (%s), %.1f ms (mapping %.1f ms); machine %s",
-                c->j_before, c->j_after, c->why, ms, 1e3 * c->map_seconds, c->machine);
+            say(c, "J %.10g -> %.10g, input order kept (%s), %.1f ms (mapping %s%.1f ms); machine %s",
+                c->j_before, c->j_after, c->why, ms, c->cached ? "cached, " : "", 1e3 * c->map_seconds, c->machine);
         else
             say(c, "input order kept (%s), %.1f ms", c->why, ms);
         break;

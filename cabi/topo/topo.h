@@ -44,6 +44,8 @@ typedef struct topo_call {
     const char *name;  /* "MPI_Cart_create", or "MPI_CART_CREATE" from Fortran */
     MPI_Comm old;      /* the caller's communicator */
     MPI_Comm d;        /* private copy with MPI_ERRORS_RETURN for our traffic */
+    int kept;          /* d is kept on old for the next call (core.c) */
+    int found;         /* d was kept by an earlier call */
     int rank, size;
     int verbose;
     double t0;
@@ -63,6 +65,7 @@ typedef struct topo_call {
     /* the outcome, the same on every rank */
     int outcome;
     double j_before, j_after, map_seconds;
+    int cached;        /* gpumap reused the mapping of an identical earlier call */
     char machine[400];
 } topo_call;
 
