@@ -270,7 +270,7 @@ int topo_map(topo_call *c, MPI_Comm *nc) {
     o.hierarchy = env_str("GPUMAP_HIERARCHY"); /* read now, not when Go loaded */
     o.distance = env_str("GPUMAP_DISTANCE");
     /* 2: gpumap's summary line; 3: also the time of each of its steps */
-    int v = env_int("GPUMAP_VERBOSE");
+    int v = verbosity();
     o.verbosity = v >= 3 ? 3 : v >= 2 ? 1 : 0;
     int rc, newrank = -1;
     if (direct) {
