@@ -1,0 +1,130 @@
+package distmap
+
+import (
+	"math/rand/v2"
+)
+
+// rating sums edge weights by label: a small open-addressing table,
+// cleared per vertex in time of its entries.
+type rating struct {
+	key  []int64
+	val  []int64
+	used []int32
+}
+
+func (r *rating) reset(degree int) {
+	want := 16
+	for want < 2*degree {
+		want *= 2
+	}
+	if len(r.key) < want {
+		r.key, r.val = make([]int64, want), make([]int64, want)
+		for i := range r.key {
+			r.key[i] = -1
+		}
+	}
+	for _, i := range r.used {
+		r.key[i] = -1
+	}
+	r.used = r.used[:0]
+}
+
+func (r *rating) add(k, w int64) {
+	mask := len(r.key) - 1
+	for i := int(uint64(k)*0x9e3779b97f4a7c15>>33) & mask; ; i = (i + 1) & mask {
+		switch r.key[i] {
+		case k:
+			r.val[i] += w
+			return
+		case -1:
+			r.key[i], r.val[i] = k, w
+			r.used = append(r.used, int32(i))
+			return
+		}
+	}
+}
+
+// bestCluster returns the label that v joins: the one its edges weigh
+// most towards among those whose cluster can take v's weight vw (at most
+// limit in all), its own label cur unless another is strictly heavier;
+// ties go to the smaller label, so that the choice depends on the input
+// only. weight(l) is the cluster weight as this rank knows it.
+func bestCluster(r *rating, adj []int32, w []int64, label []int64, cur, vw, limit int64, weight func(int64) int64) int64 {
+	r.reset(len(adj))
+	for i, u := range adj {
+		r.add(label[u], w[i])
+	}
+	best, bestW := cur, int64(-1)
+	for _, i := range r.used {
+		if r.key[i] == cur {
+			bestW = r.val[i]
+		}
+	}
+	for _, i := range r.used {
+		l, x := r.key[i], r.val[i]
+		if l == cur || weight(l)+vw > limit {
+			continue
+		}
+		if x > bestW || x == bestW && l < best && best != cur {
+			best, bestW = l, x
+		}
+	}
+	return best
+}
+
+// cluster runs size-constrained label propagation on g: every vertex
+// starts in its own cluster (labelled by its global id) and joins the
+// heaviest neighbouring cluster whose weight stays within limit. Each rank
+// visits its vertices in a random order drawn from the seed, knows the
+// weights of the clusters of its vertices and ghosts only (moves update
+// them locally, as in ParHIP), and refreshes its ghosts' labels after every
+// round. It returns the labels of the local vertices and the ghosts.
+func cluster(g *Graph, limit int64, rounds int, seed uint64, level int) ([]int64, error) {
+	n := g.N()
+	label := make([]int64, n+len(g.Ghost))
+	for v := range n {
+		label[v] = g.First() + int64(v)
+	}
+	copy(label[n:], g.Ghost)
+	ghostVW, err := exchange(g, g.VW)
+	if err != nil {
+		return nil, err
+	}
+	weight := make(map[int64]int64, len(label))
+	for v, x := range g.VW {
+		weight[label[v]] = x
+	}
+	for i, x := range ghostVW {
+		weight[label[n+i]] = x
+	}
+	get := func(l int64) int64 { return weight[l] }
+	var r rating
+	for round := range rounds {
+		rng := rand.New(rand.NewPCG(seed, uint64(level)<<32|uint64(round)<<16|uint64(g.rank)))
+		moved := int64(0)
+		for _, v := range rng.Perm(n) {
+			adj := g.Adj[g.XAdj[v]:g.XAdj[v+1]]
+			cur := label[v]
+			l := bestCluster(&r, adj, g.W[g.XAdj[v]:g.XAdj[v+1]], label, cur, g.VW[v], limit, get)
+			if l != cur {
+				weight[cur] -= g.VW[v]
+				weight[l] += g.VW[v]
+				label[v] = l
+				moved++
+			}
+		}
+		gl, err := exchange(g, label[:n])
+		if err != nil {
+			return nil, err
+		}
+		copy(label[n:], gl)
+		total, err := sumAll(g.c, moved)
+		if err != nil {
+			return nil, err
+		}
+		if total[0] == 0 {
+			break
+		}
+	}
+	return label, nil
+}

@@ -1,0 +1,133 @@
+package tests
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/topology"
+)
+
+// gpumap-mpi (issue 24) on one node: at P = 1..4 the mapping is feasible,
+// the printed metrics are gpumap eval's of the written file, and a rerun
+// with the same P (4) and seed writes the same bytes. Ranks without vertices
+// and a bad line (one message from rank 0, no file) are covered too.
+
+// mpiMap runs bin/gpumap-mpi map on np ranks and returns its output and
+// error.
+func mpiMap(t *testing.T, np int, args ...string) (string, error) {
+	t.Helper()
+	a := append(append([]string{}, openmpiFlags...), "-np", strconv.Itoa(np), filepath.Join(root, "bin/gpumap-mpi"), "map", "-q")
+	return run(t, 2*time.Minute, nil, "mpirun.openmpi", append(a, args...)...)
+}
+
+// evalText is what gpumap eval prints for the mapping file.
+func evalText(t *testing.T, g *graph.Graph, top *topology.Topology, file string, eps float64) string {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	pe, err := graph.ReadMapping(f, g.N(), top.K())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := graph.Evaluate(g, top, pe, eps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Feasible {
+		t.Errorf("%s: infeasible: heaviest PE %d > Lmax %d", file, m.MaxBlock, m.Lmax)
+	}
+	var b bytes.Buffer
+	graph.WriteMetrics(&b, m)
+	return b.String()
+}
+
+func TestDistributedMap(t *testing.T) {
+	need(t, "bin/gpumap-mpi")
+	dir := t.TempDir()
+	// Weighted, with comment lines between the vertex lines, so that the
+	// byte ranges and line numbers of the reader are exercised.
+	g := graph.Random(1500, 6000, 9, 5, 24)
+	var text bytes.Buffer
+	if err := graph.WriteMETIS(&text, g); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(text.String(), "\n")
+	var body strings.Builder
+	body.WriteString("% a comment first\n")
+	for i, ln := range lines {
+		body.WriteString(ln)
+		if i%400 == 7 {
+			body.WriteString("  % and some between\n")
+		}
+	}
+	gf := filepath.Join(dir, "g.graph")
+	if err := os.WriteFile(gf, []byte(body.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	top, err := topology.Parse("4:4:2", "1:10:100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// -coarsest 300: several levels of clustering and contraction.
+	args := []string{"-g", gf, "-h", "4:4:2", "-d", "1:10:100", "-e", "0.03", "-s", "5", "-coarsest", "300"}
+	for np := 1; np <= 4; np++ {
+		mf := filepath.Join(dir, fmt.Sprintf("p%d.map", np))
+		out, err := mpiMap(t, np, append(args, "-m", mf)...)
+		if err != nil {
+			t.Fatalf("np=%d: %v\n%s", np, err, out)
+		}
+		want := evalText(t, g, top, mf, 0.03)
+		if !strings.HasPrefix(out, want) {
+			t.Errorf("np=%d: printed\n%s\nbut gpumap eval gives\n%s", np, out, want)
+		}
+		if np == 4 {
+			again := mf + ".again"
+			if out, err := mpiMap(t, np, append(args, "-m", again)...); err != nil {
+				t.Fatalf("np=%d, again: %v\n%s", np, err, out)
+			}
+			a, _ := os.ReadFile(mf)
+			b, _ := os.ReadFile(again)
+			if !bytes.Equal(a, b) {
+				t.Errorf("np=%d: two runs with seed 5 wrote different mappings", np)
+			}
+		}
+	}
+}
+
+func TestDistributedMapSmallAndBad(t *testing.T) {
+	need(t, "bin/gpumap-mpi")
+	dir := t.TempDir()
+	// A path of 3 vertices on 4 ranks: some own nothing. On 2:2 with
+	// Lmax 1 every vertex has a PE of its own; the best puts the middle
+	// vertex next to one end (1) and across sockets from the other (10).
+	path := filepath.Join(dir, "path.graph")
+	os.WriteFile(path, []byte("3 2\n2\n1 3\n2\n"), 0o644)
+	mf := filepath.Join(dir, "path.map")
+	out, err := mpiMap(t, 4, "-g", path, "-h", "2:2", "-d", "1:10", "-m", mf)
+	if err != nil || !strings.HasPrefix(out, "J=11\n") || !strings.Contains(out, "feasible=true\n") {
+		t.Errorf("path on 4 ranks: %v\n%s", err, out)
+	}
+	// Line 4 names vertex 9 of 3: every rank stops, rank 0 says so once,
+	// and no mapping is written.
+	bad := filepath.Join(dir, "bad.graph")
+	os.WriteFile(bad, []byte("3 2\n2\n1 3\n9\n"), 0o644)
+	bf := filepath.Join(dir, "bad.map")
+	out, err = mpiMap(t, 3, "-g", bad, "-h", "2:2", "-d", "1:10", "-m", bf)
+	const msg = "gpumap-mpi: line 4 (vertex 3): neighbour 9 is out of range [1,3]"
+	if err == nil || strings.Count(out, msg) != 1 {
+		t.Errorf("bad line on 3 ranks: want exit 1 and once %q, got %v:\n%s", msg, err, out)
+	}
+	if _, err := os.Stat(bf); err == nil {
+		t.Errorf("a failed run left %s", bf)
+	}
+}
