@@ -47,14 +47,16 @@ func (r *rating) add(k, w int64) {
 // bestCluster returns the label that v joins: the one its edges weigh
 // most towards among those whose cluster can take v's weight vw (at most
 // limit in all), its own label cur unless another is strictly heavier;
-// ties go to the smaller label, so that the choice depends on the input
-// only. weight(l) is the cluster weight as this rank knows it.
-func bestCluster(r *rating, adj []int32, w []int64, label []int64, cur, vw, limit int64, weight func(int64) int64) int64 {
+// ties go to the lighter cluster, then to the smaller label XOR salt (a
+// per-round random value: smaller labels alone would grow clusters in one
+// direction of a numbered mesh); the choice depends on the input and the
+// seed only. weight(l) is the cluster weight as this rank knows it.
+func bestCluster(r *rating, adj []int32, w []int64, label []int64, cur, vw, limit int64, salt uint64, weight func(int64) int64) int64 {
 	r.reset(len(adj))
 	for i, u := range adj {
 		r.add(label[u], w[i])
 	}
-	best, bestW := cur, int64(-1)
+	best, bestW, bestC := cur, int64(-1), int64(0)
 	for _, i := range r.used {
 		if r.key[i] == cur {
 			bestW = r.val[i]
@@ -62,11 +64,15 @@ func bestCluster(r *rating, adj []int32, w []int64, label []int64, cur, vw, limi
 	}
 	for _, i := range r.used {
 		l, x := r.key[i], r.val[i]
-		if l == cur || weight(l)+vw > limit {
+		if l == cur {
 			continue
 		}
-		if x > bestW || x == bestW && l < best && best != cur {
-			best, bestW = l, x
+		c := weight(l)
+		if c+vw > limit {
+			continue
+		}
+		if x > bestW || x == bestW && best != cur && (c < bestC || c == bestC && uint64(l)^salt < uint64(best)^salt) {
+			best, bestW, bestC = l, x, c
 		}
 	}
 	return best
@@ -102,10 +108,14 @@ func cluster(g *Graph, limit int64, rounds int, seed uint64, level int) ([]int64
 	for round := range rounds {
 		rng := rand.New(rand.NewPCG(seed, uint64(level)<<32|uint64(round)<<16|uint64(g.rank)))
 		moved := int64(0)
-		for _, v := range rng.Perm(n) {
+		perm := rng.Perm(n)
+		// The same salt on every rank: the round's first draw of a
+		// stream that all ranks share.
+		salt := rand.New(rand.NewPCG(seed, uint64(level)<<32|uint64(round)<<16|1<<15)).Uint64()
+		for _, v := range perm {
 			adj := g.Adj[g.XAdj[v]:g.XAdj[v+1]]
 			cur := label[v]
-			l := bestCluster(&r, adj, g.W[g.XAdj[v]:g.XAdj[v+1]], label, cur, g.VW[v], limit, get)
+			l := bestCluster(&r, adj, g.W[g.XAdj[v]:g.XAdj[v+1]], label, cur, g.VW[v], limit, salt, get)
 			if l != cur {
 				weight[cur] -= g.VW[v]
 				weight[l] += g.VW[v]

@@ -34,9 +34,11 @@ func TestBestClusterBruteForce(t *testing.T) {
 		for i := range cw {
 			cw[i] = int64(rng.IntN(6))
 		}
-		got := bestCluster(&r, adj, w, label, cur, vw, limit, func(l int64) int64 { return cw[l] })
+		salt := uint64(rng.IntN(8))
+		got := bestCluster(&r, adj, w, label, cur, vw, limit, salt, func(l int64) int64 { return cw[l] })
 		// Brute force: the weight towards each label; cur keeps ties; among
-		// the others the smaller label; a full cluster is out.
+		// the others the lighter cluster, then the smaller label^salt; a
+		// full cluster is out.
 		towards := func(l int64) (s int64, any bool) {
 			for i := range adj {
 				if label[i] == l {
@@ -54,7 +56,7 @@ func TestBestClusterBruteForce(t *testing.T) {
 			if !ok || l == cur || cw[l]+vw > limit {
 				continue
 			}
-			if s > wantW || s == wantW && want != cur && l < want {
+			if s > wantW || s == wantW && want != cur && (cw[l] < cw[want] || cw[l] == cw[want] && uint64(l)^salt < uint64(want)^salt) {
 				want, wantW = l, s
 			}
 		}
