@@ -63,11 +63,15 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 		return nil, fmt.Errorf("eps %v must be a finite number in [0, 1e6]", opt.Eps)
 	}
 	k := top.K()
-	sums, err := sumAll(g.c, localWeight(g), maxOf(g.VW))
+	sums, err := sumAll(g.c, localWeight(g.VW), localWeight(g.W))
 	if err != nil {
 		return nil, err
 	}
 	total := sums[0]
+	// Every edge is stored twice; J must fit, as in gpumap map.
+	if w, d := sums[1]/2, top.MaxDistance(); d > 0 && w > graph.MaxCost/d {
+		return nil, fmt.Errorf("the edge weights sum to %d and the largest distance is %d: J could reach their product, more than %d (2^62); scale the edge weights or the distances down", w, d, int64(graph.MaxCost))
+	}
 	lmax := graph.Lmax(total, k, opt.Eps)
 	small := coarsestSize(k, opt)
 	limit := max(1, (total+small-1)/small)
@@ -126,20 +130,13 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 	return &Result{PE: pe[:g.N()], Metrics: m, Levels: len(levels), CoarseN: cur.GlobalN()}, nil
 }
 
-func localWeight(g *Graph) int64 {
+// localWeight sums weights that check has bounded.
+func localWeight(v []int64) int64 {
 	var s int64
-	for _, x := range g.VW {
+	for _, x := range v {
 		s += x
 	}
 	return s
-}
-
-func maxOf(v []int64) int64 {
-	var m int64
-	for _, x := range v {
-		m = max(m, x)
-	}
-	return m
 }
 
 // initial maps the coarsest graph: every rank gathers it whole and maps

@@ -137,7 +137,14 @@ func ReadMETIS(c mpi.Comm, path string) (*Graph, error) {
 		return nil, err
 	}
 	vtxdist := append([]int64{0}, his...)
-	return build(c, vtxdist, xadj, adj, w, vw)
+	g, err := build(c, vtxdist, xadj, adj, w, vw)
+	if err != nil {
+		return nil, err
+	}
+	if err := check(g); err != nil {
+		return nil, err
+	}
+	return g, nil
 }
 
 // readRange returns the lines of path that start in bytes

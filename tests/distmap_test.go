@@ -117,17 +117,28 @@ func TestDistributedMapSmallAndBad(t *testing.T) {
 	if err != nil || !strings.HasPrefix(out, "J=11\n") || !strings.Contains(out, "feasible=true\n") {
 		t.Errorf("path on 4 ranks: %v\n%s", err, out)
 	}
-	// Line 4 names vertex 9 of 3: every rank stops, rank 0 says so once,
-	// and no mapping is written.
-	bad := filepath.Join(dir, "bad.graph")
-	os.WriteFile(bad, []byte("3 2\n2\n1 3\n9\n"), 0o644)
-	bf := filepath.Join(dir, "bad.map")
-	out, err = mpiMap(t, 3, "-g", bad, "-h", "2:2", "-d", "1:10", "-m", bf)
-	const msg = "gpumap-mpi: line 4 (vertex 3): neighbour 9 is out of range [1,3]"
-	if err == nil || strings.Count(out, msg) != 1 {
-		t.Errorf("bad line on 3 ranks: want exit 1 and once %q, got %v:\n%s", msg, err, out)
-	}
-	if _, err := os.Stat(bf); err == nil {
-		t.Errorf("a failed run left %s", bf)
+	// Bad input: every rank stops, rank 0 says why once, and no mapping
+	// is written. The vertices of each file lie on different ranks.
+	for i, c := range []struct {
+		np         int
+		text, want string
+	}{
+		{3, "3 2\n2\n1 3\n9\n", "line 4 (vertex 3): neighbour 9 is out of range [1,3]"},
+		// Vertices 1, 2 on rank 1, 3, 4 on rank 2: 1 lists 3, 4 lists 1;
+		// rank 1 finds the second, the lower rank's message wins.
+		{3, "4 2\n3\n4\n2\n1\n", "asymmetric edge: vertex 4 lists neighbour 1, but vertex 1 does not list 4"},
+		// Vertex 1 on rank 0, vertex 2 on rank 1.
+		{2, "2 1 1\n2 5\n1 6\n", "asymmetric edge weight: vertex 2 gives edge to 1 weight 6, but vertex 1 gives it weight 5"},
+	} {
+		bad := filepath.Join(dir, fmt.Sprintf("bad%d.graph", i))
+		os.WriteFile(bad, []byte(c.text), 0o644)
+		bf := filepath.Join(dir, fmt.Sprintf("bad%d.map", i))
+		out, err = mpiMap(t, c.np, "-g", bad, "-h", "2:2", "-d", "1:10", "-m", bf)
+		if msg := "gpumap-mpi: " + c.want + "\n"; err == nil || strings.Count(out, msg) != 1 {
+			t.Errorf("%q on %d ranks: want exit 1 and once %q, got %v:\n%s", c.text, c.np, msg, err, out)
+		}
+		if _, err := os.Stat(bf); err == nil {
+			t.Errorf("a failed run left %s", bf)
+		}
 	}
 }
