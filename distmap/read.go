@@ -22,6 +22,8 @@ func ReadMETIS(c mpi.Comm, path string) (*Graph, error) {
 	if err := agree(c, err); err != nil {
 		return nil, err
 	}
+	// Every neighbour entry takes at least two bytes of the text.
+	entries := int64(len(text))/2 + 1
 	// The lines of this rank and the file's line number of the first.
 	var lines [][]byte
 	for len(text) > 0 {
@@ -85,9 +87,11 @@ func ReadMETIS(c mpi.Comm, path string) (*Graph, error) {
 		return nil, err
 	}
 	// Vertex v is the non-comment line of index v+1.
-	vhi := min(max(index0+kept-1, 0), h.N) // this rank holds vertices up to vhi
-	var xadj, adj, w, vw []int64
-	xadj = append(xadj, 0)
+	// This rank holds the vertices vlo..vhi-1.
+	vlo, vhi := min(max(index0-1, 0), h.N), min(max(index0+kept-1, 0), h.N)
+	entries = min(entries, 2*h.M)
+	adj, w := make([]int64, 0, entries), make([]int64, 0, entries)
+	xadj, vw := make([]int64, 1, vhi-vlo+1), make([]int64, 0, vhi-vlo)
 	idx := index0
 	err = nil
 	for i, ln := range lines {

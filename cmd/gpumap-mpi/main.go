@@ -15,6 +15,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"time"
 
 	"github.com/gpumap/gpumap/distmap"
@@ -59,6 +60,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	threads := fs.Int("t", 1, "threads per process")
 	out := fs.String("m", "", "mapping file (one PE per line), written by rank 0")
 	quiet := fs.Bool("q", false, "no progress on stderr")
+	cpuprofile := fs.String("cpuprofile", "", "write each rank's CPU profile to this path with .RANK appended (for developers)")
 	coarsest := fs.Int64("coarsest", 0, "stop coarsening at this many vertices (0: max(8000, 20k); for developers)")
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -101,6 +103,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := mpi.Init(); err != nil {
 		fmt.Fprintln(stderr, "gpumap-mpi:", err)
 		return exitFailure
+	}
+	if *cpuprofile != "" {
+		_, _, _, _, rank := mpi.Inspect(mpi.World())
+		if pf, err := graph.Create(fmt.Sprintf("%s.%d", *cpuprofile, rank)); err == nil {
+			if pprof.StartCPUProfile(pf) == nil {
+				defer pprof.StopCPUProfile()
+			}
+		}
 	}
 	code, err := mapGraph(*g, *out, top, opt, *quiet, stdout, stderr)
 	if err != nil {
