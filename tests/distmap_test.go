@@ -51,11 +51,11 @@ func evalText(t *testing.T, g *graph.Graph, top *topology.Topology, file string,
 	return b.String()
 }
 
-func TestDistributedMap(t *testing.T) {
-	need(t, "bin/gpumap-mpi")
-	dir := t.TempDir()
-	// Weighted, with comment lines between the vertex lines, so that the
-	// byte ranges and line numbers of the reader are exercised.
+// distGraph writes a weighted random graph with comment lines between
+// its vertex lines, so that the byte ranges and line numbers of the
+// reader are exercised.
+func distGraph(t *testing.T, dir string) (*graph.Graph, string) {
+	t.Helper()
 	g := graph.Random(1500, 6000, 9, 5, 24)
 	var text bytes.Buffer
 	if err := graph.WriteMETIS(&text, g); err != nil {
@@ -74,12 +74,24 @@ func TestDistributedMap(t *testing.T) {
 	if err := os.WriteFile(gf, []byte(body.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return g, gf
+}
+
+// distArgs: -coarsest 300 gives several levels of clustering and
+// contraction on distGraph.
+func distArgs(gf string) []string {
+	return []string{"-g", gf, "-h", "4:4:2", "-d", "1:10:100", "-e", "0.03", "-s", "5", "-coarsest", "300"}
+}
+
+func TestDistributedMap(t *testing.T) {
+	need(t, "bin/gpumap-mpi")
+	dir := t.TempDir()
+	g, gf := distGraph(t, dir)
 	top, err := topology.Parse("4:4:2", "1:10:100")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// -coarsest 300: several levels of clustering and contraction.
-	args := []string{"-g", gf, "-h", "4:4:2", "-d", "1:10:100", "-e", "0.03", "-s", "5", "-coarsest", "300"}
+	args := distArgs(gf)
 	for np := 1; np <= 4; np++ {
 		mf := filepath.Join(dir, fmt.Sprintf("p%d.map", np))
 		out, err := mpiMap(t, np, append(args, "-m", mf)...)
@@ -140,5 +152,38 @@ func TestDistributedMapSmallAndBad(t *testing.T) {
 		if _, err := os.Stat(bf); err == nil {
 			t.Errorf("a failed run left %s", bf)
 		}
+	}
+}
+
+// P = 4 across the two-node test cluster writes the same mapping as P = 4
+// on one node: nothing depends on where the ranks run or on the timing
+// of their messages.
+func TestDistributedMapTwoNodes(t *testing.T) {
+	need(t, "bin/gpumap-mpi")
+	if os.Geteuid() != 0 {
+		t.Fatal("the two-node tests need root (network namespaces)")
+	}
+	dir := t.TempDir()
+	g, gf := distGraph(t, dir)
+	top, err := topology.Parse("4:4:2", "1:10:100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := filepath.Join(dir, "one.map")
+	if out, err := mpiMap(t, 4, append(distArgs(gf), "-m", one)...); err != nil {
+		t.Fatalf("one node: %v\n%s", err, out)
+	}
+	cluster(t, "up", "2")
+	defer cluster(t, "down")
+	two := filepath.Join(dir, "two.map")
+	out := clusterRun(t, 4, "node0:2,node1:2", []string{"--map-by", "node"}, "bin/gpumap-mpi",
+		append(append([]string{"map", "-q"}, distArgs(gf)...), "-m", two)...)
+	if want := evalText(t, g, top, two, 0.03); !strings.HasPrefix(out, want) {
+		t.Errorf("two nodes printed\n%s\nbut gpumap eval gives\n%s", out, want)
+	}
+	a, _ := os.ReadFile(one)
+	b, _ := os.ReadFile(two)
+	if !bytes.Equal(a, b) {
+		t.Errorf("P=4 on two nodes wrote another mapping than on one node")
 	}
 }
