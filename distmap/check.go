@@ -34,7 +34,7 @@ func check(g *Graph) error {
 		copy(g.W[lo:hi], w)
 		for e := lo + 1; e < hi && bad == nil; e++ {
 			if g.Adj[e] == g.Adj[e-1] {
-				bad = fmt.Errorf("vertex %d: duplicate edge to neighbour %d", g.First()+int64(v)+1, key(e)+1)
+				bad = fmt.Errorf("vertex %d: duplicate edge to neighbour %d", g.First()+int64(v)+g.base, key(e)+g.base)
 			}
 		}
 	}
@@ -60,7 +60,7 @@ func check(g *Graph) error {
 			x := rev{key(e), g.First() + int64(v), g.W[e]}
 			if int(g.Adj[e]) < n {
 				if bad == nil {
-					bad = symmetric(find(int(x.to-g.First()), x.from), x)
+					bad = symmetric(find(int(x.to-g.First()), x.from), x, g.base)
 				}
 				continue
 			}
@@ -80,7 +80,7 @@ func check(g *Graph) error {
 	}
 	for i := 0; i+2 < len(got) && bad == nil; i += 3 {
 		x := rev{got[i], got[i+1], got[i+2]}
-		bad = symmetric(find(int(x.to-g.First()), x.from), x)
+		bad = symmetric(find(int(x.to-g.First()), x.from), x, g.base)
 	}
 	if err := agree(g.c, bad); err != nil {
 		return err
@@ -107,15 +107,16 @@ func check(g *Graph) error {
 }
 
 // symmetric checks the reverse of the edge from x.from to x.to, whose
-// weight at x.to is w (-1: not listed). Vertices are named 1-based, as in
-// the file.
-func symmetric(w int64, x struct{ to, from, w int64 }) error {
+// weight at x.to is w (-1: not listed). Vertices are named from base: 1
+// for a file, as its lines do, 0 for arrays.
+func symmetric(w int64, x struct{ to, from, w int64 }, base int64) error {
 	switch {
 	case w < 0:
-		return fmt.Errorf("asymmetric edge: vertex %d lists neighbour %d, but vertex %d does not list %d", x.from+1, x.to+1, x.to+1, x.from+1)
+		return fmt.Errorf("asymmetric edge: vertex %d lists neighbour %d, but vertex %d does not list %d",
+			x.from+base, x.to+base, x.to+base, x.from+base)
 	case w != x.w:
 		return fmt.Errorf("asymmetric edge weight: vertex %d gives edge to %d weight %d, but vertex %d gives it weight %d",
-			x.from+1, x.to+1, x.w, x.to+1, w)
+			x.from+base, x.to+base, x.w, x.to+base, w)
 	}
 	return nil
 }

@@ -24,6 +24,7 @@ type Graph struct {
 
 	c          mpi.Comm
 	size, rank int
+	base       int64 // 1: errors number vertices as a METIS file does
 	// The ghost exchange: rank r gets the values of the local vertices
 	// send[sendOff[r]:sendOff[r+1]] and fills the ghosts
 	// ghostOff[r]..ghostOff[r+1] (its ghosts owned here, in order).

@@ -59,8 +59,15 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 			mpi.Abort(g.c, 70)
 		}
 	}()
+	var bad error
 	if math.IsNaN(opt.Eps) || opt.Eps < 0 || opt.Eps > 1e6 {
-		return nil, fmt.Errorf("eps %v must be a finite number in [0, 1e6]", opt.Eps)
+		bad = fmt.Errorf("eps %v must be a finite number in [0, 1e6]", opt.Eps)
+	}
+	if err := agree(g.c, bad); err != nil {
+		return nil, err
+	}
+	if err := sameOptions(g, opt); err != nil {
+		return nil, err
 	}
 	k := top.K()
 	sums, err := sumAll(g.c, localWeight(g.VW), localWeight(g.W))
@@ -263,4 +270,24 @@ func evaluate(g *Graph, top *topology.Topology, pe []int32, eps float64) (graph.
 	}
 	m.Feasible = m.MaxBlock <= m.Lmax
 	return m, nil
+}
+
+// sameOptions fails on every rank when the ranks pass different options
+// (threads may differ: they change the time only).
+func sameOptions(g *Graph, opt Options) error {
+	names := []string{"eps", "seed", "preset", "coarsest size"}
+	v := []int64{int64(math.Float64bits(opt.Eps)), int64(opt.Seed), int64(opt.Preset), opt.Coarsest}
+	lo, hi := append([]int64(nil), v...), v
+	if err := mpi.Allreduce(g.c, lo, mpi.Min); err != nil {
+		return err
+	}
+	if err := mpi.Allreduce(g.c, hi, mpi.Max); err != nil {
+		return err
+	}
+	for i := range v {
+		if lo[i] != hi[i] {
+			return fmt.Errorf("the options differ between ranks: %s", names[i])
+		}
+	}
+	return nil
 }

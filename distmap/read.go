@@ -145,6 +145,7 @@ func ReadMETIS(c mpi.Comm, path string) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
+	g.base = 1
 	if err := check(g); err != nil {
 		return nil, err
 	}

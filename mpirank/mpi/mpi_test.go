@@ -1,56 +1,21 @@
 package mpi
 
 import (
-	"bytes"
 	"fmt"
-	"os"
-	"os/exec"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/gpumap/gpumap/mpirank/mpi/mpitest"
 )
 
-// The collectives are checked by this test binary itself under mpirun:
-// the parent (GPUMAP_MPI_TESTS=1) starts it on 1 and 3 ranks with
-// GPUMAP_MPI_CHILD set; each child runs the checks and prints one line.
-
-const childEnv = "GPUMAP_MPI_CHILD"
-
-// MPIRun runs this test binary's test named test under OpenMPI's mpirun
-// on np ranks and returns the output; it skips unless GPUMAP_MPI_TESTS=1.
-func mpirun(t *testing.T, np int, test string) string {
-	t.Helper()
-	if os.Getenv("GPUMAP_MPI_TESTS") != "1" {
-		t.Skip("mpirun tests run with GPUMAP_MPI_TESTS=1 (make test sets it)")
-	}
-	cmd := exec.Command("mpirun.openmpi", "--allow-run-as-root", "--oversubscribe", "--mca", "mpi_yield_when_idle", "1",
-		"--mca", "pml", "ob1", "--mca", "btl", "self,vader,tcp", "-x", childEnv+"=1",
-		"-np", strconv.Itoa(np), os.Args[0], "-test.run", "^"+test+"$", "-test.count=1")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("mpirun -np %d: %v\n%s", np, err, out.String())
-		}
-	case <-time.After(time.Minute):
-		cmd.Process.Kill()
-		t.Fatalf("mpirun -np %d timed out (a hang)\n%s", np, out.String())
-	}
-	return out.String()
-}
+// The collectives are checked by this test binary itself under mpirun
+// (mpitest): on 1 and 3 ranks, each of which prints one line.
 
 func TestCollectives(t *testing.T) {
-	if os.Getenv(childEnv) == "" {
+	if !mpitest.Child() {
 		for _, np := range []int{1, 3} {
-			out := mpirun(t, np, "TestCollectives")
+			out := mpitest.Run(t, np, "TestCollectives")
 			if strings.Count(out, "collectives ok") != np {
 				t.Errorf("np=%d: want %d ranks ok:\n%s", np, np, out)
 			}
