@@ -2,6 +2,8 @@ package distmap
 
 import (
 	"fmt"
+	"os"
+	"runtime/debug"
 	"slices"
 	"sort"
 
@@ -151,4 +153,17 @@ func agree(c mpi.Comm, err error) error {
 func sumAll(c mpi.Comm, v ...int64) ([]int64, error) {
 	err := mpi.Allreduce(c, v, mpi.Sum)
 	return v, err
+}
+
+// abortOnPanic ends the job on a panic (r, from recover): the other ranks
+// would wait for this one in a collective forever, and none may take
+// another path through them, so an exported function of this package
+// that panics cannot return an error instead.
+func abortOnPanic(c mpi.Comm, r any) {
+	if r == nil {
+		return
+	}
+	_, _, _, _, rank := mpi.Inspect(c)
+	fmt.Fprintf(os.Stderr, "gpumap: internal error on rank %d: %v\n%s", rank, r, debug.Stack())
+	mpi.Abort(c, 70)
 }

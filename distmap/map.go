@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime/debug"
 
 	"github.com/gpumap/gpumap/gpumap"
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -51,14 +50,7 @@ func coarsestSize(k int, opt Options) int64 {
 // Collective over the communicator g was read or built on; every rank
 // returns the same error.
 func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error) {
-	// A panic on one rank would leave the others waiting in a collective:
-	// no rank may recover into a different path, so it aborts the job.
-	defer func() {
-		if r := recover(); r != nil {
-			fmt.Printf("gpumap: internal error on rank %d: %v\n%s", g.rank, r, debug.Stack())
-			mpi.Abort(g.c, 70)
-		}
-	}()
+	defer func() { abortOnPanic(g.c, recover()) }()
 	var bad error
 	if math.IsNaN(opt.Eps) || opt.Eps < 0 || opt.Eps > 1e6 {
 		bad = fmt.Errorf("eps %v must be a finite number in [0, 1e6]", opt.Eps)

@@ -16,6 +16,7 @@ import (
 // keeps c, which must stay valid until the graph is no longer used. Every
 // rank returns the same error, naming global vertex ids (0-based).
 func New(c mpi.Comm, vtxdist, xadj, adjncy, vwgt, adjwgt []int64) (*Graph, error) {
+	defer func() { abortOnPanic(c, recover()) }()
 	null, invalid, inter, size, rank := mpi.Inspect(c)
 	if null || invalid || inter {
 		return nil, fmt.Errorf("the communicator is MPI_COMM_NULL, no communicator or an inter-communicator")

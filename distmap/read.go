@@ -17,6 +17,7 @@ import (
 // Collective; every rank returns the same error, which names the file's
 // line as gpumap map does.
 func ReadMETIS(c mpi.Comm, path string) (*Graph, error) {
+	defer func() { abortOnPanic(c, recover()) }()
 	_, _, _, size, rank := mpi.Inspect(c)
 	text, err := readRange(path, rank, size)
 	if err := agree(c, err); err != nil {

@@ -14,6 +14,14 @@ import (
 // graph.Create; a failed write removes it). Collective; every rank
 // returns the same error.
 func WriteMapping(g *Graph, pe []int32, path string) error {
+	defer func() { abortOnPanic(g.c, recover()) }()
+	var bad error
+	if len(pe) != g.N() {
+		bad = fmt.Errorf("rank %d: %d PEs for %d local vertices", g.rank, len(pe), g.N())
+	}
+	if err := agree(g.c, bad); err != nil {
+		return err
+	}
 	if 4*g.GlobalN() > 1<<31-1 {
 		return agree(g.c, errors.New("writing the mapping: more than 2^29 vertices need a gather in pieces (not yet written)"))
 	}
