@@ -2,6 +2,7 @@ package distmap
 
 import (
 	"math/rand/v2"
+	"slices"
 )
 
 // rating sums edge weights by label: a small open-addressing table,
@@ -96,14 +97,27 @@ func cluster(g *Graph, limit int64, rounds int, seed uint64, level int) ([]int64
 	if err != nil {
 		return nil, err
 	}
-	weight := make(map[int64]int64, len(label))
-	for v, x := range g.VW {
-		weight[label[v]] = x
-	}
+	// Cluster weights: the labels of this rank's range in an array, the
+	// others (from ghosts) in a map.
+	first := g.First()
+	dense := slices.Clone(g.VW)
+	far := make(map[int64]int64, len(g.Ghost))
 	for i, x := range ghostVW {
-		weight[label[n+i]] = x
+		far[g.Ghost[i]] = x
 	}
-	get := func(l int64) int64 { return weight[l] }
+	get := func(l int64) int64 {
+		if l >= first && l < first+int64(n) {
+			return dense[l-first]
+		}
+		return far[l]
+	}
+	add := func(l, x int64) {
+		if l >= first && l < first+int64(n) {
+			dense[l-first] += x
+		} else {
+			far[l] += x
+		}
+	}
 	var r rating
 	for round := range rounds {
 		rng := rand.New(rand.NewPCG(seed, uint64(level)<<32|uint64(round)<<16|uint64(g.rank)))
@@ -117,8 +131,8 @@ func cluster(g *Graph, limit int64, rounds int, seed uint64, level int) ([]int64
 			cur := label[v]
 			l := bestCluster(&r, adj, g.W[g.XAdj[v]:g.XAdj[v+1]], label, cur, g.VW[v], limit, salt, get)
 			if l != cur {
-				weight[cur] -= g.VW[v]
-				weight[l] += g.VW[v]
+				add(cur, -g.VW[v])
+				add(l, g.VW[v])
 				label[v] = l
 				moved++
 			}

@@ -66,6 +66,17 @@ func refine(g *Graph, top *topology.Topology, pe []int32, lmax int64, rounds int
 		rng := rand.New(rand.NewPCG(seed^0x5bd1e995, uint64(lvl)<<32|uint64(round)<<16|uint64(g.rank)))
 		var gain int64
 		for _, v := range rng.Perm(n) {
+			// A vertex whose neighbours all share its PE stays.
+			inside := true
+			for _, u := range g.Adj[g.XAdj[v]:g.XAdj[v+1]] {
+				if pe[u] != pe[v] {
+					inside = false
+					break
+				}
+			}
+			if inside {
+				continue
+			}
 			vw := g.VW[v]
 			allowed := func(p int32) bool { return room[p] >= vw }
 			lo, hi := g.XAdj[v], g.XAdj[v+1]
