@@ -20,9 +20,10 @@
 //     and then at their owner. This repeats until at most C = max(8000,
 //     20k) vertices remain, or a level keeps more than 90% of them.
 //  2. Initial mapping. Every rank gathers the coarsest graph (Allgatherv)
-//     and maps it with gpumap.Map and seed+rank; the least J wins (one
-//     MPI_MINLOC allreduce; feasible mappings before infeasible ones) and
-//     is broadcast. This replaces the paper's edge-cut partition placed
+//     and maps it with gpumap.Map and seed+rank (below 4 ranks, each
+//     tries several seeds, so that there are at least 4 tries); the least
+//     J wins (one MPI_MINLOC allreduce; feasible mappings before
+//     infeasible ones) and is broadcast. This replaces the paper's edge-cut partition placed
 //     block b on PE b.
 //  3. Uncoarsening. Each level's mapping is projected to the finer graph
 //     and improved by label propagation on J: a vertex moves to the PE

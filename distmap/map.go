@@ -35,6 +35,7 @@ const (
 	clusterRounds = 4
 	refineRounds  = 6
 	maxLevels     = 40
+	initialTries  = 4
 )
 
 // coarsestSize is the number of vertices below which the graph is small
@@ -182,12 +183,20 @@ func initial(g *Graph, top *topology.Topology, opt Options) ([]int32, error) {
 	if err == nil {
 		o := gpumap.DefaultOptions()
 		o.Preset, o.Eps, o.Threads = opt.Preset, opt.Eps, opt.Threads
-		o.Seed = opt.Seed + uint64(g.rank)
-		var r *gpumap.Result
-		if r, err = gpumap.Map(cg, top, o); err == nil {
-			whole, j = r.PE, r.Metrics.J
+		// At least initialTries mappings in all: few ranks try several
+		// seeds each (seed + rank + t*size).
+		for t := range (initialTries + g.size - 1) / g.size {
+			o.Seed = opt.Seed + uint64(g.rank) + uint64(t*g.size)
+			var r *gpumap.Result
+			if r, err = gpumap.Map(cg, top, o); err != nil {
+				break
+			}
+			x := r.Metrics.J
 			if !r.Metrics.Feasible {
-				j = math.MaxInt64 // any feasible mapping first
+				x = math.MaxInt64 // any feasible mapping first
+			}
+			if whole == nil || x < j {
+				whole, j = r.PE, x
 			}
 		}
 	}
