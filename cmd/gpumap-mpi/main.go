@@ -21,6 +21,7 @@ import (
 	"github.com/gpumap/gpumap/distmap"
 	"github.com/gpumap/gpumap/gpumap"
 	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/runstat"
 	"github.com/gpumap/gpumap/mpirank/mpi"
 	"github.com/gpumap/gpumap/topology"
 )
@@ -60,6 +61,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	threads := fs.Int("t", 1, "threads per process")
 	out := fs.String("m", "", "mapping file (one PE per line), written by rank 0")
 	quiet := fs.Bool("q", false, "no progress on stderr")
+	stats := fs.Bool("stats", false, "report the peak resident memory of the largest rank and of all ranks (Linux)")
 	cpuprofile := fs.String("cpuprofile", "", "write each rank's CPU profile to this path with .RANK appended (for developers)")
 	coarsest := fs.Int64("coarsest", 0, "stop coarsening at this many vertices (0: max(8000, 20k); for developers)")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -112,7 +114,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	code, err := mapGraph(*g, *out, top, opt, *quiet, stdout, stderr)
+	code, err := mapGraph(*g, *out, top, opt, *quiet, *stats, stdout, stderr)
 	if err != nil {
 		// Every rank has the same error; rank 0 says it.
 		if _, _, _, _, rank := mpi.Inspect(mpi.World()); rank == 0 {
@@ -128,7 +130,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // mapGraph reads, maps and writes on a private copy of MPI_COMM_WORLD
 // that returns MPI errors instead of aborting.
-func mapGraph(path, out string, top *topology.Topology, opt distmap.Options, quiet bool, stdout, stderr io.Writer) (int, error) {
+func mapGraph(path, out string, top *topology.Topology, opt distmap.Options, quiet, stats bool, stdout, stderr io.Writer) (int, error) {
 	c, err := mpi.Copy(mpi.World(), true)
 	if err != nil {
 		return 0, err
@@ -154,6 +156,20 @@ func mapGraph(path, out string, top *topology.Topology, opt distmap.Options, qui
 	}
 	if err := distmap.WriteMapping(dg, res.PE, out); err != nil {
 		return 0, err
+	}
+	if stats {
+		peak := runstat.Read().Peak
+		most, sum := []int64{peak}, []int64{peak}
+		if err := mpi.Allreduce(c, most, mpi.Max); err != nil {
+			return 0, err
+		}
+		if err := mpi.Allreduce(c, sum, mpi.Sum); err != nil {
+			return 0, err
+		}
+		if rank == 0 {
+			fmt.Fprintf(stderr, "gpumap-mpi: peak RSS: largest rank %.1f MiB, all %d ranks %.1f MiB\n",
+				runstat.MB(most[0]), size, runstat.MB(sum[0]))
+		}
 	}
 	if rank != 0 {
 		return exitOK, nil
