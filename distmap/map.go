@@ -99,6 +99,9 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 		levels = append(levels, lv)
 		cur = lv.coarse
 	}
+	if cur.GlobalN() > graph.MaxVertices {
+		return nil, fmt.Errorf("the graph coarsened to %d vertices only, more than one process maps (%d)", cur.GlobalN(), graph.MaxVertices)
+	}
 	pe, err := initial(cur, top, opt)
 	if err != nil {
 		return nil, err
