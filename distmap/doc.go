@@ -32,6 +32,10 @@
 //     each round starts from the loads summed over all ranks, and a rank
 //     may add to a PE at most 1/P of its room below Lmax = ceil((1+eps)
 //     c(V)/k) plus what it moved out of it, so no PE can pass Lmax.
+//     Levels of at most 16 times the coarsest size are first gathered and
+//     refined by gpumap's FM on J on every rank (own seed, least J kept):
+//     it makes the moves that pay only after others, which label
+//     propagation cannot.
 //
 // Determinism: random orders come from the seed, the level, the round and
 // the rank; ties go to the smaller label; merges sort completely; the

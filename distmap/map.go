@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpumap/gpumap/gpumap"
 	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/refinement"
 	"github.com/gpumap/gpumap/mpirank/mpi"
 	"github.com/gpumap/gpumap/topology"
 )
@@ -36,6 +37,7 @@ const (
 	refineRounds  = 6
 	maxLevels     = 40
 	initialTries  = 4
+	gatherFM      = 16 // levels of at most 16 x the coarsest size get gpumap's FM
 )
 
 // coarsestSize is the number of vertices below which the graph is small
@@ -122,6 +124,11 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 			}
 			pe = append(pe, gpe...)
 		}
+		if i < len(levels) && fine.GlobalN() <= gatherFM*small {
+			if err := gatheredFM(fine, top, pe, lmax, opt); err != nil {
+				return nil, err
+			}
+		}
 		if err := refine(fine, top, pe, lmax, refineRounds, opt.Seed, i); err != nil {
 			return nil, err
 		}
@@ -142,11 +149,9 @@ func localWeight(v []int64) int64 {
 	return s
 }
 
-// initial maps the coarsest graph: every rank gathers it whole and maps
-// it with gpumap.Map and its own seed (seed + rank); the mapping of the
-// least J (lowest rank among equals) is kept. It returns the PEs of the
-// local vertices and ghosts.
-func initial(g *Graph, top *topology.Topology, opt Options) ([]int32, error) {
+// gather returns the whole graph g on every rank (collective; the same
+// error on every rank).
+func gather(g *Graph) (*graph.Graph, error) {
 	n := g.N()
 	deg := make([]int64, n)
 	adj := make([]int64, len(g.Adj))
@@ -180,10 +185,60 @@ func initial(g *Graph, top *topology.Topology, opt Options) ([]int32, error) {
 	for e, u := range allAdj {
 		adj32[e] = int32(u)
 	}
+	cg, err := graph.FromCSR(xadj, adj32, allVW, allW)
+	return cg, agree(g.c, err)
+}
+
+// gatheredFM improves the mapping pe (local vertices and ghosts) of a
+// graph small enough to gather: every rank refines the whole graph with
+// gpumap's FM on J (its own seed), the least J is kept. It refines what
+// label propagation cannot: moves that pay only after others.
+func gatheredFM(g *Graph, top *topology.Topology, pe []int32, lmax int64, opt Options) error {
+	whole, err := gather(g)
+	if err != nil {
+		return err
+	}
+	all, _, err := mpi.Allgatherv(g.c, pe[:g.N()], g.size)
+	if err != nil {
+		return err
+	}
+	maxW := make([]int64, top.K())
+	for p := range maxW {
+		maxW[p] = lmax
+	}
+	s := refinement.NewState(whole, top.K(), all, maxW, refinement.Mapping(top))
+	refinement.RunFM(s, refinement.FMConfig{Seed: opt.Seed + uint64(g.rank)}, -1)
+	j := s.Cost()
+	if s.Overloaded() > 0 {
+		j = math.MaxInt64
+	}
+	_, winner, err := mpi.MinLoc(g.c, j)
+	if err != nil {
+		return err
+	}
+	if err := mpi.BcastOf(g.c, s.Part, winner); err != nil {
+		return err
+	}
+	n := g.N()
+	copy(pe, s.Part[g.First():g.First()+int64(n)])
+	for i, x := range g.Ghost {
+		pe[n+i] = s.Part[x]
+	}
+	return nil
+}
+
+// initial maps the coarsest graph: every rank gathers it whole and maps
+// it with gpumap.Map and its own seed (seed + rank); the mapping of the
+// least J (lowest rank among equals) is kept. It returns the PEs of the
+// local vertices and ghosts.
+func initial(g *Graph, top *topology.Topology, opt Options) ([]int32, error) {
+	cg, err := gather(g)
+	if err != nil {
+		return nil, err
+	}
 	var whole []int32
 	j := int64(math.MaxInt64)
-	cg, err := graph.FromCSR(xadj, adj32, allVW, allW)
-	if err == nil {
+	{
 		o := gpumap.DefaultOptions()
 		o.Preset, o.Eps, o.Threads = opt.Preset, opt.Eps, opt.Threads
 		// At least initialTries mappings in all: few ranks try several
@@ -211,11 +266,12 @@ func initial(g *Graph, top *topology.Topology, opt Options) ([]int32, error) {
 		return nil, err
 	}
 	if winner != g.rank {
-		whole = make([]int32, len(allDeg))
+		whole = make([]int32, g.GlobalN())
 	}
 	if err := mpi.BcastOf(g.c, whole, winner); err != nil {
 		return nil, err
 	}
+	n := g.N()
 	pe := make([]int32, n+len(g.Ghost))
 	copy(pe, whole[g.First():g.First()+int64(n)])
 	for i, x := range g.Ghost {
