@@ -1,7 +1,9 @@
 # gpumap build and test entry points. See README.md and DEVELOPERS.md.
 #
 #   make deps    install missing system packages (needs root; apt)
-#   make build   the gpumap command (bin/gpumap) and every Go package
+#   make build   the gpumap command (bin/gpumap, free of MPI), the distributed
+#                gpumap-mpi (bin/gpumap-mpi; MPI=mpich: build/mpich/bin) and
+#                every Go package
 #   make lib     libgpumap.so/.a, gpumap.h, the Fortran module, gpumap.pc,
 #                libgpumap_topo.so (the topology interposer)
 #   make install PREFIX=/usr/local   (and make uninstall): cabi/install/install.sh
@@ -30,12 +32,14 @@ ifeq ($(MPI),mpich)
   MPIPC := mpich
   GOTAGS := -tags mpich
   BUILD := build/mpich
+  MPIBIN := build/mpich/bin
 else ifeq ($(MPI),openmpi)
   MPICC := mpicc.openmpi
   MPIFC := mpifort.openmpi
   MPIPC := ompi-c
   GOTAGS :=
   BUILD := build
+  MPIBIN := bin
 else
   $(error MPI must be openmpi or mpich, not $(MPI))
 endif
@@ -74,6 +78,7 @@ deps:
 build:
 	$(GO) build ./...
 	$(GO) build -o bin/gpumap ./cmd/gpumap
+	$(GO) build $(GOTAGS) -o $(MPIBIN)/gpumap-mpi ./cmd/gpumap-mpi
 
 lib: $(LIB)/libgpumap.so $(LIB)/libgpumap.a $(INC)/gpumap.h $(LIB)/libgpumapf.a $(LIB)/pkgconfig/gpumap.pc \
 	$(LIB)/libgpumap_topo.so

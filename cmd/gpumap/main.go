@@ -305,7 +305,4 @@ func cmdEval(args []string, stdout, stderr io.Writer) (int, error) {
 	return exitOK, nil
 }
 
-func printMetrics(w io.Writer, m graph.Metrics) {
-	fmt.Fprintf(w, "J=%d\ncut=%d\ncut_per_level=%s\nmax_block=%d\nlmax=%d\nimbalance=%.4f\nfeasible=%v\n",
-		m.J, m.Cut, topology.FormatInts(m.CutPerLevel), m.MaxBlock, m.Lmax, m.Imbalance, m.Feasible)
-}
+func printMetrics(w io.Writer, m graph.Metrics) { graph.WriteMetrics(w, m) }

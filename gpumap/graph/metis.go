@@ -178,7 +178,8 @@ func ParseMETIS(data []byte) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, m, hasSize, hasVW, hasEW := h.n, h.m, h.hasSize, h.hasVW, h.hasEW
+	n, m, hasEW := h.n, h.m, h.hasEW
+	mh := METISHeader{N: n, M: m, HasSize: h.hasSize, HasVW: h.hasVW, HasEW: hasEW}
 	// Every vertex needs a line: reject absurd counts before allocating.
 	if lines := int64(bytes.Count(data[p.pos:], []byte{'\n'})) + 1; n > lines {
 		return nil, fmt.Errorf("line %d: bad header: n=%d vertices but only %d lines follow", hline, n, lines)
@@ -206,75 +207,20 @@ func ParseMETIS(data []byte) (*Graph, error) {
 			return nil, fmt.Errorf("line %d: file ends after %d of %d vertex lines", p.line, v, n)
 		}
 		lineOf[v] = int32(min(p.line, math.MaxInt32))
-		i := 0
-		get := func(what string) (int64, bool, error) {
-			x, ok, err := nextInt(ln, &i)
-			if err != nil {
-				return 0, false, fmt.Errorf("line %d (vertex %d): %s: %v", p.line, v+1, what, err)
-			}
-			return x, ok, nil
-		}
-		if hasSize {
-			s, ok, err := get("vertex size")
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				return nil, fmt.Errorf("line %d (vertex %d): missing vertex size", p.line, v+1)
-			}
-			if s < 0 {
-				return nil, fmt.Errorf("line %d (vertex %d): negative vertex size %d", p.line, v+1, s)
-			}
-		}
-		g.VW[v] = 1
-		if hasVW {
-			w, ok, err := get("vertex weight")
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				return nil, fmt.Errorf("line %d (vertex %d): missing vertex weight", p.line, v+1)
-			}
-			if w < 0 {
-				return nil, fmt.Errorf("line %d (vertex %d): negative vertex weight %d", p.line, v+1, w)
-			}
-			g.VW[v] = w
-		}
-		for {
-			u, ok, err := get("neighbour")
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				break
-			}
-			if u < 1 || u > n {
-				return nil, fmt.Errorf("line %d (vertex %d): neighbour %d is out of range [1,%d]", p.line, v+1, u, n)
-			}
-			if u == v+1 {
-				return nil, fmt.Errorf("line %d (vertex %d): self loop", p.line, v+1)
-			}
-			w := int64(1)
-			if hasEW {
-				w, ok, err = get("edge weight")
-				if err != nil {
-					return nil, err
-				}
-				if !ok {
-					return nil, fmt.Errorf("line %d (vertex %d): neighbour %d has no edge weight", p.line, v+1, u)
-				}
-				if w < 0 {
-					return nil, fmt.Errorf("line %d (vertex %d): edge to %d has negative weight %d", p.line, v+1, u, w)
-				}
-			}
+		vw, err := ParseMETISVertex(ln, mh, v, int64(p.line), func(u, w int64) error {
 			if int64(len(g.Adj)) >= 2*m {
-				return nil, fmt.Errorf("line %d (vertex %d): more edges than the header's m=%d", p.line, v+1, m)
+				return fmt.Errorf("line %d (vertex %d): more edges than the header's m=%d", p.line, v+1, m)
 			}
-			g.Adj = append(g.Adj, int32(u-1))
+			g.Adj = append(g.Adj, int32(u))
 			if hasEW {
 				ew = append(ew, w)
 			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
+		g.VW[v] = vw
 		g.XAdj[v+1] = int64(len(g.Adj))
 	}
 	for {

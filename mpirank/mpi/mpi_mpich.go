@@ -1,6 +1,6 @@
 //go:build mpich
 
-package mpirank
+package mpi
 
 // #cgo pkg-config: mpich
 import "C"

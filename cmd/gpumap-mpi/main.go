@@ -1,0 +1,185 @@
+// Command gpumap-mpi maps a graph that is read and mapped by many MPI
+// processes together (package distmap):
+//
+//	mpirun -np P gpumap-mpi map -g G -h H -d D [-e E] [-c C] [-s S] [-t T] -m OUT
+//
+// Each process reads its own byte range of the METIS file. Rank 0 prints
+// the metrics in gpumap map's format and writes the mapping file.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"time"
+
+	"github.com/gpumap/gpumap/distmap"
+	"github.com/gpumap/gpumap/gpumap"
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/runstat"
+	"github.com/gpumap/gpumap/mpirank/mpi"
+	"github.com/gpumap/gpumap/topology"
+)
+
+// The exit codes of gpumap map.
+const (
+	exitOK         = 0
+	exitFailure    = 1
+	exitUsage      = 2
+	exitInfeasible = 3
+)
+
+func main() {
+	// MPI is called from this thread only.
+	runtime.LockOSThread()
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "map" {
+		fmt.Fprintln(stderr, "usage: mpirun -np P gpumap-mpi map -g graph -h hierarchy -d distances [-e eps] [-c preset] [-s seed] [-t threads] -m mapping")
+		if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
+			return exitOK
+		}
+		return exitUsage
+	}
+	// Flags are checked before MPI starts: every rank sees the same
+	// arguments and fails the same way.
+	fs := flag.NewFlagSet("gpumap-mpi map", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	g := fs.String("g", "", "task graph in METIS format (plain text: each process reads its part)")
+	h := fs.String("h", "", "hierarchy a1:a2:...:aL, innermost first (e.g. 4:8:6)")
+	d := fs.String("d", "", "distances d1:d2:...:dL (e.g. 1:10:100)")
+	eps := fs.Float64("e", 0.03, "allowed imbalance eps >= 0: Lmax = ceil((1+eps) c(V)/k)")
+	preset := fs.String("c", "default", "preset of the coarsest graph's mapping: fast, default or strong")
+	seed := fs.Uint64("s", 0, "random seed")
+	threads := fs.Int("t", 1, "threads per process")
+	out := fs.String("m", "", "mapping file (one PE per line), written by rank 0")
+	quiet := fs.Bool("q", false, "no progress on stderr")
+	stats := fs.Bool("stats", false, "report the peak resident memory of the largest rank and of all ranks (Linux)")
+	cpuprofile := fs.String("cpuprofile", "", "write each rank's CPU profile to this path with .RANK appended (for developers)")
+	coarsest := fs.Int64("coarsest", 0, "stop coarsening at this many vertices (0: max(8000, 20k); for developers)")
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	opt := distmap.Options{Eps: *eps, Seed: *seed, Threads: *threads, Coarsest: *coarsest}
+	var err error
+	switch {
+	case fs.NArg() > 0:
+		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case *g == "":
+		err = errors.New("missing -g graph file")
+	case *h == "":
+		err = errors.New("missing -h hierarchy")
+	case *d == "":
+		err = errors.New("missing -d distances")
+	case *out == "":
+		err = errors.New("missing -m mapping file")
+	case math.IsNaN(*eps) || math.IsInf(*eps, 0) || *eps < 0 || *eps > 1e6:
+		err = fmt.Errorf("-e %v: the imbalance must be a finite number in [0, 1e+06]", *eps)
+	case *coarsest < 0:
+		err = fmt.Errorf("-coarsest %d: must be >= 0", *coarsest)
+	case *threads < 1 || *threads > gpumap.MaxThreads:
+		err = fmt.Errorf("-t %d: thread count must be in [1, %d]", *threads, gpumap.MaxThreads)
+	}
+	if err == nil {
+		opt.Preset, err = gpumap.ParsePreset(*preset)
+	}
+	var top *topology.Topology
+	if err == nil {
+		top, err = topology.Parse(*h, *d)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "gpumap-mpi:", err)
+		return exitUsage
+	}
+	runtime.GOMAXPROCS(*threads)
+	if err := mpi.Init(); err != nil {
+		fmt.Fprintln(stderr, "gpumap-mpi:", err)
+		return exitFailure
+	}
+	if *cpuprofile != "" {
+		_, _, _, _, rank := mpi.Inspect(mpi.World())
+		if pf, err := graph.Create(fmt.Sprintf("%s.%d", *cpuprofile, rank)); err == nil {
+			if pprof.StartCPUProfile(pf) == nil {
+				defer pprof.StopCPUProfile()
+			}
+		}
+	}
+	code, err := mapGraph(*g, *out, top, opt, *quiet, *stats, stdout, stderr)
+	if err != nil {
+		// Every rank has the same error; rank 0 says it.
+		if _, _, _, _, rank := mpi.Inspect(mpi.World()); rank == 0 {
+			fmt.Fprintln(stderr, "gpumap-mpi:", err)
+		}
+		code = exitFailure
+	}
+	if err := mpi.Finalize(); err != nil && code == exitOK {
+		code = exitFailure
+	}
+	return code
+}
+
+// mapGraph reads, maps and writes on a private copy of MPI_COMM_WORLD
+// that returns MPI errors instead of aborting.
+func mapGraph(path, out string, top *topology.Topology, opt distmap.Options, quiet, stats bool, stdout, stderr io.Writer) (int, error) {
+	c, err := mpi.Copy(mpi.World(), true)
+	if err != nil {
+		return 0, err
+	}
+	defer mpi.Free(c)
+	_, _, _, size, rank := mpi.Inspect(c)
+	start := time.Now()
+	dg, err := distmap.ReadMETIS(c, path)
+	if err != nil {
+		return 0, err
+	}
+	if rank == 0 && !quiet {
+		fmt.Fprintf(stderr, "gpumap-mpi: read %s on %d processes: n=%d in %.2fs\n", path, size, dg.GlobalN(), time.Since(start).Seconds())
+	}
+	mapStart := time.Now()
+	res, err := distmap.Map(dg, top, opt)
+	if err != nil {
+		return 0, err
+	}
+	total := time.Since(mapStart)
+	if rank == 0 && !quiet {
+		fmt.Fprintf(stderr, "gpumap-mpi: %d levels, coarsest n=%d, mapped in %.2fs\n", res.Levels, res.CoarseN, total.Seconds())
+	}
+	if err := distmap.WriteMapping(dg, res.PE, out); err != nil {
+		return 0, err
+	}
+	if stats {
+		peak := runstat.Read().Peak
+		most, sum := []int64{peak}, []int64{peak}
+		if err := mpi.Allreduce(c, most, mpi.Max); err != nil {
+			return 0, err
+		}
+		if err := mpi.Allreduce(c, sum, mpi.Sum); err != nil {
+			return 0, err
+		}
+		if rank == 0 {
+			fmt.Fprintf(stderr, "gpumap-mpi: peak RSS: largest rank %.1f MiB, all %d ranks %.1f MiB\n",
+				runstat.MB(most[0]), size, runstat.MB(sum[0]))
+		}
+	}
+	if rank != 0 {
+		return exitOK, nil
+	}
+	graph.WriteMetrics(stdout, res.Metrics)
+	fmt.Fprintf(stdout, "time_ms=%.2f\nbackend=cpu\n", float64(total.Microseconds())/1000)
+	if !res.Metrics.Feasible {
+		fmt.Fprintf(stderr, "gpumap-mpi: warning: the mapping is infeasible: heaviest PE %d > Lmax %d\n",
+			res.Metrics.MaxBlock, res.Metrics.Lmax)
+		return exitInfeasible, nil
+	}
+	return exitOK, nil
+}

@@ -1,0 +1,178 @@
+package distmap
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gpumap/gpumap/topology"
+)
+
+// The pieces that need no MPI, against brute force on small random
+// inputs: the clustering choice, the mapping choice, the merge of coarse
+// arcs, and the split of a file into byte ranges.
+
+func TestBestClusterBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var r rating
+	for trial := 0; trial < 3000; trial++ {
+		deg := rng.IntN(9)
+		nl := 1 + rng.IntN(5) // labels 0..nl-1
+		label := make([]int64, deg+1)
+		adj := make([]int32, deg)
+		w := make([]int64, deg)
+		for i := range adj {
+			adj[i] = int32(i)
+			label[i] = int64(rng.IntN(nl))
+			w[i] = int64(rng.IntN(4))
+		}
+		cur := int64(rng.IntN(nl))
+		vw, limit := int64(1+rng.IntN(3)), int64(2+rng.IntN(6))
+		cw := make([]int64, nl)
+		for i := range cw {
+			cw[i] = int64(rng.IntN(6))
+		}
+		salt := uint64(rng.IntN(8))
+		got := bestCluster(&r, adj, w, label, cur, vw, limit, salt, func(l int64) int64 { return cw[l] })
+		// Brute force: the weight towards each label; cur keeps ties; among
+		// the others the lighter cluster, then the smaller label^salt; a
+		// full cluster is out.
+		towards := func(l int64) (s int64, any bool) {
+			for i := range adj {
+				if label[i] == l {
+					s, any = s+w[i], true
+				}
+			}
+			return
+		}
+		want, wantW := cur, int64(-1)
+		if s, ok := towards(cur); ok {
+			wantW = s
+		}
+		for l := int64(0); l < int64(nl); l++ {
+			s, ok := towards(l)
+			if !ok || l == cur || cw[l]+vw > limit {
+				continue
+			}
+			if s > wantW || s == wantW && want != cur && (cw[l] < cw[want] || cw[l] == cw[want] && uint64(l)^salt < uint64(want)^salt) {
+				want, wantW = l, s
+			}
+		}
+		if got != want {
+			t.Fatalf("trial %d: labels %v w %v cur %d vw %d limit %d weights %v: got %d, want %d",
+				trial, label[:deg], w, cur, vw, limit, cw, got, want)
+		}
+	}
+}
+
+func TestBestPEBruteForce(t *testing.T) {
+	top, err := topology.Parse("2:3:2", "1:10:100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := top.K()
+	labels := top.Labels()
+	rng := rand.New(rand.NewPCG(3, 4))
+	var r rating
+	for trial := 0; trial < 3000; trial++ {
+		deg := rng.IntN(8)
+		adj := make([]int32, deg)
+		w := make([]int64, deg)
+		pe := make([]int32, deg)
+		for i := range adj {
+			adj[i], w[i], pe[i] = int32(i), int64(rng.IntN(5)), int32(rng.IntN(k))
+		}
+		cur := int32(rng.IntN(k))
+		closed := rng.Uint64()
+		allowed := func(p int32) bool { return closed>>p&1 == 0 }
+		got, gain := bestPE(&r, adj, w, pe, cur, labels, top, allowed)
+		cost := func(p int32) int64 {
+			var s int64
+			for i := range adj {
+				s += w[i] * top.Distance(int(p), int(pe[i]))
+			}
+			return s
+		}
+		want, wantC := cur, cost(cur)
+		for p := int32(0); p < int32(k); p++ {
+			near := false
+			for i := range adj {
+				near = near || pe[i] == p
+			}
+			if !near || p == cur || !allowed(p) {
+				continue
+			}
+			if c := cost(p); c < wantC || c == wantC && want != cur && p < want {
+				want, wantC = p, c
+			}
+		}
+		if got != want || gain != cost(cur)-wantC {
+			t.Fatalf("trial %d: pe %v w %v cur %d: got %d (gain %d), want %d (gain %d)",
+				trial, pe, w, cur, got, gain, want, cost(cur)-wantC)
+		}
+	}
+}
+
+func TestMergeBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := 0; trial < 500; trial++ {
+		var arcs []arc
+		sum := map[[2]int64]int64{}
+		for range rng.IntN(30) {
+			x := arc{int64(rng.IntN(4)), int64(rng.IntN(5)) - 1, int64(rng.IntN(9))}
+			arcs = append(arcs, x)
+			sum[[2]int64{x.a, x.b}] += x.w
+		}
+		got := merge(arcs)
+		if len(got) != len(sum) {
+			t.Fatalf("trial %d: %d merged arcs, want %d", trial, len(got), len(sum))
+		}
+		for i, x := range got {
+			if sum[[2]int64{x.a, x.b}] != x.w {
+				t.Fatalf("trial %d: arc %v, want weight %d", trial, x, sum[[2]int64{x.a, x.b}])
+			}
+			if i > 0 && (got[i-1].a > x.a || got[i-1].a == x.a && got[i-1].b >= x.b) {
+				t.Fatalf("trial %d: not sorted: %v", trial, got)
+			}
+		}
+	}
+}
+
+// Every line goes to exactly one rank, whole, in order, for any rank
+// count: the ranges concatenate to the file.
+func TestReadRangeSplitsAtLines(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := 0; trial < 60; trial++ {
+		var text []byte
+		for range rng.IntN(12) {
+			text = append(text, bytes.Repeat([]byte{'x'}, rng.IntN(5))...)
+			text = append(text, '\n')
+		}
+		if rng.IntN(2) == 0 {
+			text = append(text, "tail"...)
+		}
+		path := filepath.Join(dir, "g")
+		if err := os.WriteFile(path, text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for size := 1; size <= 7; size++ {
+			var all []byte
+			for rank := range size {
+				part, err := readRange(path, rank, size)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(all) > 0 && len(part) > 0 && all[len(all)-1] != '\n' {
+					t.Fatalf("%q, %d ranks: rank %d starts inside a line", text, size, rank)
+				}
+				all = append(all, part...)
+			}
+			if !bytes.Equal(all, text) {
+				t.Fatalf("%q, %d ranks: the parts make %q", text, size, all)
+			}
+		}
+	}
+}

@@ -1,0 +1,169 @@
+package distmap
+
+import (
+	"fmt"
+	"os"
+	"runtime/debug"
+	"slices"
+	"sort"
+
+	"github.com/gpumap/gpumap/mpirank/mpi"
+)
+
+// Graph is one process's part of a distributed graph: the vertices
+// VtxDist[rank] <= global id < VtxDist[rank+1] with all their edges. Local
+// vertices have local ids 0..N-1; the other endpoints of their edges are
+// ghosts with local ids N.. (in the order of their global ids, and so
+// grouped by owner). Every undirected edge is stored by both endpoints'
+// owners, with the same weight.
+type Graph struct {
+	VtxDist []int64 // size+1 offsets, the same on every rank
+	XAdj    []int64 // N+1 offsets into Adj and W
+	Adj     []int32 // local ids, ghosts included
+	W       []int64 // edge weights
+	VW      []int64 // weights of the local vertices
+	Ghost   []int64 // global id of ghost N+i
+
+	c          mpi.Comm
+	size, rank int
+	base       int64 // 1: errors number vertices as a METIS file does
+	// The ghost exchange: rank r gets the values of the local vertices
+	// send[sendOff[r]:sendOff[r+1]] and fills the ghosts
+	// ghostOff[r]..ghostOff[r+1] (its ghosts owned here, in order).
+	send     []int32
+	sendOff  []int64
+	ghostOff []int64
+}
+
+// N is the number of local vertices.
+func (g *Graph) N() int { return len(g.VW) }
+
+// First is the global id of local vertex 0.
+func (g *Graph) First() int64 { return g.VtxDist[g.rank] }
+
+// GlobalN is the number of vertices of the whole graph.
+func (g *Graph) GlobalN() int64 { return g.VtxDist[g.size] }
+
+// global returns the global id of local or ghost vertex v.
+func (g *Graph) global(v int32) int64 {
+	if int(v) < g.N() {
+		return g.First() + int64(v)
+	}
+	return g.Ghost[int(v)-g.N()]
+}
+
+// owner returns the rank that owns global vertex x under vtxdist (the
+// last one when ranks without vertices share the offset).
+func owner(vtxdist []int64, x int64) int {
+	return sort.Search(len(vtxdist)-1, func(r int) bool { return vtxdist[r+1] > x })
+}
+
+// build makes the local part from CSR arrays with global neighbour ids
+// and sets up the ghost exchange (collective over c). Every rank returns
+// the same error.
+func build(c mpi.Comm, vtxdist, xadj, adj, w, vw []int64) (*Graph, error) {
+	_, _, _, size, rank := mpi.Inspect(c)
+	g := &Graph{VtxDist: vtxdist, XAdj: xadj, W: w, VW: vw, c: c, size: size, rank: rank}
+	lo, hi := vtxdist[rank], vtxdist[rank+1]
+	var bad error
+	for _, x := range adj {
+		if x < lo || x >= hi {
+			g.Ghost = append(g.Ghost, x)
+		}
+	}
+	slices.Sort(g.Ghost)
+	g.Ghost = slices.Compact(g.Ghost)
+	n := int64(len(vw))
+	g.Adj = make([]int32, len(adj))
+	for e, x := range adj {
+		if x >= lo && x < hi {
+			g.Adj[e] = int32(x - lo)
+		} else {
+			i, _ := slices.BinarySearch(g.Ghost, x)
+			g.Adj[e] = int32(n + int64(i))
+		}
+	}
+	if n+int64(len(g.Ghost)) > 1<<31-1 {
+		bad = fmt.Errorf("rank %d: %d local vertices and %d ghosts pass the 32-bit local ids", rank, n, len(g.Ghost))
+	}
+	if err := agree(c, bad); err != nil {
+		return nil, err
+	}
+	// Ask each owner for its ghosts: the requests become its send lists.
+	g.ghostOff = make([]int64, size+1)
+	for r := 0; r < size; r++ {
+		g.ghostOff[r+1] = int64(sort.Search(len(g.Ghost), func(i int) bool { return g.Ghost[i] >= vtxdist[r+1] }))
+	}
+	req, reqOff, err := mpi.Alltoallv(c, g.Ghost, g.ghostOff, size)
+	if err != nil {
+		return nil, err
+	}
+	g.sendOff = reqOff
+	g.send = make([]int32, len(req))
+	for i, x := range req {
+		g.send[i] = int32(x - lo)
+	}
+	return g, nil
+}
+
+// exchange returns the values of the ghosts given val of the local
+// vertices on every rank (collective).
+func exchange[T mpi.Number](g *Graph, val []T) ([]T, error) {
+	buf := make([]T, len(g.send))
+	for i, v := range g.send {
+		buf[i] = val[v]
+	}
+	out, _, err := mpi.Alltoallv(g.c, buf, g.sendOff, g.size)
+	return out, err
+}
+
+// agree returns nil on every rank when err is nil on every rank, and
+// otherwise the error of the lowest failing rank on every rank.
+func agree(c mpi.Comm, err error) error {
+	_, _, _, size, rank := mpi.Inspect(c)
+	flag := int64(size)
+	if err != nil {
+		flag = int64(rank)
+	}
+	who, _, e := mpi.MinLoc(c, flag)
+	if e != nil {
+		return e
+	}
+	if who == int64(size) {
+		return nil
+	}
+	var msg []byte
+	if int(who) == rank {
+		msg = []byte(err.Error())
+	}
+	ln := []int64{int64(len(msg))}
+	if e := mpi.BcastOf(c, ln, int(who)); e != nil {
+		return e
+	}
+	if int(who) != rank {
+		msg = make([]byte, ln[0])
+	}
+	if e := mpi.Bcast(c, msg, int(who)); e != nil {
+		return e
+	}
+	return fmt.Errorf("%s", msg)
+}
+
+// sumAll returns the sums over all ranks of v.
+func sumAll(c mpi.Comm, v ...int64) ([]int64, error) {
+	err := mpi.Allreduce(c, v, mpi.Sum)
+	return v, err
+}
+
+// abortOnPanic ends the job on a panic (r, from recover): the other ranks
+// would wait for this one in a collective forever, and none may take
+// another path through them, so an exported function of this package
+// that panics cannot return an error instead.
+func abortOnPanic(c mpi.Comm, r any) {
+	if r == nil {
+		return
+	}
+	_, _, _, _, rank := mpi.Inspect(c)
+	fmt.Fprintf(os.Stderr, "gpumap: internal error on rank %d: %v\n%s", rank, r, debug.Stack())
+	mpi.Abort(c, 70)
+}

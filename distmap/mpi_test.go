@@ -1,0 +1,130 @@
+package distmap
+
+import (
+	"fmt"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/gpumap/gpumap/mpirank/mpi"
+	"github.com/gpumap/gpumap/mpirank/mpi/mpitest"
+	"github.com/gpumap/gpumap/topology"
+)
+
+// The Go API on 3 ranks (mpitest): a graph where rank 0 owns nothing
+// maps to the hand-computed optimum, and each kind of bad input gives
+// every rank the same error, never a hang.
+func TestAPI(t *testing.T) {
+	if !mpitest.Child() {
+		out := mpitest.Run(t, 3, "TestAPI")
+		want := map[string]string{
+			"path":     "J=11 feasible=true",
+			"vtxdist":  "vtxdist differs between ranks: entry 1 is 0 on some rank and 1 on another",
+			"asym":     "asymmetric edge: vertex 2 lists neighbour 0, but vertex 0 does not list 2",
+			"options":  "the options differ between ranks: seed",
+			"xadj":     "rank 1: xadj has 1 entries for 2 local vertices (want 3)",
+			"weight":   "vertex 1 has negative weight -4",
+			"coverage": "vtxdist has 3 entries for 3 ranks (want 4)",
+		}
+		re := regexp.MustCompile(`(?m)^rank (\d) (\w+): (.*)$`)
+		got := map[string][]string{}
+		for _, m := range re.FindAllStringSubmatch(out, -1) {
+			got[m[2]] = append(got[m[2]], m[3])
+		}
+		for name, w := range want {
+			if len(got[name]) != 3 {
+				t.Errorf("%s: %d of 3 ranks reported:\n%s", name, len(got[name]), out)
+				continue
+			}
+			for _, g := range got[name] {
+				if g != w {
+					t.Errorf("%s: got %q, want %q on every rank", name, g, w)
+				}
+			}
+		}
+		return
+	}
+	runtime.LockOSThread()
+	if err := mpi.Init(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Println("FAIL: panic:", r)
+			mpi.Abort(mpi.World(), 1)
+		}
+	}()
+	c, err := mpi.Copy(mpi.World(), true)
+	if err != nil {
+		fmt.Println("FAIL:", err)
+		mpi.Abort(mpi.World(), 1)
+	}
+	_, _, _, _, rank := mpi.Inspect(c)
+	top, _ := topology.Parse("2:2", "1:10")
+	say := func(name string, g *Graph, err error, opt Options) {
+		if err == nil {
+			var res *Result
+			if res, err = Map(g, top, opt); err == nil {
+				fmt.Printf("rank %d %s: J=%d feasible=%v\n", rank, name, res.Metrics.J, res.Metrics.Feasible)
+				return
+			}
+		}
+		fmt.Printf("rank %d %s: %s\n", rank, name, strings.ReplaceAll(err.Error(), "\n", " "))
+	}
+	opt := Options{Eps: 0.03}
+	// The path 0-1-2: rank 0 owns nothing, rank 1 owns 0 and 1, rank 2
+	// owns 2. Each vertex needs a PE of its own (Lmax 1); the best costs
+	// 1 + 10.
+	vtx := []int64{0, 0, 2, 3}
+	parts := [][3][]int64{
+		{{0}, nil, nil},
+		{{0, 1, 3}, {1, 0, 2}, nil},
+		{{0, 1}, {1}, nil},
+	}
+	p := parts[rank]
+	g, err := New(c, vtx, p[0], p[1], nil, nil)
+	say("path", g, err, opt)
+	// Rank 2 sees another distribution.
+	v2 := vtx
+	if rank == 2 {
+		v2 = []int64{0, 1, 2, 3}
+	}
+	g, err = New(c, v2, p[0], p[1], nil, nil)
+	say("vtxdist", g, err, opt)
+	// 2 lists 0 and 1, 0 lists 1 only (and 1 lists 0 and 2).
+	asym := [][3][]int64{
+		{{0}, nil, nil},
+		{{0, 1, 3}, {1, 0, 2}, nil},
+		{{0, 2}, {0, 1}, nil},
+	}
+	a := asym[rank]
+	g, err = New(c, vtx, a[0], a[1], nil, nil)
+	say("asym", g, err, opt)
+	g, err = New(c, vtx, p[0], p[1], nil, nil)
+	o := opt
+	if rank == 1 {
+		o.Seed = 7
+	}
+	say("options", g, err, o)
+	x := p[0]
+	if rank == 1 {
+		x = []int64{0}
+	}
+	g, err = New(c, vtx, x, p[1], nil, nil)
+	say("xadj", g, err, opt)
+	var vw []int64
+	switch rank {
+	case 1:
+		vw = []int64{1, -4}
+	case 2:
+		vw = []int64{1}
+	}
+	g, err = New(c, vtx, p[0], p[1], vw, nil)
+	say("weight", g, err, opt)
+	g, err = New(c, vtx[:3], p[0], p[1], nil, nil)
+	say("coverage", g, err, opt)
+	if err := mpi.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+}

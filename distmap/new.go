@@ -1,0 +1,123 @@
+package distmap
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gpumap/gpumap/mpirank/mpi"
+)
+
+// New builds this rank's part of a distributed graph from ParMETIS-style
+// arrays: vtxdist (size+1 offsets, the same on every rank) gives each rank
+// its range of global vertex ids; xadj (n+1 offsets) and adjncy (global
+// ids) list the neighbours of the local vertices, vwgt and adjwgt their
+// weights (nil: all 1). Every undirected edge must be listed by both
+// endpoints' owners with the same weight. Collective over c; the graph
+// keeps c, which must stay valid until the graph is no longer used. Every
+// rank returns the same error, naming global vertex ids (0-based).
+func New(c mpi.Comm, vtxdist, xadj, adjncy, vwgt, adjwgt []int64) (*Graph, error) {
+	defer func() { abortOnPanic(c, recover()) }()
+	null, invalid, inter, size, rank := mpi.Inspect(c)
+	if null || invalid || inter {
+		return nil, fmt.Errorf("the communicator is MPI_COMM_NULL, no communicator or an inter-communicator")
+	}
+	if err := agree(c, checkVtxdist(vtxdist, size)); err != nil {
+		return nil, err
+	}
+	// The same vtxdist everywhere: its smallest and largest entries agree.
+	lo, hi := append([]int64(nil), vtxdist...), append([]int64(nil), vtxdist...)
+	if err := mpi.Allreduce(c, lo, mpi.Min); err != nil {
+		return nil, err
+	}
+	if err := mpi.Allreduce(c, hi, mpi.Max); err != nil {
+		return nil, err
+	}
+	for i := range lo {
+		if lo[i] != hi[i] {
+			return nil, fmt.Errorf("vtxdist differs between ranks: entry %d is %d on some rank and %d on another", i, lo[i], hi[i])
+		}
+	}
+	err := checkArrays(vtxdist, rank, xadj, adjncy, vwgt, adjwgt)
+	if err := agree(c, err); err != nil {
+		return nil, err
+	}
+	n := vtxdist[rank+1] - vtxdist[rank]
+	vw := make([]int64, n)
+	for v := range vw {
+		vw[v] = 1
+		if vwgt != nil {
+			vw[v] = vwgt[v]
+		}
+	}
+	w := make([]int64, len(adjncy))
+	for e := range w {
+		w[e] = 1
+		if adjwgt != nil {
+			w[e] = adjwgt[e]
+		}
+	}
+	g, err := build(c, append([]int64(nil), vtxdist...), append([]int64(nil), xadj...), adjncy, w, vw)
+	if err != nil {
+		return nil, err
+	}
+	if err := check(g); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+func checkVtxdist(vtxdist []int64, size int) error {
+	if len(vtxdist) != size+1 {
+		return fmt.Errorf("vtxdist has %d entries for %d ranks (want %d)", len(vtxdist), size, size+1)
+	}
+	if vtxdist[0] != 0 {
+		return fmt.Errorf("vtxdist[0] is %d, not 0", vtxdist[0])
+	}
+	for r := 0; r < size; r++ {
+		if vtxdist[r+1] < vtxdist[r] {
+			return fmt.Errorf("vtxdist decreases: vtxdist[%d] = %d > vtxdist[%d] = %d", r, vtxdist[r], r+1, vtxdist[r+1])
+		}
+	}
+	if vtxdist[size] > math.MaxInt64/4 {
+		return fmt.Errorf("vtxdist[%d] = %d vertices is too many", size, vtxdist[size])
+	}
+	return nil
+}
+
+// checkArrays validates this rank's CSR arrays; errors name the rank and
+// global vertex ids.
+func checkArrays(vtxdist []int64, rank int, xadj, adjncy, vwgt, adjwgt []int64) error {
+	first, n, total := vtxdist[rank], vtxdist[rank+1]-vtxdist[rank], vtxdist[len(vtxdist)-1]
+	if int64(len(xadj)) != n+1 {
+		return fmt.Errorf("rank %d: xadj has %d entries for %d local vertices (want %d)", rank, len(xadj), n, n+1)
+	}
+	if xadj[0] != 0 || xadj[n] != int64(len(adjncy)) {
+		return fmt.Errorf("rank %d: xadj must run from 0 to len(adjncy) = %d, not %d to %d", rank, len(adjncy), xadj[0], xadj[n])
+	}
+	if vwgt != nil && int64(len(vwgt)) != n {
+		return fmt.Errorf("rank %d: vwgt has %d entries for %d local vertices", rank, len(vwgt), n)
+	}
+	if adjwgt != nil && len(adjwgt) != len(adjncy) {
+		return fmt.Errorf("rank %d: adjwgt has %d entries for %d in adjncy", rank, len(adjwgt), len(adjncy))
+	}
+	for v := int64(0); v < n; v++ {
+		if xadj[v+1] < xadj[v] {
+			return fmt.Errorf("rank %d: xadj decreases at local vertex %d (global %d)", rank, v, first+v)
+		}
+		if vwgt != nil && vwgt[v] < 0 {
+			return fmt.Errorf("vertex %d has negative weight %d", first+v, vwgt[v])
+		}
+		for e := xadj[v]; e < xadj[v+1]; e++ {
+			u := adjncy[e]
+			switch {
+			case u < 0 || u >= total:
+				return fmt.Errorf("vertex %d: neighbour %d is out of range [0,%d]", first+v, u, total-1)
+			case u == first+v:
+				return fmt.Errorf("vertex %d: self loop", first+v)
+			case adjwgt != nil && adjwgt[e] < 0:
+				return fmt.Errorf("vertex %d: edge to %d has negative weight %d", first+v, u, adjwgt[e])
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,213 @@
+package distmap
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/mpirank/mpi"
+)
+
+// ReadMETIS reads a METIS text file in parallel: each of the size ranks of
+// c reads only the lines that start in its 1/size of the file's bytes, so
+// the vertices are spread by the bytes of their lines (about by edges).
+// Collective; every rank returns the same error, which names the file's
+// line as gpumap map does.
+func ReadMETIS(c mpi.Comm, path string) (*Graph, error) {
+	defer func() { abortOnPanic(c, recover()) }()
+	_, _, _, size, rank := mpi.Inspect(c)
+	text, err := readRange(path, rank, size)
+	if err := agree(c, err); err != nil {
+		return nil, err
+	}
+	// Every neighbour entry takes at least two bytes of the text.
+	entries := int64(len(text))/2 + 1
+	// The lines of this rank and the file's line number of the first.
+	var lines [][]byte
+	for len(text) > 0 {
+		i := bytes.IndexByte(text, '\n')
+		if i < 0 {
+			i = len(text)
+		}
+		ln := text[:i]
+		text = text[min(i+1, len(text)):]
+		ln = bytes.TrimSuffix(ln, []byte{'\r'})
+		lines = append(lines, ln)
+	}
+	var kept int64
+	for _, ln := range lines {
+		if !graph.IsMETISComment(ln) {
+			kept++
+		}
+	}
+	before, err := mpi.Scan(c, []int64{int64(len(lines)), kept}, mpi.Sum, true)
+	if err != nil {
+		return nil, err
+	}
+	line0, index0 := before[0]+1, before[1] // 1-based line, 0-based non-comment index
+	// The header is the first line that is no comment: its rank sends it.
+	flag := int64(size)
+	if kept > 0 && index0 == 0 {
+		flag = int64(rank)
+	}
+	holder, _, err := mpi.MinLoc(c, flag)
+	if err != nil {
+		return nil, err
+	}
+	if holder == int64(size) {
+		return nil, agree(c, errors.New("bad header: the file has no header line"))
+	}
+	var hdr []byte
+	hline := []int64{0, 0}
+	if holder == int64(rank) {
+		for i, ln := range lines {
+			if !graph.IsMETISComment(ln) {
+				hdr, hline = ln, []int64{int64(len(ln)), line0 + int64(i)}
+				break
+			}
+		}
+	}
+	if err := mpi.BcastOf(c, hline, int(holder)); err != nil {
+		return nil, err
+	}
+	if holder != int64(rank) {
+		hdr = make([]byte, hline[0])
+	}
+	if err := mpi.Bcast(c, hdr, int(holder)); err != nil {
+		return nil, err
+	}
+	h, err := graph.ParseMETISHeader(hdr, hline[1])
+	if err != nil {
+		return nil, agree(c, err)
+	}
+	total, err := sumAll(c, kept)
+	if err != nil {
+		return nil, err
+	}
+	// Vertex v is the non-comment line of index v+1.
+	// This rank holds the vertices vlo..vhi-1.
+	vlo, vhi := min(max(index0-1, 0), h.N), min(max(index0+kept-1, 0), h.N)
+	entries = min(entries, 2*h.M)
+	adj, w := make([]int64, 0, entries), make([]int64, 0, entries)
+	xadj, vw := make([]int64, 1, vhi-vlo+1), make([]int64, 0, vhi-vlo)
+	idx := index0
+	err = nil
+	for i, ln := range lines {
+		if graph.IsMETISComment(ln) {
+			continue
+		}
+		lineNo := line0 + int64(i)
+		switch v := idx - 1; {
+		case v < 0:
+		case v >= h.N:
+			if len(bytes.TrimSpace(ln)) != 0 {
+				err = fmt.Errorf("line %d: more than the header's n=%d vertex lines", lineNo, h.N)
+			}
+		default:
+			x, e := graph.ParseMETISVertex(ln, h, v, lineNo, func(u, wt int64) error {
+				adj = append(adj, u)
+				w = append(w, wt)
+				return nil
+			})
+			if e != nil {
+				err = e
+			}
+			vw = append(vw, x)
+			xadj = append(xadj, int64(len(adj)))
+		}
+		if err != nil {
+			break
+		}
+		idx++
+	}
+	if err == nil && total[0]-1 < h.N && rank == size-1 {
+		err = fmt.Errorf("line %d: file ends after %d of %d vertex lines", line0+int64(len(lines))-1, max(total[0]-1, 0), h.N)
+	}
+	if err := agree(c, err); err != nil {
+		return nil, err
+	}
+	arcs, err := sumAll(c, int64(len(adj)))
+	if err != nil {
+		return nil, err
+	}
+	if arcs[0] != 2*h.M {
+		return nil, fmt.Errorf("line %d: bad header: m=%d edges, but the vertex lines list %d neighbour entries (want 2m=%d)",
+			hline[1], h.M, arcs[0], 2*h.M)
+	}
+	his, err := mpi.Allgather(c, []int64{vhi}, size)
+	if err != nil {
+		return nil, err
+	}
+	vtxdist := append([]int64{0}, his...)
+	g, err := build(c, vtxdist, xadj, adj, w, vw)
+	if err != nil {
+		return nil, err
+	}
+	g.base = 1
+	if err := check(g); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// readRange returns the lines of path that start in bytes
+// [size*rank/size, size*(rank+1)/size) of it: a line belongs to the rank
+// whose range holds its first byte.
+func readRange(path string, rank, size int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	n := st.Size()
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (the ranks read their parts of it at offsets)", path)
+	}
+	var magic [4]byte
+	if m, _ := f.ReadAt(magic[:], 0); m >= 2 && (magic[0] == 0x1f && magic[1] == 0x8b ||
+		m == 4 && bytes.Equal(magic[:], []byte{0x28, 0xb5, 0x2f, 0xfd})) {
+		return nil, fmt.Errorf("%s: compressed input: gpumap-mpi reads plain METIS text (decompress it first)", path)
+	}
+	start, err := lineStart(f, n, n/int64(size)*int64(rank)+n%int64(size)*int64(rank)/int64(size))
+	if err != nil {
+		return nil, err
+	}
+	end, err := lineStart(f, n, n/int64(size)*int64(rank+1)+n%int64(size)*int64(rank+1)/int64(size))
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, end-start)
+	if _, err := f.ReadAt(buf, start); err != nil && !(err == io.EOF && len(buf) == 0) {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return buf, nil
+}
+
+// lineStart returns the first line start at or after x (a line starts at
+// 0 and after every '\n'); n when there is none.
+func lineStart(f *os.File, n, x int64) (int64, error) {
+	if x <= 0 || x >= n {
+		return min(max(x, 0), n), nil
+	}
+	buf := make([]byte, 64<<10)
+	for pos := x - 1; pos < n; pos += int64(len(buf)) {
+		m, err := f.ReadAt(buf, pos)
+		if i := bytes.IndexByte(buf[:m], '\n'); i >= 0 {
+			return pos + int64(i) + 1, nil
+		}
+		if err != nil && err != io.EOF {
+			return 0, err
+		}
+		if m == 0 {
+			break
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,62 @@
+package distmap
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/mpirank/mpi"
+)
+
+// WriteMapping writes the PEs of all vertices, one per line in vertex
+// order, to path: rank 0 gathers them and writes the file (through
+// graph.Create; a failed write removes it). Collective; every rank
+// returns the same error.
+func WriteMapping(g *Graph, pe []int32, path string) error {
+	defer func() { abortOnPanic(g.c, recover()) }()
+	var bad error
+	if len(pe) != g.N() {
+		bad = fmt.Errorf("rank %d: %d PEs for %d local vertices", g.rank, len(pe), g.N())
+	}
+	if err := agree(g.c, bad); err != nil {
+		return err
+	}
+	if 4*g.GlobalN() > 1<<31-1 {
+		return agree(g.c, errors.New("writing the mapping: more than 2^29 vertices need a gather in pieces (not yet written)"))
+	}
+	var all []int32
+	var counts, displs []int32
+	if g.rank == 0 {
+		all = make([]int32, g.GlobalN())
+		counts, displs = make([]int32, g.size), make([]int32, g.size)
+		for r := range g.size {
+			counts[r] = int32(4 * (g.VtxDist[r+1] - g.VtxDist[r]))
+			displs[r] = int32(4 * g.VtxDist[r])
+		}
+	}
+	if err := mpi.Gatherv(g.c, mpi.AsBytes(pe), mpi.AsBytes(all), counts, displs, 0); err != nil {
+		return err
+	}
+	var err error
+	if g.rank == 0 {
+		err = write(path, all)
+	}
+	return agree(g.c, err)
+}
+
+func write(path string, pe []int32) error {
+	f, err := graph.Create(path)
+	if err != nil {
+		return err
+	}
+	err = graph.WriteMapping(f, pe)
+	if e := f.Close(); err == nil {
+		err = e
+	}
+	if err != nil {
+		os.Remove(path)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,152 @@
+package mpi
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/gpumap/gpumap/mpirank/mpi/mpitest"
+)
+
+// The collectives are checked by this test binary itself under mpirun
+// (mpitest): on 1 and 3 ranks, each of which prints one line.
+
+func TestCollectives(t *testing.T) {
+	if !mpitest.Child() {
+		for _, np := range []int{1, 3} {
+			out := mpitest.Run(t, np, "TestCollectives")
+			if strings.Count(out, "collectives ok") != np {
+				t.Errorf("np=%d: want %d ranks ok:\n%s", np, np, out)
+			}
+		}
+		return
+	}
+	runtime.LockOSThread()
+	if err := Init(); err != nil {
+		t.Fatal(err)
+	}
+	// A failing rank takes the job down: its peers would wait for it.
+	check := func(err error) {
+		if err != nil {
+			fmt.Println("FAIL:", err)
+			Abort(World(), 1)
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			check(fmt.Errorf("panic: %v", r))
+		}
+	}()
+	c, err := Copy(World(), true)
+	check(err)
+	check(collectives(c))
+	// The same with pieces of 5 bytes: Bcast, Allgatherv and Alltoallv
+	// take their multi-round paths, as they would past 2^31 bytes.
+	chunk = 5
+	check(collectives(c))
+	check(Free(c))
+	check(Finalize())
+	fmt.Println("collectives ok")
+}
+
+// collectives checks every typed collective against values computed by
+// hand from the rank alone.
+func collectives(c Comm) error {
+	_, _, _, size, rank := Inspect(c)
+	fail := func(what string, got, want any) error {
+		return fmt.Errorf("rank %d of %d: %s: got %v, want %v", rank, size, what, got, want)
+	}
+	s := []int64{int64(rank + 1), int64(-rank)}
+	if err := Allreduce(c, s, Sum); err != nil {
+		return err
+	}
+	if want := int64(size * (size + 1) / 2); s[0] != want || s[1] != -want+int64(size) {
+		return fail("Allreduce sum", s, want)
+	}
+	f := []float64{float64(rank) + 0.5}
+	if err := Allreduce(c, f, Max); err != nil {
+		return err
+	}
+	if f[0] != float64(size-1)+0.5 {
+		return fail("Allreduce max", f, size)
+	}
+	m, who, err := MinLoc(c, int64(10-rank%2))
+	if err != nil {
+		return err
+	}
+	if wantM, wantWho := int64(10-min(size-1, 1)), min(size-1, 1); m != wantM || who != wantWho {
+		return fail("MinLoc", [2]int64{m, int64(who)}, [2]int64{wantM, int64(wantWho)})
+	}
+	ex, err := Scan(c, []int64{int64(rank + 1)}, Sum, true)
+	if err != nil {
+		return err
+	}
+	if ex[0] != int64(rank*(rank+1)/2) {
+		return fail("Exscan", ex[0], rank*(rank+1)/2)
+	}
+	in, err := Scan(c, []int32{int32(rank + 1)}, Sum, false)
+	if err != nil {
+		return err
+	}
+	if in[0] != int32((rank+1)*(rank+2)/2) {
+		return fail("Scan", in[0], (rank+1)*(rank+2)/2)
+	}
+	buf := make([]byte, 23)
+	if rank == size-1 {
+		for i := range buf {
+			buf[i] = byte(i * 7)
+		}
+	}
+	if err := Bcast(c, buf, size-1); err != nil {
+		return err
+	}
+	for i := range buf {
+		if buf[i] != byte(i*7) {
+			return fail("Bcast", buf, "i*7")
+		}
+	}
+	// Rank r contributes r elements of value 100r+i; it sends rank d
+	// (d+r)%3 elements 1000r+10d+i.
+	mine := make([]int64, rank)
+	for i := range mine {
+		mine[i] = int64(100*rank + i)
+	}
+	all, offs, err := Allgatherv(c, mine, size)
+	if err != nil {
+		return err
+	}
+	for r := 0; r < size; r++ {
+		if offs[r+1]-offs[r] != int64(r) {
+			return fail("Allgatherv offsets", offs, "r")
+		}
+		for i := int64(0); i < int64(r); i++ {
+			if all[offs[r]+i] != int64(100*r)+i {
+				return fail("Allgatherv", all, "100r+i")
+			}
+		}
+	}
+	var send []int64
+	sendOff := []int64{0}
+	for d := 0; d < size; d++ {
+		for i := 0; i < (d+rank)%3; i++ {
+			send = append(send, int64(1000*rank+10*d+i))
+		}
+		sendOff = append(sendOff, int64(len(send)))
+	}
+	recv, recvOff, err := Alltoallv(c, send, sendOff, size)
+	if err != nil {
+		return err
+	}
+	for r := 0; r < size; r++ {
+		if recvOff[r+1]-recvOff[r] != int64((rank+r)%3) {
+			return fail("Alltoallv offsets", recvOff, "(rank+r)%3")
+		}
+		for i := int64(0); i < recvOff[r+1]-recvOff[r]; i++ {
+			if recv[recvOff[r]+i] != int64(1000*r+10*rank)+i {
+				return fail("Alltoallv", recv, "1000r+10rank+i")
+			}
+		}
+	}
+	return nil
+}

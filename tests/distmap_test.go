@@ -1,0 +1,189 @@
+package tests
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/topology"
+)
+
+// gpumap-mpi (issue 24) on one node: at P = 1..4 the mapping is feasible,
+// the printed metrics are gpumap eval's of the written file, and a rerun
+// with the same P (4) and seed writes the same bytes. Ranks without vertices
+// and a bad line (one message from rank 0, no file) are covered too.
+
+// mpiMap runs bin/gpumap-mpi map on np ranks and returns its output and
+// error.
+func mpiMap(t *testing.T, np int, args ...string) (string, error) {
+	t.Helper()
+	a := append(append([]string{}, openmpiFlags...), "-np", strconv.Itoa(np), filepath.Join(root, "bin/gpumap-mpi"), "map", "-q")
+	return run(t, 2*time.Minute, nil, "mpirun.openmpi", append(a, args...)...)
+}
+
+// evalText is what gpumap eval prints for the mapping file.
+func evalText(t *testing.T, g *graph.Graph, top *topology.Topology, file string, eps float64) string {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	pe, err := graph.ReadMapping(f, g.N(), top.K())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := graph.Evaluate(g, top, pe, eps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Feasible {
+		t.Errorf("%s: infeasible: heaviest PE %d > Lmax %d", file, m.MaxBlock, m.Lmax)
+	}
+	var b bytes.Buffer
+	graph.WriteMetrics(&b, m)
+	return b.String()
+}
+
+// distGraph writes a weighted random graph with comment lines between
+// its vertex lines, so that the byte ranges and line numbers of the
+// reader are exercised.
+func distGraph(t *testing.T, dir string) (*graph.Graph, string) {
+	t.Helper()
+	g := graph.Random(1500, 6000, 9, 5, 24)
+	var text bytes.Buffer
+	if err := graph.WriteMETIS(&text, g); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(text.String(), "\n")
+	var body strings.Builder
+	body.WriteString("% a comment first\n")
+	for i, ln := range lines {
+		body.WriteString(ln)
+		if i%400 == 7 {
+			body.WriteString("  % and some between\n")
+		}
+	}
+	gf := filepath.Join(dir, "g.graph")
+	if err := os.WriteFile(gf, []byte(body.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return g, gf
+}
+
+// distArgs: -coarsest 300 gives several levels of clustering and
+// contraction on distGraph.
+func distArgs(gf string) []string {
+	return []string{"-g", gf, "-h", "4:4:2", "-d", "1:10:100", "-e", "0.03", "-s", "5", "-coarsest", "300"}
+}
+
+func TestDistributedMap(t *testing.T) {
+	need(t, "bin/gpumap-mpi")
+	dir := t.TempDir()
+	g, gf := distGraph(t, dir)
+	top, err := topology.Parse("4:4:2", "1:10:100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := distArgs(gf)
+	for np := 1; np <= 4; np++ {
+		mf := filepath.Join(dir, fmt.Sprintf("p%d.map", np))
+		out, err := mpiMap(t, np, append(args, "-m", mf)...)
+		if err != nil {
+			t.Fatalf("np=%d: %v\n%s", np, err, out)
+		}
+		want := evalText(t, g, top, mf, 0.03)
+		if !strings.HasPrefix(out, want) {
+			t.Errorf("np=%d: printed\n%s\nbut gpumap eval gives\n%s", np, out, want)
+		}
+		if np == 4 {
+			again := mf + ".again"
+			if out, err := mpiMap(t, np, append(args, "-m", again)...); err != nil {
+				t.Fatalf("np=%d, again: %v\n%s", np, err, out)
+			}
+			a, _ := os.ReadFile(mf)
+			b, _ := os.ReadFile(again)
+			if !bytes.Equal(a, b) {
+				t.Errorf("np=%d: two runs with seed 5 wrote different mappings", np)
+			}
+		}
+	}
+}
+
+func TestDistributedMapSmallAndBad(t *testing.T) {
+	need(t, "bin/gpumap-mpi")
+	dir := t.TempDir()
+	// A path of 3 vertices on 4 ranks: some own nothing. On 2:2 with
+	// Lmax 1 every vertex has a PE of its own; the best puts the middle
+	// vertex next to one end (1) and across sockets from the other (10).
+	path := filepath.Join(dir, "path.graph")
+	os.WriteFile(path, []byte("3 2\n2\n1 3\n2\n"), 0o644)
+	mf := filepath.Join(dir, "path.map")
+	out, err := mpiMap(t, 4, "-g", path, "-h", "2:2", "-d", "1:10", "-m", mf)
+	if err != nil || !strings.HasPrefix(out, "J=11\n") || !strings.Contains(out, "feasible=true\n") {
+		t.Errorf("path on 4 ranks: %v\n%s", err, out)
+	}
+	// Bad input: every rank stops, rank 0 says why once, and no mapping
+	// is written. The vertices of each file lie on different ranks.
+	for i, c := range []struct {
+		np         int
+		text, want string
+	}{
+		{3, "3 2\n2\n1 3\n9\n", "line 4 (vertex 3): neighbour 9 is out of range [1,3]"},
+		// Vertices 1, 2 on rank 1, 3, 4 on rank 2: 1 lists 3, 4 lists 1;
+		// rank 1 finds the second, the lower rank's message wins.
+		{3, "4 2\n3\n4\n2\n1\n", "asymmetric edge: vertex 4 lists neighbour 1, but vertex 1 does not list 4"},
+		// Vertex 1 on rank 0, vertex 2 on rank 1.
+		{2, "2 1 1\n2 5\n1 6\n", "asymmetric edge weight: vertex 2 gives edge to 1 weight 6, but vertex 1 gives it weight 5"},
+	} {
+		bad := filepath.Join(dir, fmt.Sprintf("bad%d.graph", i))
+		os.WriteFile(bad, []byte(c.text), 0o644)
+		bf := filepath.Join(dir, fmt.Sprintf("bad%d.map", i))
+		out, err = mpiMap(t, c.np, "-g", bad, "-h", "2:2", "-d", "1:10", "-m", bf)
+		if msg := "gpumap-mpi: " + c.want + "\n"; err == nil || strings.Count(out, msg) != 1 {
+			t.Errorf("%q on %d ranks: want exit 1 and once %q, got %v:\n%s", c.text, c.np, msg, err, out)
+		}
+		if _, err := os.Stat(bf); err == nil {
+			t.Errorf("a failed run left %s", bf)
+		}
+	}
+}
+
+// P = 4 across the two-node test cluster writes the same mapping as P = 4
+// on one node: nothing depends on where the ranks run or on the timing
+// of their messages.
+func TestDistributedMapTwoNodes(t *testing.T) {
+	need(t, "bin/gpumap-mpi")
+	if os.Geteuid() != 0 {
+		t.Fatal("the two-node tests need root (network namespaces)")
+	}
+	dir := t.TempDir()
+	g, gf := distGraph(t, dir)
+	top, err := topology.Parse("4:4:2", "1:10:100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := filepath.Join(dir, "one.map")
+	if out, err := mpiMap(t, 4, append(distArgs(gf), "-m", one)...); err != nil {
+		t.Fatalf("one node: %v\n%s", err, out)
+	}
+	cluster(t, "up", "2")
+	defer cluster(t, "down")
+	two := filepath.Join(dir, "two.map")
+	out := clusterRun(t, 4, "node0:2,node1:2", []string{"--map-by", "node"}, "bin/gpumap-mpi",
+		append(append([]string{"map", "-q"}, distArgs(gf)...), "-m", two)...)
+	if want := evalText(t, g, top, two, 0.03); !strings.HasPrefix(out, want) {
+		t.Errorf("two nodes printed\n%s\nbut gpumap eval gives\n%s", out, want)
+	}
+	a, _ := os.ReadFile(one)
+	b, _ := os.ReadFile(two)
+	if !bytes.Equal(a, b) {
+		t.Errorf("P=4 on two nodes wrote another mapping than on one node")
+	}
+}
