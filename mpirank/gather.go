@@ -65,9 +65,9 @@ func gatherFitting(d Comm, data []byte, rank, size int, fits bool) (all []byte, 
 // libgpumap_record.so, mine being this rank's) on rank 0, which merges it
 // into the pattern (record.BuildEncoded); the other ranks get nil. It is
 // collective over c and runs on a private copy with MPI_ERRORS_RETURN;
-// mine.Host is set to this process's processor name. Unlike
-// GatherTraffic, rank 0 never holds the decoded records of all ranks:
-// patternOnRoot streams them into the graph.
+// mine.Host is set to this process's processor name. Rank 0 never holds
+// the decoded records of all ranks: patternOnRoot streams them into the
+// graph.
 func GatherPattern(c Comm, mine record.Rank, program string) (*record.Pattern, error) {
 	if !Ready() {
 		return nil, fmt.Errorf("MPI is not initialized or already finalized")
