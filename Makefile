@@ -52,7 +52,7 @@ GOSRC := $(shell find . -name '*.go' -not -path './build/*') go.mod go.sum
 CABI := $(wildcard cabi/*.go cabi/*.c cabi/*.h cabi/include/*.h)
 
 APT_PACKAGES := build-essential pkg-config gfortran openmpi-bin libopenmpi-dev mpich libmpich-dev \
-	libhwloc-dev hwloc iproute2 util-linux procps scotch cmake
+	libhwloc-dev hwloc iproute2 util-linux procps scotch cmake time gdb
 
 .PHONY: all deps build lib testprogs test unit mpitest fuzz demo bench ptx cudaemu emutest gpucheck clean
 
