@@ -25,12 +25,14 @@ SHELL := /bin/bash
 ifeq ($(MPI),mpich)
   MPICC := mpicc.mpich
   MPIFC := mpifort.mpich
+  MPICXX := mpicxx.mpich
   MPIPC := mpich
   GOTAGS := -tags mpich
   BUILD := build/mpich
 else ifeq ($(MPI),openmpi)
   MPICC := mpicc.openmpi
   MPIFC := mpifort.openmpi
+  MPICXX := mpicxx.openmpi
   MPIPC := ompi-c
   GOTAGS :=
   BUILD := build
@@ -116,7 +118,8 @@ $(LIB)/pkgconfig/gpumap.pc: cabi/gpumap.pc.in gpumap/options.go
 # rpath makes the remote node find libgpumap without any environment.
 CFLAGS_T := -O2 -Wall -I$(INC)
 LDFLAGS_T := -L$(LIB) -lgpumap -lm -Wl,-rpath,'$$ORIGIN/../lib'
-TESTPROGS := $(TESTBIN)/hello $(TESTBIN)/stencil $(TESTBIN)/invalid $(TESTBIN)/attack $(TESTBIN)/threads $(TESTBIN)/hello_f $(TESTBIN)/hello_f08
+TESTPROGS := $(TESTBIN)/hello $(TESTBIN)/stencil $(TESTBIN)/invalid $(TESTBIN)/attack $(TESTBIN)/threads $(TESTBIN)/hello_f $(TESTBIN)/hello_f08 \
+	$(TESTBIN)/cost_f $(TESTBIN)/hello_cxx
 
 # The topology programs know nothing of gpumap (tests/topo_test.go
 # preloads the interposer); *_linked link it before the MPI library.
@@ -129,6 +132,11 @@ testprogs: lib $(TESTPROGS) $(TOPOPROGS)
 $(TESTBIN)/%: tests/testdata/%.c $(LIB)/libgpumap.so $(INC)/gpumap.h
 	@mkdir -p $(TESTBIN)
 	$(MPICC) $(CFLAGS_T) $< -o $@ $(LDFLAGS_T)
+
+# -pedantic -Werror: gpumap.h must be clean C++ (extern "C").
+$(TESTBIN)/%: tests/testdata/%.cc $(LIB)/libgpumap.so $(INC)/gpumap.h
+	@mkdir -p $(TESTBIN)
+	$(MPICXX) -O2 -Wall -Wextra -pedantic -Werror -I$(INC) $< -o $@ $(LDFLAGS_T)
 
 # gfortran's runtime would replace Go's SIGSEGV handler: -fno-backtrace.
 $(TESTBIN)/%: tests/testdata/%.f90 $(LIB)/libgpumapf.a $(LIB)/libgpumap.so
