@@ -12,6 +12,7 @@
 #   make ptx     regenerate the CUDA PTX (needs nvcc 11.8)
 #   make cudaemu build/cudaemu/libcuda.so.1, the emulated CUDA driver (g++)
 #   make emutest the GPU tests through the emulator (part of make test)
+#   make racetest  the race detector on the concurrent packages (part of make test)
 #   make gpucheck  build/gpu: the GPU tests, benchmarks and command, with
 #                tests/gpu/run.sh, to copy to a GPU machine without Go
 #
@@ -56,7 +57,7 @@ CABI := $(wildcard cabi/*.go cabi/*.c cabi/*.h cabi/include/*.h)
 APT_PACKAGES := build-essential pkg-config gfortran openmpi-bin libopenmpi-dev mpich libmpich-dev \
 	libhwloc-dev hwloc iproute2 util-linux procps scotch cmake time gdb
 
-.PHONY: all deps build lib testprogs test unit mpitest fuzz demo bench ptx cudaemu emutest gpucheck clean
+.PHONY: all deps build lib testprogs test racetest unit mpitest fuzz demo bench ptx cudaemu emutest gpucheck clean
 
 all: build lib
 
@@ -174,7 +175,17 @@ test: deps build
 	$(MAKE) testprogs MPI=mpich
 	$(GO) vet ./...
 	GPUMAP_MPI_TESTS=1 $(GO) test -count=1 -timeout 25m ./...
+	$(MAKE) racetest
 	$(MAKE) emutest
+
+# The race detector on the concurrent packages, on their tests that run
+# them on two or more threads (graphs shrunk under -race: race_on_test.go).
+racetest:
+	$(GO) test -race -count=1 -short ./gpumap/internal/par ./mpirank
+	$(GO) test -race -count=1 -run 'Parallel|BoundaryAfterARound|SearcherStamp|WorkerScratch' ./gpumap/refinement
+	$(GO) test -race -count=1 -run 'AcrossThreads|LinePrivate' ./gpumap/coarsening
+	$(GO) test -race -count=1 -run 'AnyWorkerCount' ./gpumap/multisection
+	$(GO) test -race -count=1 -run 'TestStrongPortfolio|TestSameMappingForAnyThreadCount' ./gpumap
 
 FUZZTIME ?= 30s
 fuzz:
