@@ -16,6 +16,7 @@
 #   make ptx     regenerate the CUDA PTX (needs nvcc 11.8)
 #   make cudaemu build/cudaemu/libcuda.so.1, the emulated CUDA driver (g++)
 #   make emutest the GPU tests through the emulator (part of make test)
+#   make racetest  the race detector on the concurrent packages (part of make test)
 #   make gpucheck  build/gpu: the GPU tests, benchmarks and command, with
 #                tests/gpu/run.sh, to copy to a GPU machine without Go
 #
@@ -29,6 +30,7 @@ SHELL := /bin/bash
 ifeq ($(MPI),mpich)
   MPICC := mpicc.mpich
   MPIFC := mpifort.mpich
+  MPICXX := mpicxx.mpich
   MPIPC := mpich
   GOTAGS := -tags mpich
   BUILD := build/mpich
@@ -36,6 +38,7 @@ ifeq ($(MPI),mpich)
 else ifeq ($(MPI),openmpi)
   MPICC := mpicc.openmpi
   MPIFC := mpifort.openmpi
+  MPICXX := mpicxx.openmpi
   MPIPC := ompi-c
   GOTAGS :=
   BUILD := build
@@ -59,9 +62,9 @@ GOSRC := $(shell find . -name '*.go' -not -path './build/*') go.mod go.sum
 CABI := $(wildcard cabi/*.go cabi/*.c cabi/*.h cabi/include/*.h) cabi/dl/gpumap_abi.h cabi/dl/gpumap_env.h # mpirank includes the rule
 
 APT_PACKAGES := build-essential pkg-config gfortran openmpi-bin libopenmpi-dev mpich libmpich-dev \
-	libhwloc-dev hwloc iproute2 util-linux procps scotch cmake
+	libhwloc-dev hwloc iproute2 util-linux procps scotch cmake time gdb
 
-.PHONY: all deps build lib testprogs test unit mpitest fuzz demo bench bench-topo ptx cudaemu emutest gpucheck clean
+.PHONY: all deps build lib testprogs test racetest unit mpitest fuzz demo bench bench-topo ptx cudaemu emutest gpucheck clean
 
 all: build lib
 
@@ -134,7 +137,8 @@ $(LIB)/pkgconfig/gpumap.pc: cabi/gpumap.pc.in gpumap/options.go
 # rpath makes the remote node find libgpumap without any environment.
 CFLAGS_T := -O2 -Wall -I$(INC)
 LDFLAGS_T := -L$(LIB) -lgpumap -lm -Wl,-rpath,'$$ORIGIN/../lib'
-TESTPROGS := $(TESTBIN)/hello $(TESTBIN)/stencil $(TESTBIN)/invalid $(TESTBIN)/attack $(TESTBIN)/threads $(TESTBIN)/hello_f $(TESTBIN)/hello_f08
+TESTPROGS := $(TESTBIN)/hello $(TESTBIN)/stencil $(TESTBIN)/invalid $(TESTBIN)/attack $(TESTBIN)/threads $(TESTBIN)/hello_f $(TESTBIN)/hello_f08 \
+	$(TESTBIN)/cost_f $(TESTBIN)/hello_cxx
 
 # The topology programs know nothing of gpumap (tests/topo_test.go
 # preloads the interposer); *_linked link it before the MPI library.
@@ -148,6 +152,11 @@ testprogs: lib $(TESTPROGS) $(TOPOPROGS)
 $(TESTBIN)/%: tests/testdata/%.c $(LIB)/libgpumap.so $(INC)/gpumap.h
 	@mkdir -p $(TESTBIN)
 	$(MPICC) $(CFLAGS_T) $< -o $@ $(LDFLAGS_T)
+
+# -pedantic -Werror: gpumap.h must be clean C++ (extern "C").
+$(TESTBIN)/%: tests/testdata/%.cc $(LIB)/libgpumap.so $(INC)/gpumap.h
+	@mkdir -p $(TESTBIN)
+	$(MPICXX) -O2 -Wall -Wextra -pedantic -Werror -I$(INC) $< -o $@ $(LDFLAGS_T)
 
 # gfortran's runtime would replace Go's SIGSEGV handler: -fno-backtrace.
 $(TESTBIN)/%: tests/testdata/%.f90 $(LIB)/libgpumapf.a $(LIB)/libgpumap.so
@@ -185,7 +194,17 @@ test: deps build
 	$(MAKE) testprogs MPI=mpich
 	$(GO) vet ./...
 	GPUMAP_MPI_TESTS=1 $(GO) test -count=1 -timeout 25m ./...
+	$(MAKE) racetest
 	$(MAKE) emutest
+
+# The race detector on the concurrent packages, on their tests that run
+# them on two or more threads (graphs shrunk under -race: race_on_test.go).
+racetest:
+	$(GO) test -race -count=1 -short ./gpumap/internal/par ./mpirank
+	$(GO) test -race -count=1 -run 'Parallel|BoundaryAfterARound|SearcherStamp|WorkerScratch' ./gpumap/refinement
+	$(GO) test -race -count=1 -run 'AcrossThreads|LinePrivate' ./gpumap/coarsening
+	$(GO) test -race -count=1 -run 'AnyWorkerCount' ./gpumap/multisection
+	$(GO) test -race -count=1 -run 'TestStrongPortfolio|TestSameMappingForAnyThreadCount' ./gpumap
 
 FUZZTIME ?= 30s
 fuzz:

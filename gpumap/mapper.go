@@ -98,7 +98,7 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 	} else {
 		t.phase("evaluate", func() { res.Metrics, err = graph.Evaluate(g, top, res.PE, opt.Eps) })
 		if err != nil {
-			return nil, fmt.Errorf("internal error: %w", err)
+			return nil, fmt.Errorf("%w: %w", ErrInternal, err)
 		}
 	}
 	res.Phases = t.phases

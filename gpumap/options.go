@@ -107,5 +107,10 @@ const Version = "0.2.0"
 // usable GPU exists.
 var ErrNoGPU = errors.New("no usable GPU")
 
+// ErrInternal is wrapped by the errors that mean a bug in gpumap rather
+// than in its input, so that callers (the C ABI's GPUMAP_ERR_INTERNAL)
+// tell them apart with errors.Is, not by their text.
+var ErrInternal = errors.New("internal error")
+
 // IsNoGPU reports whether err says that the required GPU is missing.
 func IsNoGPU(err error) bool { return errors.Is(err, ErrNoGPU) }

@@ -25,6 +25,12 @@ func TestStrongPortfolio(t *testing.T) {
 		"dense blocks": graph.DenseBlocks(50, 20, 60, 23),
 		"random":       graph.Random(9000, 70000, 1, 1, 24),
 	}
+	if underRace {
+		graphs = map[string]*graph.Graph{
+			"rgg":          graph.RandomGeometric(1000, 21),
+			"dense blocks": graph.DenseBlocks(15, 20, 60, 23),
+		}
+	}
 	regular := map[string]bool{"rgg": true, "grid3d": true, "random": true}
 	for name, g := range graphs {
 		opt := DefaultOptions()

@@ -109,32 +109,39 @@ func TestSpecOverrides(t *testing.T) {
 }
 
 // TestLocateWithFakeTopology runs this test binary again under a faked
-// two-socket hwloc topology and a binding to PU 1.
+// two-socket hwloc topology and a binding to PU 1. It skips only where
+// PU 1 cannot be bound at all (one PU, or a cpuset without it): any
+// failure of the child itself, a panic in Locate say, fails the test.
 func TestLocateWithFakeTopology(t *testing.T) {
 	if os.Getenv("GPUMAP_LOCATE_CHILD") == "1" {
 		r := Locate("me")
 		os.Stdout.WriteString("SOCKET=" + itoa(r.Socket) + "\n")
 		return
 	}
+	// taskset is util-linux, which make deps installs.
 	taskset, err := exec.LookPath("taskset")
 	if err != nil {
-		t.Skip("taskset not available:", err)
+		t.Fatal("taskset (util-linux) is not installed:", err)
 	}
-	xml, _ := filepath.Abs("testdata/two-sockets.xml")
-	cmd := exec.Command(taskset, "-c", "1", os.Args[0], "-test.run", "TestLocateWithFakeTopology")
-	cmd.Env = append(os.Environ(), "GPUMAP_LOCATE_CHILD=1", "HWLOC_XMLFILE="+xml, "HWLOC_THISSYSTEM=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
+	if out, err := exec.Command(taskset, "-c", "1", "true").CombinedOutput(); err != nil {
 		t.Skipf("cannot bind to PU 1 here (%v): %s", err, out)
 	}
-	if !strings.Contains(string(out), "SOCKET=1\n") {
+	xml, _ := filepath.Abs("testdata/two-sockets.xml")
+	child := func(cpus string) string {
+		t.Helper()
+		cmd := exec.Command(taskset, "-c", cpus, os.Args[0], "-test.run", "^TestLocateWithFakeTopology$")
+		cmd.Env = append(os.Environ(), "GPUMAP_LOCATE_CHILD=1", "HWLOC_XMLFILE="+xml, "HWLOC_THISSYSTEM=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("Locate under taskset -c %s: %v\n%s", cpus, err, out)
+		}
+		return string(out)
+	}
+	if out := child("1"); !strings.Contains(out, "SOCKET=1\n") {
 		t.Fatalf("bound to PU 1 of a faked 2-socket machine, got:\n%s", out)
 	}
 	// Unbound: the binding spans both sockets.
-	cmd = exec.Command(taskset, "-c", "0,1", os.Args[0], "-test.run", "TestLocateWithFakeTopology")
-	cmd.Env = append(os.Environ(), "GPUMAP_LOCATE_CHILD=1", "HWLOC_XMLFILE="+xml, "HWLOC_THISSYSTEM=1")
-	out, _ = cmd.CombinedOutput()
-	if !strings.Contains(string(out), "SOCKET=-1\n") {
+	if out := child("0,1"); !strings.Contains(out, "SOCKET=-1\n") {
 		t.Fatalf("unbound process, got:\n%s", out)
 	}
 }

@@ -19,11 +19,12 @@ func TestPayloadRoundTrip(t *testing.T) {
 	if q.Rec != p.Rec || len(q.Neighbors) != 4 {
 		t.Fatalf("%+v", q)
 	}
-	// Sorted by neighbour, volumes follow their neighbour.
-	want := map[int32]float64{9: 1.5, 5: 3}
-	for i, nb := range q.Neighbors {
-		if v, ok := want[nb]; ok && q.Volumes[i] != v {
-			t.Fatalf("volume of %d: %g", nb, q.Volumes[i])
+	// Sorted by neighbour, volumes follow their neighbour; the two entries
+	// of neighbour 2 keep their order (a stable sort).
+	wantNb, wantVol := []int32{2, 2, 5, 9}, []float64{2, math.MaxFloat64, 3, 1.5}
+	for i := range wantNb {
+		if q.Neighbors[i] != wantNb[i] || q.Volumes[i] != wantVol[i] {
+			t.Fatalf("decoded %v %v, want %v %v", q.Neighbors, q.Volumes, wantNb, wantVol)
 		}
 	}
 	if _, err := decodePayload([]byte("not zstd"), maxPayload); err == nil {

@@ -1,7 +1,9 @@
 package mpirank
 
 import (
+	"encoding/binary"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -100,8 +102,27 @@ func FuzzDecodePayload(f *testing.F) {
 	f.Add(encodePayload(payload{}))
 	f.Add([]byte{0x80, 0x80, 0x80, 0x80, 0x10})
 	f.Add([]byte("\x09not zstd"))
+	// Lengths announced above the limit: 2^24 (allocatable, so that a
+	// decoder that ignored the limit would show in the count below) and
+	// one over it, with a payload of the announced length behind the first.
+	big := compress(make([]byte, 1<<24))
+	f.Add(big)
+	f.Add(binary.AppendUvarint(nil, 1<<16+1))
+	codecs() // their one-time allocations are not the decoder's
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := decodePayload(data, 1<<16)
+		// What decodePayload may allocate for a limit of 2^16 decoded
+		// bytes: the decoded bytes, the strings (at most as many), and
+		// 12 bytes per neighbour (at most one per decoded byte), plus
+		// the decoder's own state; a length taken from the input without
+		// the limit costs more.
+		const limit = 1 << 16
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		p, err := decodePayload(data, limit)
+		runtime.ReadMemStats(&after)
+		if a := after.TotalAlloc - before.TotalAlloc; a > 14*limit+1<<20 {
+			t.Fatalf("decoding %d bytes allocated %d bytes (limit %d decoded bytes): %v", len(data), a, limit, err)
+		}
 		if err != nil {
 			return
 		}
