@@ -3,7 +3,7 @@ package distmap
 import (
 	"errors"
 	"fmt"
-	"os"
+	"io"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/mpirank/mpi"
@@ -11,8 +11,8 @@ import (
 
 // WriteMapping writes the PEs of all vertices, one per line in vertex
 // order, to path: rank 0 gathers them and writes the file (through
-// graph.Create; a failed write removes it). Collective; every rank
-// returns the same error.
+// graph.WriteFile: the old file stays until the new one is complete).
+// Collective; every rank returns the same error.
 func WriteMapping(g *Graph, pe []int32, path string) error {
 	defer func() { abortOnPanic(g.c, recover()) }()
 	var bad error
@@ -46,17 +46,7 @@ func WriteMapping(g *Graph, pe []int32, path string) error {
 }
 
 func write(path string, pe []int32) error {
-	f, err := graph.Create(path)
-	if err != nil {
-		return err
-	}
-	err = graph.WriteMapping(f, pe)
-	if e := f.Close(); err == nil {
-		err = e
-	}
-	if err != nil {
-		os.Remove(path)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	// graph.WriteFile: the old file stays until the new one is complete,
+	// and a failed write leaves nothing behind.
+	return graph.WriteFile(path, func(w io.Writer) error { return graph.WriteMapping(w, pe) })
 }

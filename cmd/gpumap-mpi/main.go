@@ -109,8 +109,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *cpuprofile != "" {
 		_, _, _, _, rank := mpi.Inspect(mpi.World())
 		if pf, err := graph.Create(fmt.Sprintf("%s.%d", *cpuprofile, rank)); err == nil {
+			defer pf.Close()
 			if pprof.StartCPUProfile(pf) == nil {
-				defer pprof.StopCPUProfile()
+				defer func() {
+					pprof.StopCPUProfile()
+					pf.Commit()
+				}()
 			}
 		}
 	}
