@@ -60,7 +60,8 @@ func run(t *testing.T, timeout time.Duration, env []string, name string, args ..
 // on the shared 2-core machine under load (GPUMAP_TEST_TIMES=1 logs every
 // run's time): a run that reaches its cap hangs, it is not slow. One node
 // (MPICH, 16 ranks: 9.2 s in 63 runs); mpirun on the two-node cluster
-// (102 s in 173 runs); cluster.sh up, shape and down (25 s in 114 runs).
+// (102 s in 173 runs under load, 7.1 s in 150 more on an idle machine);
+// cluster.sh up, shape and down (25 s in 114 runs; 1.3 s in 110 idle).
 const (
 	launchCap     = 2 * time.Minute
 	clusterCap    = 10 * time.Minute
