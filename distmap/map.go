@@ -55,7 +55,7 @@ func coarsestSize(k int, opt Options) int64 {
 func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error) {
 	defer func() { abortOnPanic(g.c, recover()) }()
 	var bad error
-	if math.IsNaN(opt.Eps) || opt.Eps < 0 || opt.Eps > 1e6 {
+	if !gpumap.ValidEps(opt.Eps) {
 		bad = fmt.Errorf("eps %v must be a finite number in [0, 1e6]", opt.Eps)
 	}
 	if err := agree(g.c, bad); err != nil {

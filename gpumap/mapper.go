@@ -115,7 +115,7 @@ func validate(g *graph.Graph, top *topology.Topology, opt Options) error {
 		return fmt.Errorf("no topology")
 	case math.IsNaN(opt.Eps) || math.IsInf(opt.Eps, 0) || opt.Eps < 0:
 		return fmt.Errorf("imbalance eps=%v must be a finite number >= 0", opt.Eps)
-	case opt.Eps > 1e6:
+	case opt.Eps > MaxEps:
 		return fmt.Errorf("imbalance eps=%v is absurdly large", opt.Eps)
 	case opt.Preset < Fast || opt.Preset > Strong:
 		return fmt.Errorf("unknown preset %d", int(opt.Preset))

@@ -107,6 +107,14 @@ const Version = "0.2.0"
 // usable GPU exists.
 var ErrNoGPU = errors.New("no usable GPU")
 
+// MaxEps bounds the imbalance eps: an eps above it is a mistake, not a
+// wish for an unbalanced mapping.
+const MaxEps = 1e6
+
+// ValidEps reports whether eps is an imbalance every mapper (gpumap.Map,
+// distmap.Map, the commands) accepts: a finite number in [0, MaxEps].
+func ValidEps(eps float64) bool { return eps >= 0 && eps <= MaxEps }
+
 // ErrInternal is wrapped by the errors that mean a bug in gpumap rather
 // than in its input, so that callers (the C ABI's GPUMAP_ERR_INTERNAL)
 // tell them apart with errors.Is, not by their text.

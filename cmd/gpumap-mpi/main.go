@@ -12,7 +12,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -83,8 +82,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = errors.New("missing -d distances")
 	case *out == "":
 		err = errors.New("missing -m mapping file")
-	case math.IsNaN(*eps) || math.IsInf(*eps, 0) || *eps < 0 || *eps > 1e6:
-		err = fmt.Errorf("-e %v: the imbalance must be a finite number in [0, 1e+06]", *eps)
+	case !gpumap.ValidEps(*eps):
+		err = fmt.Errorf("-e %v: the imbalance must be a finite number in [0, %g]", *eps, gpumap.MaxEps)
 	case *coarsest < 0:
 		err = fmt.Errorf("-coarsest %d: must be >= 0", *coarsest)
 	case *threads < 1 || *threads > gpumap.MaxThreads:

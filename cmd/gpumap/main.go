@@ -20,7 +20,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -116,13 +115,10 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.Var(&c.maxBytes, "max-graph-bytes", "largest graph text after decompression, e.g. 40G (default: 64 x a compressed file, at least 1M, at most 16G)")
 }
 
-// maxEps bounds -e (the mapper rejects more).
-const maxEps = 1e6
-
 // check validates the flags that need no file.
 func (c *common) check() error {
-	if math.IsNaN(c.eps) || math.IsInf(c.eps, 0) || c.eps < 0 || c.eps > maxEps {
-		return usageError{fmt.Errorf("-e %v: the imbalance must be a finite number in [0, %g]", c.eps, maxEps)}
+	if !gpumap.ValidEps(c.eps) {
+		return usageError{fmt.Errorf("-e %v: the imbalance must be a finite number in [0, %g]", c.eps, gpumap.MaxEps)}
 	}
 	return nil
 }
