@@ -259,7 +259,7 @@ func gpumap_go_map_graph(n C.int32_t, xadj *C.int64_t, adjncy *C.int32_t, vwgt *
 	}
 	res, err := gpumap.Map(g, top, mo)
 	if err != nil {
-		return setError(mapCode(err), err.Error())
+		return setError(mpirank.MapCode(err), err.Error())
 	}
 	if C.gpumap_write(unsafe.Pointer(&out[0]), unsafe.Pointer(&res.PE[0]), C.size_t(4*len(res.PE))) != 0 {
 		return setError(mpirank.ErrArgument, fmt.Sprintf("pe (n = %d): %d entries cannot be written at %p", int(n), int(n), pe))
@@ -271,19 +271,6 @@ func gpumap_go_map_graph(n C.int32_t, xadj *C.int64_t, adjncy *C.int32_t, vwgt *
 		return setError(mpirank.ErrInfeasible, fmt.Sprintf("heaviest PE %d exceeds Lmax %d", res.Metrics.MaxBlock, res.Metrics.Lmax))
 	}
 	return C.GPUMAP_OK
-}
-
-// mapCode is the status of an error of gpumap.Map: a missing GPU, a bug
-// (gpumap.ErrInternal, however wrapped: a message is no classification),
-// or else options that do not fit the graph.
-func mapCode(err error) mpirank.Code {
-	switch {
-	case errors.Is(err, gpumap.ErrNoGPU):
-		return mpirank.ErrNoGPU
-	case errors.Is(err, gpumap.ErrInternal):
-		return mpirank.ErrInternal
-	}
-	return mpirank.ErrOptions
 }
 
 // argError is an error in an argument as such (a NULL or unreadable

@@ -139,7 +139,7 @@ func TestMapCode(t *testing.T) {
 		{errors.New("internal error: this text is not the sentinel"), mpirank.ErrOptions},
 		{errors.New("k = 5 PEs for 4 tasks"), mpirank.ErrOptions},
 	} {
-		if got := mapCode(c.err); got != c.want {
+		if got := mpirank.MapCode(c.err); got != c.want {
 			t.Errorf("%q: code %d, want %d", c.err, got, c.want)
 		}
 	}

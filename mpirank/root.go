@@ -107,11 +107,7 @@ func rootWork(all []byte, sizes, displs []int32, opt Options, cn canon, mode roo
 	}
 	out, err := gpumap.Map(g, top, mo)
 	if err != nil {
-		code := ErrInternal
-		if gpumap.IsNoGPU(err) {
-			code = ErrNoGPU
-		}
-		return nil, res, errorf(code, "%v", err)
+		return nil, res, errorf(MapCode(err), "%v", err)
 	}
 	if !out.Metrics.Feasible {
 		return nil, res, errorf(ErrInfeasible, "the mapping is not a permutation (max load %d)", out.Metrics.MaxBlock)

@@ -1,6 +1,11 @@
 package mpirank
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/gpumap/gpumap/gpumap"
+)
 
 // Code is a status shared with the C ABI (gpumap.h's gpumap_status); the
 // values must not change.
@@ -54,4 +59,18 @@ func (e *Error) Error() string { return e.Code.String() + ": " + e.Msg }
 
 func errorf(c Code, format string, args ...any) *Error {
 	return &Error{Code: c, Msg: fmt.Sprintf(format, args...)}
+}
+
+// MapCode is the status of an error of gpumap.Map: a missing GPU, a bug
+// (gpumap.ErrInternal, however wrapped: a message is no classification),
+// or else options that do not fit the graph. The C ABI and rank 0's
+// mapping classify with it alike.
+func MapCode(err error) Code {
+	switch {
+	case errors.Is(err, gpumap.ErrNoGPU):
+		return ErrNoGPU
+	case errors.Is(err, gpumap.ErrInternal):
+		return ErrInternal
+	}
+	return ErrOptions
 }
