@@ -63,4 +63,9 @@ func KindOf(err error) Kind {
 // with its kind, on every rank. A caller that validates its own input
 // before New (the C call does: NULL or unreadable arrays) agrees on it
 // first, so that no rank enters New while another gives up.
-func Agree(c mpi.Comm, err error) error { return agree(c, err) }
+func Agree(c mpi.Comm, err error) error {
+	if e, ok := err.(*Error); ok && e == nil {
+		err = nil // a nil *Error in an error is no error
+	}
+	return agree(c, err)
+}

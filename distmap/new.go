@@ -24,13 +24,7 @@ func New(c mpi.Comm, vtxdist, xadj, adjncy, vwgt, adjwgt []int64) (*Graph, error
 	if null || invalid || inter {
 		return nil, &Error{KindComm, "the communicator is MPI_COMM_NULL, no communicator or an inter-communicator"}
 	}
-	if err := agree(c, kindError(KindGraph, checkVtxdist(vtxdist, size, rank))); err != nil {
-		return nil, err
-	}
-	// The same vtxdist everywhere: rank 0's is compared with each rank's.
-	if err := sameAsRoot(c, vtxdist, func(i int, mine, root int64) string {
-		return fmt.Sprintf("rank %d: vtxdist[%d] = %d differs from rank 0's %d: every rank must pass the same vtxdist", rank, i, mine, root)
-	}); err != nil {
+	if err := checkVtxdistAll(c, vtxdist, size, rank); err != nil {
 		return nil, err
 	}
 	err := checkArrays(vtxdist, rank, xadj, adjncy, vwgt, adjwgt)
@@ -60,6 +54,33 @@ func New(c mpi.Comm, vtxdist, xadj, adjncy, vwgt, adjwgt []int64) (*Graph, error
 		return nil, err
 	}
 	return g, nil
+}
+
+// CheckVtxdist is the first step of New: collective over c, it fails on
+// every rank with the same error unless vtxdist has one entry per rank
+// and one more, starts at 0, never decreases and is the same on every
+// rank. A caller that must know its local vertex count before it can
+// hand over its arrays (the C call, which reads them from C memory)
+// checks vtxdist first.
+func CheckVtxdist(c mpi.Comm, vtxdist []int64) error {
+	if !mpi.Ready() {
+		return &Error{KindMPI, "MPI is not initialized (call MPI_Init first) or already finalized"}
+	}
+	null, invalid, inter, size, rank := mpi.Inspect(c)
+	if null || invalid || inter {
+		return &Error{KindComm, "the communicator is MPI_COMM_NULL, no communicator or an inter-communicator"}
+	}
+	return checkVtxdistAll(c, vtxdist, size, rank)
+}
+
+func checkVtxdistAll(c mpi.Comm, vtxdist []int64, size, rank int) error {
+	if err := agree(c, kindError(KindGraph, checkVtxdist(vtxdist, size, rank))); err != nil {
+		return err
+	}
+	// The same vtxdist everywhere: rank 0's is compared with each rank's.
+	return sameAsRoot(c, vtxdist, func(i int, mine, root int64) string {
+		return fmt.Sprintf("rank %d: vtxdist[%d] = %d differs from rank 0's %d: every rank must pass the same vtxdist", rank, i, mine, root)
+	})
 }
 
 func checkVtxdist(vtxdist []int64, size, rank int) error {
