@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -105,5 +106,35 @@ func TestDistC(t *testing.T) {
 	}
 	if j := distLines(t, mpichrun(t, 3, "build/mpich/tests/dist"), "DIST", 3); j != j3 {
 		t.Errorf("P = 3: J=%s under MPICH, %s under OpenMPI", j, j3)
+	}
+}
+
+// TestDistFortran maps a ring from Fortran (dist_f.f90: mpi_f08 and
+// INTEGER handles, optional weights, options and cost), recomputing J and
+// the loads; a call with another hierarchy on one rank fails on every
+// rank with the same message.
+func TestDistFortran(t *testing.T) {
+	need(t, "build/tests/dist_f", "build/mpich/tests/dist_f")
+	bad := regexp.MustCompile(`(?m)^FDIST-BAD rank (\d+) status (\d+) (.*)$`)
+	for _, stack := range []string{"openmpi", "mpich"} {
+		var out string
+		np := 2
+		if stack == "openmpi" {
+			out = ompirun(t, np, "build/tests/dist_f")
+		} else {
+			np = 3
+			out = mpichrun(t, np, "build/mpich/tests/dist_f")
+		}
+		distLines(t, out, "FDIST", np)
+		m := bad.FindAllStringSubmatch(out, -1)
+		want := fmt.Sprintf("rank %d: hierarchy 4:1 differs from rank 0's 2:2", np-1)
+		if len(m) != np {
+			t.Fatalf("%s: %d of %d ranks reported the bad call:\n%s", stack, len(m), np, out)
+		}
+		for _, x := range m {
+			if x[2] != "5" || !strings.Contains(x[3], want) {
+				t.Errorf("%s: rank %s: status %s %q, want 5 and %q", stack, x[1], x[2], x[3], want)
+			}
+		}
 	}
 }
