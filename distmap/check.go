@@ -210,11 +210,19 @@ func machineOf(v []int64) string {
 	return topology.FormatInts(v[fpArity : fpArity+v[fpLevels]])
 }
 
+// MaxPEs is the largest machine Map maps onto. Every rank keeps the load
+// of every PE and the refinement sums them over the ranks each round: at
+// 2^22 PEs a 4-vertex graph took 10 s and 160 MB per rank, at 2^31 it
+// did not finish (16 GB per table). gpumap.Map maps small graphs onto
+// larger machines.
+const MaxPEs = 1 << 24
+
 // sameOptions fails on every rank (KindInconsistent) when the ranks pass
 // different options or machines: rank 0's are broadcast, and the message
 // names the lowest rank that differs and the first field, as
 // gpumap_reorder's agreement does. Unchecked, ranks would map onto
-// different machines and exchange PEs that do not exist elsewhere.
+// different machines and exchange PEs that do not exist elsewhere. A
+// machine of more than MaxPEs PEs is refused (KindOptions) on every rank.
 func sameOptions(g *Graph, top *topology.Topology, opt Options) error {
 	var bad error
 	if top == nil {
@@ -249,5 +257,12 @@ func sameOptions(g *Graph, top *topology.Topology, opt Options) error {
 	if msg != "" {
 		bad = &Error{KindInconsistent, msg + ": every rank must pass the same options"}
 	}
-	return agree(g.c, bad)
+	if err := agree(g.c, bad); err != nil {
+		return err
+	}
+	// The same machine everywhere now: the same answer on every rank.
+	if top.K() > MaxPEs {
+		return &Error{KindOptions, fmt.Sprintf("the machine has %d PEs; the distributed mapper keeps every PE's load on every rank and maps onto at most %d (gpumap map maps small graphs onto larger machines)", top.K(), MaxPEs)}
+	}
+	return nil
 }

@@ -36,6 +36,7 @@ var distCases = []invalidCase{
 	{"distance-differs-on-one-rank", 5, "distances 1:100 differ from rank 0's 1:10", ""},
 	{"threads-differ", 0, "", ""},
 	{"hierarchy-malformed", 6, `rank 0: hierarchy "2:x": field 2 ("x") is not an integer`, ""},
+	{"hierarchy-2^31-1-pes", 6, "the machine has 2147483647 PEs; the distributed mapper keeps every PE's load on every rank and maps onto at most 16777216", ""},
 	{"imbalance-negative", 6, "rank 0: imbalance -0.5 must be a finite number", ""},
 	{"backend-gpu-on-one-rank", 6, "backend 2: gpumap_map_dist maps on the CPU", ""},
 	{"options-uninitialised", 6, "options are not initialised", ""},

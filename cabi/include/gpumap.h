@@ -276,7 +276,8 @@ int gpumap_map_graph(int32_t n, const int64_t xadj[], const int32_t adjncy[],
  *                     every edge listed by both ends' owners, with the
  *                     same weight; no self loops or duplicates
  *   vwgt[n], adjwgt[xadj[n]]  weights >= 0 (NULL: all 1)
- *   hierarchy, distance       e.g. "4:8:6" and "1:10:100"
+ *   hierarchy, distance       e.g. "4:8:6" and "1:10:100"; at most 2^24 PEs
+ *                     (every rank keeps every PE's load)
  *   options           NULL for the defaults; used: preset, seed,
  *                     imbalance (default 0.03), threads (per process;
  *                     0 means 1 here), verbosity (1: a summary on rank 0);

@@ -205,6 +205,7 @@ static int invalid(void) {
 
     /* Invalid options everywhere or on one rank. */
     run("hierarchy-malformed", &ring, "2:x", D, NULL);
+    run("hierarchy-2^31-1-pes", &ring, "2147483647", "1", NULL); /* a hang before: 16 GB per-PE tables */
     gpumap_options_init(&o);
     o.imbalance = -0.5;
     run("imbalance-negative", &ring, H, D, &o);
