@@ -14,7 +14,9 @@ import (
 // weights (nil: all 1). Every undirected edge must be listed by both
 // endpoints' owners with the same weight. Collective over c; the graph
 // keeps c, which must stay valid until the graph is no longer used. Every
-// rank returns the same error, naming global vertex ids (0-based).
+// rank returns the same error, naming global vertex ids (0-based), of the
+// same Kind (KindOf): KindGraph for the arrays, KindInconsistent for a
+// vtxdist that differs between ranks.
 func New(c mpi.Comm, vtxdist, xadj, adjncy, vwgt, adjwgt []int64) (*Graph, error) {
 	if !mpi.Ready() {
 		return nil, &Error{KindMPI, "MPI is not initialized (call MPI_Init first) or already finalized"}

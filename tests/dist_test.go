@@ -100,7 +100,13 @@ func TestDistC(t *testing.T) {
 	need(t, "build/tests/dist", "build/mpich/tests/dist")
 	var j3 string
 	for _, np := range []int{1, 3} {
-		j := distLines(t, ompirun(t, np, "build/tests/dist"), "DIST", np)
+		out := ompirun(t, np, "build/tests/dist")
+		j := distLines(t, out, "DIST", np)
+		// The first call asks for verbosity 1: rank 0's summary, once.
+		summary := fmt.Sprintf("gpumap: gpumap_map_dist of 256 vertices on %d ranks onto 2:2:2 / 1:10:100: J=%s ", np, j)
+		if strings.Count(out, summary) != 1 {
+			t.Errorf("P = %d: not once %q in:\n%s", np, summary, out)
+		}
 		if np == 3 {
 			j3 = j
 		}
