@@ -54,6 +54,9 @@ var distCases = []invalidCase{
 	{"comm-null", 4, "the communicator is MPI_COMM_NULL", ""},
 	{"fortran-handle-garbage", 4, "handle 12345 is not a communicator", ""},
 	{"infeasible", 8, "exceeds Lmax", ""},
+	{"before-init", 10, "MPI is not initialized (call MPI_Init first) or already finalized", ""},
+	{"before-init-fortran-handle", 10, "MPI is not initialized", ""},
+	{"after-finalize", 10, "MPI is not initialized (call MPI_Init first) or already finalized", ""},
 }
 
 // TestDistInvalidInput runs the table at P = 2 and 4 (OpenMPI) and P = 3

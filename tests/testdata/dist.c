@@ -371,13 +371,27 @@ static int valid(void) {
 }
 
 int main(int argc, char **argv) {
+    int bad = argc > 1 && strcmp(argv[1], "invalid") == 0;
+    /* Before MPI_Init and after MPI_Finalize: GPUMAP_ERR_MPI having
+       called only MPI_Initialized and MPI_Finalized. */
+    static const int64_t vd[2] = {0, 0}, xa[1] = {0};
+    int before = gpumap_map_dist(vd, xa, NULL, NULL, NULL, "2", "1", NULL, NULL, NULL, MPI_COMM_WORLD);
+    int before_f = gpumap_map_dist_f(vd, xa, NULL, NULL, NULL, "2", "1", NULL, NULL, NULL, 0);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (argc > 1 && strcmp(argv[1], "invalid") == 0)
+    if (bad) {
+        report("before-init", before);
+        report("before-init-fortran-handle", before_f);
         invalid();
-    else
+    } else {
         valid();
+    }
     MPI_Finalize();
+    if (bad) {
+        int after = gpumap_map_dist(vd, xa, NULL, NULL, NULL, "2", "1", NULL, NULL, NULL, MPI_COMM_WORLD);
+        printf("CASE after-finalize rank %d status %d %s\n", rank, after, gpumap_last_error());
+        fflush(stdout);
+    }
     return 0;
 }
