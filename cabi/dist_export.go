@@ -49,6 +49,11 @@ func gpumap_go_map_dist(vtxdist, xadj, adjncy, vwgt, adjwgt *C.int64_t, hierarch
 		return setError(mpirank.ErrMPI, err.Error())
 	}
 	defer mpi.Free(d)
+	// 0. The step every collective gpumap call starts with: ranks in
+	// different calls fail together.
+	if e := mpirank.AgreeDistCall(d); e != nil {
+		return setError(e.Code, e.Msg)
+	}
 	fail := func(err error) C.int { return setError(distCode(err), err.Error()) }
 
 	// 1. Options, machine and vtxdist's pointer; then vtxdist itself.

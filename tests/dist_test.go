@@ -53,6 +53,8 @@ var distCases = []invalidCase{
 	{"pe-null", 1, "rank 1: xadj or pe is NULL", ""},
 	{"comm-null", 4, "the communicator is MPI_COMM_NULL", ""},
 	{"fortran-handle-garbage", 4, "handle 12345 is not a communicator", ""},
+	{"reorder-on-one-rank", 5, "rank 1 calls gpumap_reorder but rank 0 calls gpumap_map_dist: every rank must make the same call", ""},
+	{"cost-on-rank-0", 5, "rank 1 calls gpumap_map_dist but rank 0 calls gpumap_cost: every rank must make the same call", ""},
 	{"infeasible", 8, "exceeds Lmax", ""},
 	{"before-init", 10, "MPI is not initialized (call MPI_Init first) or already finalized", ""},
 	{"before-init-fortran-handle", 10, "MPI is not initialized", ""},

@@ -286,6 +286,9 @@ int gpumap_map_graph(int32_t n, const int64_t xadj[], const int32_t adjncy[],
  *   cost              receives J of the whole mapping, the same on every
  *                     rank (may be NULL)
  * The same comm size, seed, options and arrays give the same mapping.
+ * Its first step is the agreement gpumap_reorder and gpumap_cost start
+ * with: a rank in one of those while the others call gpumap_map_dist
+ * gives GPUMAP_ERR_INCONSISTENT on every rank.
  * Statuses: GPUMAP_ERR_ARGUMENT (a NULL or unreadable array, a pe[] that
  * cannot be written), GPUMAP_ERR_GRAPH (vtxdist, xadj or adjncy malformed,
  * an edge its other end's owner does not list or lists with another

@@ -267,6 +267,30 @@ static int invalid(void) {
         report("fortran-handle-garbage", rc);
     }
 
+    /* Ranks in different gpumap calls: all fail together (the ranks of
+       one call got MPI_ERR_TRUNCATE and the others hung before). */
+    {
+        int nb[1] = {0}, rc;
+        double vol[1] = {1}, cost;
+        MPI_Comm out = MPI_COMM_NULL;
+        if (rank == 1)
+            rc = gpumap_reorder(MPI_COMM_WORLD, 1, nb, vol, NULL, &out);
+        else
+            rc = gpumap_map_dist(ring.vtxdist, ring.xadj, ring.adjncy, NULL, NULL, H, D, NULL, NULL, NULL,
+                                 MPI_COMM_WORLD);
+        if (rc == GPUMAP_OK && out != MPI_COMM_NULL) MPI_Comm_free(&out);
+        report("reorder-on-one-rank", rc);
+        int64_t *pe = calloc((size_t)ring.n + 1, sizeof *pe);
+        nb[0] = 1;
+        if (rank == 0)
+            rc = gpumap_cost(MPI_COMM_WORLD, 1, nb, vol, NULL, &cost);
+        else
+            rc = gpumap_map_dist(ring.vtxdist, ring.xadj, ring.adjncy, NULL, NULL, H, D, NULL, pe, NULL,
+                                 MPI_COMM_WORLD);
+        free(pe);
+        report("cost-on-rank-0", rc);
+    }
+
     /* Infeasible: vertex weights 7 and 1 on two PEs with eps 0 (Lmax 4). */
     {
         part t = copy(&ring);
