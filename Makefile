@@ -138,7 +138,7 @@ $(LIB)/pkgconfig/gpumap.pc: cabi/gpumap.pc.in gpumap/options.go
 CFLAGS_T := -O2 -Wall -I$(INC)
 LDFLAGS_T := -L$(LIB) -lgpumap -lm -Wl,-rpath,'$$ORIGIN/../lib'
 TESTPROGS := $(TESTBIN)/hello $(TESTBIN)/stencil $(TESTBIN)/invalid $(TESTBIN)/attack $(TESTBIN)/threads $(TESTBIN)/hello_f $(TESTBIN)/hello_f08 \
-	$(TESTBIN)/cost_f $(TESTBIN)/hello_cxx
+	$(TESTBIN)/cost_f $(TESTBIN)/hello_cxx $(TESTBIN)/dist $(TESTBIN)/dist_f
 
 # The topology programs know nothing of gpumap (tests/topo_test.go
 # preloads the interposer); *_linked link it before the MPI library.

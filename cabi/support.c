@@ -147,3 +147,28 @@ int gpumap_map_graph(int32_t n, const int64_t xadj[], const int32_t adjncy[],
                                (int64_t *)adjwgt, (char *)hierarchy, (char *)distance,
                                (gpumap_options *)options, pe, cost);
 }
+
+int gpumap_map_dist_f(const int64_t vtxdist[], const int64_t xadj[], const int64_t adjncy[],
+                      const int64_t vwgt[], const int64_t adjwgt[],
+                      const char *hierarchy, const char *distance,
+                      const gpumap_options *options, int64_t pe[], int64_t *cost, MPI_Fint comm) {
+    return gpumap_go_map_dist((int64_t *)vtxdist, (int64_t *)xadj, (int64_t *)adjncy, (int64_t *)vwgt,
+                              (int64_t *)adjwgt, (char *)hierarchy, (char *)distance,
+                              (gpumap_options *)options, pe, cost, comm);
+}
+
+int gpumap_map_dist(const int64_t vtxdist[], const int64_t xadj[], const int64_t adjncy[],
+                    const int64_t vwgt[], const int64_t adjwgt[],
+                    const char *hierarchy, const char *distance,
+                    const gpumap_options *options, int64_t pe[], int64_t *cost, MPI_Comm comm) {
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (!initialized || finalized) {
+        // MPI_Comm_c2f is not defined before MPI_Init.
+        gpumap_set_last_error("MPI is not initialized (call MPI_Init first) or already finalized");
+        return GPUMAP_ERR_MPI;
+    }
+    return gpumap_map_dist_f(vtxdist, xadj, adjncy, vwgt, adjwgt, hierarchy, distance, options, pe, cost,
+                             MPI_Comm_c2f(comm));
+}

@@ -2,11 +2,15 @@ package distmap
 
 import (
 	"fmt"
+	"hash/fnv"
+	"math"
 	"slices"
 	"sort"
 
+	"github.com/gpumap/gpumap/gpumap"
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/mpirank/mpi"
+	"github.com/gpumap/gpumap/topology"
 )
 
 // check validates a user's distributed graph (collective; every rank
@@ -38,7 +42,7 @@ func check(g *Graph) error {
 			}
 		}
 	}
-	if err := agree(g.c, bad); err != nil {
+	if err := agree(g.c, kindError(KindGraph, bad)); err != nil {
 		return err
 	}
 	// find returns the weight of v's edge to global vertex u, or -1.
@@ -82,7 +86,7 @@ func check(g *Graph) error {
 		x := rev{got[i], got[i+1], got[i+2]}
 		bad = symmetric(find(int(x.to-g.First()), x.from), x, g.base)
 	}
-	if err := agree(g.c, bad); err != nil {
+	if err := agree(g.c, kindError(KindGraph, bad)); err != nil {
 		return err
 	}
 	// The weight sums, saturated per rank and summed as floats.
@@ -99,9 +103,9 @@ func check(g *Graph) error {
 	}
 	switch {
 	case sums[0] > graph.MaxTotalVertexWeight:
-		return fmt.Errorf("the vertex weights sum to more than %d (2^61), the limit of c(V)", int64(graph.MaxTotalVertexWeight))
+		return &Error{KindGraph, fmt.Sprintf("the vertex weights sum to more than %d (2^61), the limit of c(V)", int64(graph.MaxTotalVertexWeight))}
 	case sums[1] > graph.MaxTotalEdgeWeight:
-		return fmt.Errorf("the edge weights sum to more than %d (2^61), the limit of the total edge weight", int64(graph.MaxTotalEdgeWeight))
+		return &Error{KindGraph, fmt.Sprintf("the edge weights sum to more than %d (2^61), the limit of the total edge weight", int64(graph.MaxTotalEdgeWeight))}
 	}
 	return nil
 }
@@ -127,4 +131,138 @@ func satAdd(a, b, limit int64) int64 {
 		return limit
 	}
 	return a + b
+}
+
+// sameAsRoot compares v, of the same length on every rank, with rank 0's
+// (one broadcast); the first entry that differs on the lowest rank where
+// one does is described by say, and that error (KindInconsistent) is
+// returned on every rank.
+func sameAsRoot(c mpi.Comm, v []int64, say func(i int, mine, root int64) string) error {
+	root := append([]int64(nil), v...)
+	if err := mpi.BcastOf(c, root, 0); err != nil {
+		return err
+	}
+	var bad error
+	for i := range v {
+		if v[i] != root[i] {
+			bad = &Error{KindInconsistent, say(i, v[i], root[i])}
+			break
+		}
+	}
+	return agree(c, bad)
+}
+
+// The fields of an options fingerprint (optionsPrint): what must be the
+// same on every rank. Threads may differ: they change the time only.
+const (
+	fpEps = iota
+	fpSeed
+	fpPreset
+	fpCoarsest
+	fpLevels  // -1: no topology
+	fpK       // PEs
+	fpTree    // a hash of an irregular machine's labels, 0 for a regular one
+	fpArity   // topology.MaxLevels entries, 0 past the levels (trees: 0)
+	fpDist    = fpArity + topology.MaxLevels
+	fpEntries = fpDist + topology.MaxLevels
+)
+
+// optionsPrint encodes opt and top in fpEntries numbers: equal numbers,
+// equal options and machines.
+func optionsPrint(top *topology.Topology, opt Options) []int64 {
+	v := make([]int64, fpEntries)
+	v[fpEps], v[fpSeed], v[fpPreset], v[fpCoarsest] = int64(math.Float64bits(opt.Eps)), int64(opt.Seed), int64(opt.Preset), opt.Coarsest
+	if opt.Eps == 0 {
+		v[fpEps] = 0 // -0
+	}
+	if top == nil {
+		v[fpLevels] = -1
+		return v
+	}
+	v[fpLevels], v[fpK] = int64(top.Levels()), int64(top.K())
+	copy(v[fpDist:], top.Distances())
+	if a, ok := top.Arity(); ok {
+		for i, x := range a {
+			v[fpArity+i] = int64(x)
+		}
+		return v
+	}
+	h := fnv.New64a()
+	var b [8]byte
+	for _, x := range top.Labels() {
+		for i := range b {
+			b[i] = byte(x >> (8 * i))
+		}
+		h.Write(b[:])
+	}
+	v[fpTree] = int64(h.Sum64() | 1)
+	return v
+}
+
+// machineOf describes the machine of a fingerprint.
+func machineOf(v []int64) string {
+	switch {
+	case v[fpLevels] < 0:
+		return "none"
+	case v[fpTree] != 0:
+		return fmt.Sprintf("tree(k=%d, L=%d)", v[fpK], v[fpLevels])
+	}
+	return topology.FormatInts(v[fpArity : fpArity+v[fpLevels]])
+}
+
+// MaxPEs is the largest machine Map maps onto. Every rank keeps the load
+// of every PE and the refinement sums them over the ranks each round: at
+// 2^22 PEs a 4-vertex graph took 10 s and 160 MB per rank, at 2^31 it
+// did not finish (16 GB per table). gpumap.Map maps small graphs onto
+// larger machines.
+const MaxPEs = 1 << 24
+
+// sameOptions fails on every rank (KindInconsistent) when the ranks pass
+// different options or machines: rank 0's are broadcast, and the message
+// names the lowest rank that differs and the first field, as
+// gpumap_reorder's agreement does. Unchecked, ranks would map onto
+// different machines and exchange PEs that do not exist elsewhere. A
+// machine of more than MaxPEs PEs is refused (KindOptions) on every rank.
+func sameOptions(g *Graph, top *topology.Topology, opt Options) error {
+	var bad error
+	if top == nil {
+		bad = &Error{KindOptions, fmt.Sprintf("rank %d: no topology (nil)", g.rank)}
+	}
+	if err := agree(g.c, bad); err != nil {
+		return err
+	}
+	mine := optionsPrint(top, opt)
+	root := append([]int64(nil), mine...)
+	if err := mpi.BcastOf(g.c, root, 0); err != nil {
+		return err
+	}
+	r := g.rank
+	var msg string
+	switch {
+	case slices.Equal(mine, root):
+	case mine[fpEps] != root[fpEps]:
+		msg = fmt.Sprintf("rank %d: eps %v differs from rank 0's %v", r, opt.Eps, math.Float64frombits(uint64(root[fpEps])))
+	case mine[fpSeed] != root[fpSeed]:
+		msg = fmt.Sprintf("rank %d: seed %d differs from rank 0's %d", r, opt.Seed, uint64(root[fpSeed]))
+	case mine[fpPreset] != root[fpPreset]:
+		msg = fmt.Sprintf("rank %d: preset %s differs from rank 0's %s", r, opt.Preset, gpumap.Preset(root[fpPreset]))
+	case mine[fpCoarsest] != root[fpCoarsest]:
+		msg = fmt.Sprintf("rank %d: coarsest size %d differs from rank 0's %d", r, opt.Coarsest, root[fpCoarsest])
+	case machineOf(mine) != machineOf(root) || mine[fpTree] != root[fpTree]:
+		msg = fmt.Sprintf("rank %d: hierarchy %s differs from rank 0's %s", r, machineOf(mine), machineOf(root))
+	default:
+		msg = fmt.Sprintf("rank %d: distances %s differ from rank 0's %s", r,
+			topology.FormatInts(mine[fpDist:fpDist+mine[fpLevels]]), topology.FormatInts(root[fpDist:fpDist+root[fpLevels]]))
+	}
+	if msg != "" {
+		bad = &Error{KindInconsistent, msg + ": every rank must pass the same options"}
+	}
+	if err := agree(g.c, bad); err != nil {
+		return err
+	}
+	// The same machine everywhere now: the same answer on every rank.
+	if top.K() > MaxPEs {
+		return &Error{KindOptions, fmt.Sprintf("the machine has %d PEs; the distributed mapper keeps every PE's load on every rank and maps onto at most %d (gpumap map maps small graphs onto larger machines)", top.K(), MaxPEs)}
+	}
+	return nil
 }

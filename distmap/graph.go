@@ -118,7 +118,8 @@ func exchange[T mpi.Number](g *Graph, val []T) ([]T, error) {
 }
 
 // agree returns nil on every rank when err is nil on every rank, and
-// otherwise the error of the lowest failing rank on every rank.
+// otherwise the error of the lowest failing rank on every rank, with its
+// kind (KindOf).
 func agree(c mpi.Comm, err error) error {
 	_, _, _, size, rank := mpi.Inspect(c)
 	flag := int64(size)
@@ -133,20 +134,21 @@ func agree(c mpi.Comm, err error) error {
 		return nil
 	}
 	var msg []byte
+	hdr := []int64{0, 0} // length, kind
 	if int(who) == rank {
 		msg = []byte(err.Error())
+		hdr = []int64{int64(len(msg)), int64(KindOf(err))}
 	}
-	ln := []int64{int64(len(msg))}
-	if e := mpi.BcastOf(c, ln, int(who)); e != nil {
+	if e := mpi.BcastOf(c, hdr, int(who)); e != nil {
 		return e
 	}
 	if int(who) != rank {
-		msg = make([]byte, ln[0])
+		msg = make([]byte, hdr[0])
 	}
 	if e := mpi.Bcast(c, msg, int(who)); e != nil {
 		return e
 	}
-	return fmt.Errorf("%s", msg)
+	return &Error{Kind: Kind(hdr[1]), Msg: string(msg)}
 }
 
 // sumAll returns the sums over all ranks of v.

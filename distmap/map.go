@@ -56,12 +56,12 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 	defer func() { abortOnPanic(g.c, recover()) }()
 	var bad error
 	if !gpumap.ValidEps(opt.Eps) {
-		bad = fmt.Errorf("eps %v must be a finite number in [0, 1e6]", opt.Eps)
+		bad = &Error{KindOptions, fmt.Sprintf("eps %v must be a finite number in [0, 1e6]", opt.Eps)}
 	}
 	if err := agree(g.c, bad); err != nil {
 		return nil, err
 	}
-	if err := sameOptions(g, opt); err != nil {
+	if err := sameOptions(g, top, opt); err != nil {
 		return nil, err
 	}
 	k := top.K()
@@ -72,7 +72,7 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 	total := sums[0]
 	// Every edge is stored twice; J must fit, as in gpumap map.
 	if w, d := sums[1]/2, top.MaxDistance(); d > 0 && w > graph.MaxCost/d {
-		return nil, fmt.Errorf("the edge weights sum to %d and the largest distance is %d: J could reach their product, more than %d (2^62); scale the edge weights or the distances down", w, d, int64(graph.MaxCost))
+		return nil, &Error{KindGraph, fmt.Sprintf("the edge weights sum to %d and the largest distance is %d: J could reach their product, more than %d (2^62); scale the edge weights or the distances down", w, d, int64(graph.MaxCost))}
 	}
 	lmax := graph.Lmax(total, k, opt.Eps)
 	small := coarsestSize(k, opt)
@@ -330,24 +330,4 @@ func evaluate(g *Graph, top *topology.Topology, pe []int32, eps float64) (graph.
 	}
 	m.Feasible = m.MaxBlock <= m.Lmax
 	return m, nil
-}
-
-// sameOptions fails on every rank when the ranks pass different options
-// (threads may differ: they change the time only).
-func sameOptions(g *Graph, opt Options) error {
-	names := []string{"eps", "seed", "preset", "coarsest size"}
-	v := []int64{int64(math.Float64bits(opt.Eps)), int64(opt.Seed), int64(opt.Preset), opt.Coarsest}
-	lo, hi := append([]int64(nil), v...), v
-	if err := mpi.Allreduce(g.c, lo, mpi.Min); err != nil {
-		return err
-	}
-	if err := mpi.Allreduce(g.c, hi, mpi.Max); err != nil {
-		return err
-	}
-	for i := range v {
-		if lo[i] != hi[i] {
-			return fmt.Errorf("the options differ between ranks: %s", names[i])
-		}
-	}
-	return nil
 }

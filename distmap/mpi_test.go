@@ -2,6 +2,7 @@ package distmap
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"runtime"
 	"strings"
@@ -18,14 +19,21 @@ import (
 func TestAPI(t *testing.T) {
 	if !mpitest.Child() {
 		out := mpitest.Run(t, 3, "TestAPI")
+		// Every error with its kind (KindOf): the C call's status.
 		want := map[string]string{
 			"path":     "J=11 feasible=true",
-			"vtxdist":  "vtxdist differs between ranks: entry 1 is 0 on some rank and 1 on another",
-			"asym":     "asymmetric edge: vertex 2 lists neighbour 0, but vertex 0 does not list 2",
-			"options":  "the options differ between ranks: seed",
-			"xadj":     "rank 1: xadj has 1 entries for 2 local vertices (want 3)",
-			"weight":   "vertex 1 has negative weight -4",
-			"coverage": "vtxdist has 3 entries for 3 ranks (want 4)",
+			"vtxdist":  "kind 3: rank 2: vtxdist[1] = 1 differs from rank 0's 0: every rank must pass the same vtxdist",
+			"asym":     "kind 5: asymmetric edge: vertex 2 lists neighbour 0, but vertex 0 does not list 2",
+			"options":  "kind 3: rank 1: seed 7 differs from rank 0's 0: every rank must pass the same options",
+			"machine":  "kind 3: rank 2: hierarchy 4 differs from rank 0's 2:2: every rank must pass the same options",
+			"distance": "kind 3: rank 1: distances 1:100 differ from rank 0's 1:10: every rank must pass the same options",
+			"eps":      "kind 3: rank 2: eps 0.5 differs from rank 0's 0.03: every rank must pass the same options",
+			"xadj":     "kind 5: rank 1: xadj has 1 entries for 2 local vertices (want 3)",
+			"weight":   "kind 5: vertex 1 has negative weight -4",
+			"coverage": "kind 5: rank 0: vtxdist has 3 entries for 3 ranks (want 4)",
+			"start":    "kind 5: rank 0: vtxdist[0] is 1, not 0",
+			"edgew":    "kind 5: asymmetric edge weight: vertex 2 gives edge to 1 weight 1, but vertex 1 gives it weight 5",
+			"wsum":     "kind 5: the vertex weights sum to more than 2305843009213693952 (2^61), the limit of c(V)",
 		}
 		re := regexp.MustCompile(`(?m)^rank (\d) (\w+): (.*)$`)
 		got := map[string][]string{}
@@ -62,7 +70,7 @@ func TestAPI(t *testing.T) {
 	}
 	_, _, _, _, rank := mpi.Inspect(c)
 	top, _ := topology.Parse("2:2", "1:10")
-	say := func(name string, g *Graph, err error, opt Options) {
+	sayOn := func(name string, g *Graph, err error, top *topology.Topology, opt Options) {
 		if err == nil {
 			var res *Result
 			if res, err = Map(g, top, opt); err == nil {
@@ -70,8 +78,9 @@ func TestAPI(t *testing.T) {
 				return
 			}
 		}
-		fmt.Printf("rank %d %s: %s\n", rank, name, strings.ReplaceAll(err.Error(), "\n", " "))
+		fmt.Printf("rank %d %s: kind %d: %s\n", rank, name, KindOf(err), strings.ReplaceAll(err.Error(), "\n", " "))
 	}
+	say := func(name string, g *Graph, err error, opt Options) { sayOn(name, g, err, top, opt) }
 	opt := Options{Eps: 0.03}
 	// The path 0-1-2: rank 0 owns nothing, rank 1 owns 0 and 1, rank 2
 	// owns 2. Each vertex needs a PE of its own (Lmax 1); the best costs
@@ -124,6 +133,48 @@ func TestAPI(t *testing.T) {
 	say("weight", g, err, opt)
 	g, err = New(c, vtx[:3], p[0], p[1], nil, nil)
 	say("coverage", g, err, opt)
+	g, err = New(c, []int64{1, 1, 3, 4}, p[0], p[1], nil, nil)
+	say("start", g, err, opt)
+	// Each rank its own machine, distances or eps: before the check,
+	// ranks mapped onto different machines and exchanged PEs that did
+	// not exist elsewhere.
+	g, err = New(c, vtx, p[0], p[1], nil, nil)
+	mt := top
+	if rank == 2 {
+		mt, _ = topology.Parse("4", "1")
+	}
+	sayOn("machine", g, err, mt, opt)
+	g, err = New(c, vtx, p[0], p[1], nil, nil)
+	dt := top
+	if rank == 1 {
+		dt, _ = topology.Parse("2:2", "1:100")
+	}
+	sayOn("distance", g, err, dt, opt)
+	g, err = New(c, vtx, p[0], p[1], nil, nil)
+	o = opt
+	if rank == 2 {
+		o.Eps = 0.5
+	}
+	say("eps", g, err, o)
+	// Edge 1-2 weighs 5 at vertex 1 and 1 at vertex 2.
+	var ew []int64
+	switch rank {
+	case 1:
+		ew = []int64{1, 1, 5}
+	case 2:
+		ew = []int64{1}
+	}
+	g, err = New(c, vtx, p[0], p[1], nil, ew)
+	say("edgew", g, err, opt)
+	// Vertex weights each within int64 whose sum is not.
+	switch rank {
+	case 1:
+		vw = []int64{math.MaxInt64, math.MaxInt64}
+	case 2:
+		vw = []int64{math.MaxInt64}
+	}
+	g, err = New(c, vtx, p[0], p[1], vw, nil)
+	say("wsum", g, err, opt)
 	if err := mpi.Finalize(); err != nil {
 		t.Fatal(err)
 	}

@@ -14,31 +14,23 @@ import (
 // weights (nil: all 1). Every undirected edge must be listed by both
 // endpoints' owners with the same weight. Collective over c; the graph
 // keeps c, which must stay valid until the graph is no longer used. Every
-// rank returns the same error, naming global vertex ids (0-based).
+// rank returns the same error, naming global vertex ids (0-based), of the
+// same Kind (KindOf): KindGraph for the arrays, KindInconsistent for a
+// vtxdist that differs between ranks.
 func New(c mpi.Comm, vtxdist, xadj, adjncy, vwgt, adjwgt []int64) (*Graph, error) {
+	if !mpi.Ready() {
+		return nil, &Error{KindMPI, "MPI is not initialized (call MPI_Init first) or already finalized"}
+	}
 	defer func() { abortOnPanic(c, recover()) }()
 	null, invalid, inter, size, rank := mpi.Inspect(c)
 	if null || invalid || inter {
-		return nil, fmt.Errorf("the communicator is MPI_COMM_NULL, no communicator or an inter-communicator")
+		return nil, &Error{KindComm, "the communicator is MPI_COMM_NULL, no communicator or an inter-communicator"}
 	}
-	if err := agree(c, checkVtxdist(vtxdist, size)); err != nil {
+	if err := checkVtxdistAll(c, vtxdist, size, rank); err != nil {
 		return nil, err
-	}
-	// The same vtxdist everywhere: its smallest and largest entries agree.
-	lo, hi := append([]int64(nil), vtxdist...), append([]int64(nil), vtxdist...)
-	if err := mpi.Allreduce(c, lo, mpi.Min); err != nil {
-		return nil, err
-	}
-	if err := mpi.Allreduce(c, hi, mpi.Max); err != nil {
-		return nil, err
-	}
-	for i := range lo {
-		if lo[i] != hi[i] {
-			return nil, fmt.Errorf("vtxdist differs between ranks: entry %d is %d on some rank and %d on another", i, lo[i], hi[i])
-		}
 	}
 	err := checkArrays(vtxdist, rank, xadj, adjncy, vwgt, adjwgt)
-	if err := agree(c, err); err != nil {
+	if err := agree(c, kindError(KindGraph, err)); err != nil {
 		return nil, err
 	}
 	n := vtxdist[rank+1] - vtxdist[rank]
@@ -66,20 +58,47 @@ func New(c mpi.Comm, vtxdist, xadj, adjncy, vwgt, adjwgt []int64) (*Graph, error
 	return g, nil
 }
 
-func checkVtxdist(vtxdist []int64, size int) error {
+// CheckVtxdist is the first step of New: collective over c, it fails on
+// every rank with the same error unless vtxdist has one entry per rank
+// and one more, starts at 0, never decreases and is the same on every
+// rank. A caller that must know its local vertex count before it can
+// hand over its arrays (the C call, which reads them from C memory)
+// checks vtxdist first.
+func CheckVtxdist(c mpi.Comm, vtxdist []int64) error {
+	if !mpi.Ready() {
+		return &Error{KindMPI, "MPI is not initialized (call MPI_Init first) or already finalized"}
+	}
+	null, invalid, inter, size, rank := mpi.Inspect(c)
+	if null || invalid || inter {
+		return &Error{KindComm, "the communicator is MPI_COMM_NULL, no communicator or an inter-communicator"}
+	}
+	return checkVtxdistAll(c, vtxdist, size, rank)
+}
+
+func checkVtxdistAll(c mpi.Comm, vtxdist []int64, size, rank int) error {
+	if err := agree(c, kindError(KindGraph, checkVtxdist(vtxdist, size, rank))); err != nil {
+		return err
+	}
+	// The same vtxdist everywhere: rank 0's is compared with each rank's.
+	return sameAsRoot(c, vtxdist, func(i int, mine, root int64) string {
+		return fmt.Sprintf("rank %d: vtxdist[%d] = %d differs from rank 0's %d: every rank must pass the same vtxdist", rank, i, mine, root)
+	})
+}
+
+func checkVtxdist(vtxdist []int64, size, rank int) error {
 	if len(vtxdist) != size+1 {
-		return fmt.Errorf("vtxdist has %d entries for %d ranks (want %d)", len(vtxdist), size, size+1)
+		return fmt.Errorf("rank %d: vtxdist has %d entries for %d ranks (want %d)", rank, len(vtxdist), size, size+1)
 	}
 	if vtxdist[0] != 0 {
-		return fmt.Errorf("vtxdist[0] is %d, not 0", vtxdist[0])
+		return fmt.Errorf("rank %d: vtxdist[0] is %d, not 0", rank, vtxdist[0])
 	}
 	for r := 0; r < size; r++ {
 		if vtxdist[r+1] < vtxdist[r] {
-			return fmt.Errorf("vtxdist decreases: vtxdist[%d] = %d > vtxdist[%d] = %d", r, vtxdist[r], r+1, vtxdist[r+1])
+			return fmt.Errorf("rank %d: vtxdist decreases: vtxdist[%d] = %d > vtxdist[%d] = %d", rank, r, vtxdist[r], r+1, vtxdist[r+1])
 		}
 	}
 	if vtxdist[size] > math.MaxInt64/4 {
-		return fmt.Errorf("vtxdist[%d] = %d vertices is too many", size, vtxdist[size])
+		return fmt.Errorf("rank %d: vtxdist[%d] = %d vertices is too many", rank, size, vtxdist[size])
 	}
 	return nil
 }

@@ -54,11 +54,17 @@ type call byte
 const (
 	callReorder call = 1
 	callCost    call = 2
+	// callDist is gpumap_map_dist (AgreeDistCall): only its kind is
+	// agreed on here, so that it fails together with the other calls.
+	callDist call = 3
 )
 
 func (c call) String() string {
-	if c == callCost {
+	switch c {
+	case callCost:
 		return "gpumap_cost"
+	case callDist:
+		return "gpumap_map_dist"
 	}
 	return "gpumap_reorder"
 }
@@ -123,6 +129,9 @@ func canonical(c call, opt Options) (canon, *Error) {
 		return cn, errorf(ErrOptions, "negative thread count %d", opt.Threads)
 	case opt.Threads > gpumap.MaxThreads:
 		return cn, errorf(ErrOptions, "thread count %d exceeds %d", opt.Threads, gpumap.MaxThreads)
+	}
+	if c == callDist {
+		return cn, nil // it reads no GPUMAP_* variable
 	}
 	var err error
 	var w string

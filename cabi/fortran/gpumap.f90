@@ -15,6 +15,7 @@ module gpumap
   implicit none
   private
   public :: gpumap_options, gpumap_options_init, gpumap_reorder, gpumap_cost, gpumap_error_message
+  public :: gpumap_map_dist
 
   integer(c_int), parameter, public :: GPUMAP_OK = 0, GPUMAP_ERR_ARGUMENT = 1, &
        GPUMAP_ERR_NEIGHBOR = 2, GPUMAP_ERR_VOLUME = 3, GPUMAP_ERR_COMM = 4, &
@@ -57,6 +58,19 @@ module gpumap
        integer(c_int) :: status
      end function c_reorder_f
 
+     function c_map_dist_f(vtxdist, xadj, adjncy, vwgt, adjwgt, hierarchy, distance, options, pe, cost, comm) &
+          bind(C, name="gpumap_map_dist_f") result(status)
+       import :: c_int, c_int64_t, c_char, gpumap_options
+       integer(c_int64_t), intent(in) :: vtxdist(*), xadj(*), adjncy(*)
+       integer(c_int64_t), intent(in), optional :: vwgt(*), adjwgt(*)
+       character(kind=c_char), intent(in) :: hierarchy(*), distance(*)
+       type(gpumap_options), intent(in), optional :: options
+       integer(c_int64_t), intent(inout) :: pe(*)
+       integer(c_int64_t), intent(out), optional :: cost
+       integer(c_int), value :: comm
+       integer(c_int) :: status
+     end function c_map_dist_f
+
      function c_last_error() bind(C, name="gpumap_last_error") result(p)
        import :: c_ptr
        type(c_ptr) :: p
@@ -67,7 +81,45 @@ module gpumap
      module procedure reorder_int, reorder_f08
   end interface gpumap_reorder
 
+  ! gpumap_map_dist(vtxdist, xadj, adjncy, hierarchy, distance, pe, comm, ierr
+  !                 [, vwgt, adjwgt, options, cost]): the distributed mapper
+  ! (gpumap.h's gpumap_map_dist), collective over comm. Arrays are
+  ! INTEGER(c_int64_t) and 0-based as in C: vtxdist(size+1) global ids,
+  ! xadj(n+1) local offsets from 0, adjncy(xadj(n+1)) global ids (for
+  ! 1-based arrays, subtract 1 from every entry and add 1 to pe). A rank
+  ! without vertices passes xadj = [0] and empty adjncy and pe. Absent
+  ! weights are all 1; cost receives J.
+  interface gpumap_map_dist
+     module procedure map_dist_int, map_dist_f08
+  end interface gpumap_map_dist
+
 contains
+
+  subroutine map_dist_int(vtxdist, xadj, adjncy, hierarchy, distance, pe, comm, ierr, vwgt, adjwgt, options, cost)
+    integer(c_int64_t), intent(in) :: vtxdist(*), xadj(*), adjncy(*)
+    character(len=*), intent(in) :: hierarchy, distance
+    integer(c_int64_t), intent(inout) :: pe(*)
+    integer, intent(in) :: comm
+    integer, intent(out) :: ierr
+    integer(c_int64_t), intent(in), optional :: vwgt(*), adjwgt(*)
+    type(gpumap_options), intent(in), optional :: options
+    integer(c_int64_t), intent(out), optional :: cost
+    ! Absent optionals reach C as NULL (Fortran 2018 interoperability).
+    ierr = c_map_dist_f(vtxdist, xadj, adjncy, vwgt, adjwgt, trim(hierarchy)//c_null_char, &
+         trim(distance)//c_null_char, options, pe, cost, int(comm, c_int))
+  end subroutine map_dist_int
+
+  subroutine map_dist_f08(vtxdist, xadj, adjncy, hierarchy, distance, pe, comm, ierr, vwgt, adjwgt, options, cost)
+    integer(c_int64_t), intent(in) :: vtxdist(*), xadj(*), adjncy(*)
+    character(len=*), intent(in) :: hierarchy, distance
+    integer(c_int64_t), intent(inout) :: pe(*)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(out) :: ierr
+    integer(c_int64_t), intent(in), optional :: vwgt(*), adjwgt(*)
+    type(gpumap_options), intent(in), optional :: options
+    integer(c_int64_t), intent(out), optional :: cost
+    call map_dist_int(vtxdist, xadj, adjncy, hierarchy, distance, pe, comm%MPI_VAL, ierr, vwgt, adjwgt, options, cost)
+  end subroutine map_dist_f08
 
   subroutine reorder_int(comm, degree, neighbors, volumes, newcomm, ierr, options)
     integer, intent(in) :: comm, degree

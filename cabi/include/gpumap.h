@@ -261,6 +261,74 @@ int gpumap_map_graph(int32_t n, const int64_t xadj[], const int32_t adjncy[],
                      const char *hierarchy, const char *distance,
                      const gpumap_options *options, int32_t pe[], int64_t *cost);
 
+/*
+ * gpumap_map_dist: map a graph that is spread over the ranks of comm, in
+ * ParMETIS's distributed CSR form, onto a hierarchy (the distributed
+ * mapper of gpumap-mpi). Collective over comm; every rank returns the
+ * same status and message, and comm is only ever split (all traffic runs
+ * on the split, which is freed).
+ *   vtxdist[size+1]   rank r owns the global vertices vtxdist[r] ..
+ *                     vtxdist[r+1]-1; the same on every rank, vtxdist[0]
+ *                     = 0, never decreasing (ranks may own no vertices)
+ *   xadj[n+1]         local offsets, xadj[0] = 0, n = vtxdist[rank+1] -
+ *                     vtxdist[rank] (NULL when n = 0)
+ *   adjncy[xadj[n]]   global ids of the neighbours (NULL when xadj[n] = 0);
+ *                     every edge listed by both ends' owners, with the
+ *                     same weight; no self loops or duplicates
+ *   vwgt[n], adjwgt[xadj[n]]  weights >= 0 (NULL: all 1)
+ *   hierarchy, distance       e.g. "4:8:6" and "1:10:100"; at most 2^24 PEs
+ *                     (every rank keeps every PE's load)
+ *   options           NULL for the defaults; used: preset, seed,
+ *                     imbalance (default 0.03), threads (per process;
+ *                     0 means 1 here), verbosity (1: a summary on rank 0);
+ *                     backend AUTO or CPU, algorithm AUTO
+ *   pe[n]             receives the PE of every local vertex (NULL when n = 0)
+ *   cost              receives J of the whole mapping, the same on every
+ *                     rank (may be NULL)
+ * The same comm size, seed, options and arrays give the same mapping.
+ * Its first step is the agreement gpumap_reorder and gpumap_cost start
+ * with: a rank in one of those while the others call gpumap_map_dist
+ * gives GPUMAP_ERR_INCONSISTENT on every rank.
+ * Statuses: GPUMAP_ERR_ARGUMENT (a NULL or unreadable array, a pe[] that
+ * cannot be written), GPUMAP_ERR_GRAPH (vtxdist, xadj or adjncy malformed,
+ * an edge its other end's owner does not list or lists with another
+ * weight, negative weights, weight sums beyond the limits of
+ * gpumap_map_graph, and graphs this mapper cannot map),
+ * GPUMAP_ERR_INCONSISTENT (vtxdist, hierarchy, distance, imbalance, seed
+ * or preset differ between ranks), GPUMAP_ERR_OPTIONS, GPUMAP_ERR_COMM
+ * (MPI_COMM_NULL on every rank; on some ranks only, the others wait in
+ * MPI_Comm_split, as in any mismatched MPI call), GPUMAP_ERR_MPI,
+ * GPUMAP_ERR_INFEASIBLE (pe[] and cost are still filled). Messages name
+ * the rank and global vertex ids (0-based).
+ *
+ * From ParMETIS_V3_PartKway(vtxdist, xadj, adjncy, vwgt, adjwgt, &wgtflag,
+ * &numflag, &ncon, &nparts, tpwgts, ubvec, options, &edgecut, part, &comm):
+ *   idx_t of 64 bits (IDXTYPEWIDTH 64): pass the arrays as they are.
+ *     32-bit idx_t: copy vtxdist, xadj, adjncy (and weights) into int64_t
+ *     arrays first, and part from pe after.
+ *   wgtflag           pass NULL for the weights ParMETIS would ignore
+ *   numflag           0 only: for 1-based arrays subtract 1 from every
+ *                     entry of vtxdist, xadj and adjncy (and add 1 to pe)
+ *   ncon              1 only (one vertex weight)
+ *   nparts, tpwgts    the hierarchy: hierarchy "nparts" with distance "1"
+ *                     is ParMETIS's problem, J is then the edge cut;
+ *                     blocks have equal target weights
+ *   ubvec[0]          options.imbalance = ubvec[0] - 1 (1.05 -> 0.05)
+ *   options[]         gpumap_options (options[2], the seed, -> seed)
+ *   edgecut           cost (J: the edge cut under "nparts"/"1")
+ *   part              pe;  comm is passed by value
+ */
+int gpumap_map_dist(const int64_t vtxdist[], const int64_t xadj[], const int64_t adjncy[],
+                    const int64_t vwgt[], const int64_t adjwgt[],
+                    const char *hierarchy, const char *distance,
+                    const gpumap_options *options, int64_t pe[], int64_t *cost, MPI_Comm comm);
+
+/* Fortran-handle variant (what the Fortran module calls). */
+int gpumap_map_dist_f(const int64_t vtxdist[], const int64_t xadj[], const int64_t adjncy[],
+                      const int64_t vwgt[], const int64_t adjwgt[],
+                      const char *hierarchy, const char *distance,
+                      const gpumap_options *options, int64_t pe[], int64_t *cost, MPI_Fint comm);
+
 /* Short description of a status code (static storage). */
 const char *gpumap_error_string(int status);
 

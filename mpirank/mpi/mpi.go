@@ -185,6 +185,19 @@ func Finalize() error { return errOf("MPI_Finalize", C.g_finalize()) }
 // failure to its peers otherwise.
 func Abort(c Comm, code int) { C.g_abort(C.MPI_Fint(c), C.int(code)) }
 
+// Error is a failed MPI call: a type of its own, so that callers can
+// tell MPI's failures from their users' mistakes (gpumap_map_dist's
+// GPUMAP_ERR_MPI).
+type Error struct {
+	Op   string // the MPI function
+	Code int    // its return code
+	Text string // MPI_Error_string of Code
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s failed: %s (MPI error %d)", e.Op, e.Text, e.Code)
+}
+
 // errOf turns an MPI return code into an error naming the call (nil for
 // MPI_SUCCESS).
 func errOf(op string, rc C.int) error {
@@ -194,7 +207,7 @@ func errOf(op string, rc C.int) error {
 	buf := make([]byte, int(C.g_max_err())+1)
 	var n C.int
 	C.g_error_string(rc, (*C.char)(unsafe.Pointer(&buf[0])), &n)
-	return fmt.Errorf("%s failed: %s (MPI error %d)", op, string(buf[:n]), int(rc))
+	return &Error{Op: op, Code: int(rc), Text: string(buf[:n])}
 }
 
 // Inspect returns (null, invalid, inter, size, rank) of c.
