@@ -43,8 +43,9 @@ type Config struct {
 	// keeps the lowest cut, the first on ties (0: 1); Tries does so for
 	// every other split (0: 1).
 	TopTries, Tries int
-	// SlackDepth shares eps out among the levels as in
-	// multisection.Config (0: 1, the rule as published).
+	// SlackDepth shares eps out among the levels as
+	// multisection.Config.SlackDepth does (1: the rule as published, 0:
+	// every split takes all the slack left).
 	SlackDepth float64
 	Initial    partition.Config     // the coarsest graph's partition, on the host
 	Jet        refinement.JetConfig // per level of every split
@@ -69,9 +70,6 @@ func Map(b backend.Multisection, x *par.Exec, g *graph.Graph, top *topology.Topo
 	}
 	if cfg.CapDiv <= 0 {
 		cfg.CapDiv = 2
-	}
-	if cfg.SlackDepth == 0 {
-		cfg.SlackDepth = 1
 	}
 	m := &mapper{b: b, x: x, top: top, cfg: cfg, total: g.TotalVertexWeight(), maxV: g.MaxVertexWeight()}
 	k := top.K()
@@ -133,7 +131,7 @@ func (m *mapper) rec(g backend.Graph, orig backend.Vector, w int64, grp topology
 		}
 	}
 	// grp.Level splits remain, this one included.
-	depth := 1 + float64(grp.Level-1)*m.cfg.SlackDepth
+	depth := 1 + float64(grp.Level-1)*max(m.cfg.SlackDepth, 0)
 	maxW := multisection.Limits(children, grp.Size(), w, m.total, m.top.K(), m.eps, depth, m.lmax, m.maxV)
 	part, err := m.split(g, grp, len(children), maxW[0])
 	if err != nil {

@@ -1,0 +1,66 @@
+package gpumap
+
+import (
+	"errors"
+
+	"github.com/gpumap/gpumap/gpumap/backend"
+	"github.com/gpumap/gpumap/gpumap/backend/cpu"
+	"github.com/gpumap/gpumap/gpumap/backend/cuda"
+	"github.com/gpumap/gpumap/gpumap/devhm"
+	"github.com/gpumap/gpumap/gpumap/refinement"
+)
+
+// gpuMultisection is hierarchical multisection on the selected
+// data-parallel backend (GPU-HM, package devhm), followed on the CPU by
+// the final J refinement, as integrated is. -c strong is the paper's
+// ultra configuration: more tries per split and longer Jet loops. A graph
+// too large for the device, or a machine whose groups are irregular, runs
+// the CPU multisection instead, with a message.
+func (p *pipeline) gpuMultisection() []int32 {
+	b, ok := p.backend.(backend.Multisection)
+	if !ok {
+		return p.multisection()
+	}
+	c := p.gpuHMConfig()
+	var pe []int32
+	var tm devhm.Times
+	var err error
+	p.t.phase("gpu-hm", func() {
+		pe, tm, err = devhm.Map(b, p.x, p.g, p.top, p.opt.Eps, c)
+	})
+	if errors.Is(err, cuda.ErrTooLarge) || errors.Is(err, cuda.ErrOutOfMemory) || errors.Is(err, devhm.ErrIrregular) {
+		p.t.logf("%v: using the CPU", err)
+		b.Close()
+		p.backend = cpu.New(p.opt.Threads)
+		return p.multisection()
+	}
+	if err != nil {
+		p.fail(err)
+		return nil
+	}
+	p.t.logf("gpu-hm on %s: %d splits, %d coarse levels, host partitions of the coarsest graphs %.2f ms, total %.2f ms",
+		b.Name(), tm.Splits, tm.Levels, ms(tm.Initial), ms(tm.Total))
+	if gb, onGPU := b.(*cuda.Backend); onGPU {
+		p.t.raw(gb.Report())
+	}
+	p.refineJ(pe)
+	return pe
+}
+
+// gpuHMConfig is GPU-HM's configuration under the preset: the coarsest
+// graphs get the preset's partitioner, the splits share eps as its
+// multisection does, and strong (ultra) tries every split more often and
+// runs longer Jet loops.
+func (p *pipeline) gpuHMConfig() devhm.Config {
+	c := devhm.Config{Seed: p.opt.Seed, CoarsenC: 30, CapDiv: 2, SlackDepth: p.cfg.slackDepth, Initial: p.cfg.partition}
+	if p.opt.Preset == Strong {
+		c.TopTries, c.Tries = 4, 2
+		c.Jet = refinement.JetConfig{Iterations: 24}
+	}
+	return c
+}
+
+func onCPU(b backend.Backend) bool {
+	_, ok := b.(*cpu.Backend)
+	return ok
+}
