@@ -7,7 +7,6 @@ import (
 	"github.com/gpumap/gpumap/gpumap/backend/cpu"
 	"github.com/gpumap/gpumap/gpumap/backend/cuda"
 	"github.com/gpumap/gpumap/gpumap/devhm"
-	"github.com/gpumap/gpumap/gpumap/refinement"
 )
 
 // gpuMultisection is hierarchical multisection on the selected
@@ -47,16 +46,14 @@ func (p *pipeline) gpuMultisection() []int32 {
 	return pe
 }
 
-// gpuHMConfig is GPU-HM's configuration under the preset: the coarsest
-// graphs get the preset's partitioner, the splits share eps as its
-// multisection does, and strong (ultra) tries every split more often and
-// runs longer Jet loops.
+// gpuHMConfig is GPU-HM's configuration under the preset: strong runs
+// the ultra configuration.
 func (p *pipeline) gpuHMConfig() devhm.Config {
-	c := devhm.Config{Seed: p.opt.Seed, CoarsenC: 30, CapDiv: 2, SlackDepth: p.cfg.slackDepth, Initial: p.cfg.partition}
+	c := devhm.Default
 	if p.opt.Preset == Strong {
-		c.TopTries, c.Tries = 4, 2
-		c.Jet = refinement.JetConfig{Iterations: 24}
+		c = devhm.Ultra
 	}
+	c.Seed = p.opt.Seed
 	return c
 }
 

@@ -52,6 +52,18 @@ type Config struct {
 	Progress   io.Writer            // one line per split of the whole graph; nil for silence
 }
 
+// Default is GPU-HM's configuration under the default preset: the
+// coarsest graphs get the default preset's partitioner and the splits
+// share eps as its multisection does. Ultra (the paper's GPU-HM-ultra,
+// the strong preset) tries every split more often and runs longer Jet
+// loops. The caller sets Seed.
+var (
+	Default = Config{CoarsenC: 30, CapDiv: 2, SlackDepth: 0.03, Initial: partition.Config{Tries: 8, LPRounds: 2, FMRounds: 2,
+		FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}}}
+	Ultra = Config{CoarsenC: 30, CapDiv: 2, SlackDepth: 0.03, TopTries: 4, Tries: 2, Jet: refinement.JetConfig{Iterations: 24},
+		Initial: partition.Config{Tries: 8, LPRounds: 2, FMRounds: 2, FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}}}
+)
+
 // Times are the host phases of one run (the rest is device work, which a
 // device backend models itself) and counts.
 type Times struct {

@@ -1,10 +1,13 @@
 package cuda
 
 import (
+	"fmt"
+	"os"
 	"slices"
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap/backend/cpu"
+	"github.com/gpumap/gpumap/gpumap/backend/cuda/driver"
 	"github.com/gpumap/gpumap/gpumap/devhm"
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
@@ -14,30 +17,125 @@ import (
 // GPU-HM on the device computes what it computes on the CPU backend:
 // every phase (extraction, matching, contraction, the host's partition of
 // the coarsest graph, projection, Jet on the flat machine, placement) is
-// the same, so the mappings are identical; and they are feasible.
-func TestMultisectionEqualsCPU(t *testing.T) {
+// the same, so the mappings are identical, whatever the host's thread
+// count and the size of the single-block kernels. They are feasible, the
+// device sends the host at most 8n + 4 MiB after the upload (the coarsest
+// graph of every split, three totals per subgraph, the Jet loop's scalars,
+// the mapping), and nothing stays allocated. Graphs generated with seeds
+// used nowhere else; a weighted one with 64-bit edge weights.
+func TestMultisection(t *testing.T) {
 	b := open(t)
 	defer b.Close()
-	top, _ := topology.Parse("4:8:6", "1:10:100")
-	for _, g := range []*graph.Graph{graph.RandomGeometric(1<<15, 9), graph.Random(1<<13, 1<<15, 9, 5, 7)} {
-		cfg := devhm.Config{Seed: 3}
-		x := par.New(0)
-		gp, tm, err := devhm.Map(b, x, g, top, 0.03, cfg)
+	// 16 splits: the emulator's launches are slow.
+	top, _ := topology.Parse("4:4:3", "1:10:100")
+	for _, g := range []*graph.Graph{graph.RandomGeometric(1<<13, 0x4d2026), graph.Random(3000, 12000, 1<<33, 5, 0x4d2027)} {
+		n := int64(g.N())
+		cfg := devhm.Default
+		cfg.Seed = 3
+		before, emuErr := driver.Emu()
+		gp, tm, err := devhm.Map(b, par.New(1), g, top, 0.03, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cp, _, err := devhm.Map(cpu.New(0), x, g, top, 0.03, cfg)
+		after, _ := driver.Emu()
+		s := b.Stats()
+		if d2h, limit := s.Total().D2HBytes-s.Phases[PhaseUpload].D2HBytes, 8*n+4<<20; d2h > limit {
+			t.Errorf("n=%d: %d bytes device-to-host, more than 8n + 4 MiB = %d", n, d2h, limit)
+		}
+		if emuErr == nil {
+			if d2h := int64(after.D2HBytes - before.D2HBytes); d2h != s.Total().D2HBytes {
+				t.Errorf("n=%d: the backend counted %d bytes to the host, the driver %d", n, s.Total().D2HBytes, d2h)
+			}
+			if after.LiveBytes != before.LiveBytes {
+				t.Errorf("n=%d: %d bytes of device memory left allocated", n, after.LiveBytes-before.LiveBytes)
+			}
+		}
+		team := b.team
+		b.team = 256
+		again, _, err := devhm.Map(b, par.New(2), g, top, 0.03, cfg)
+		b.team = team
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(again, gp) {
+			t.Errorf("n=%d: a second run (2 host threads, 256-thread single blocks) gave another mapping", n)
+		}
+		cp, _, err := devhm.Map(cpu.New(0), par.New(0), g, top, 0.03, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		mg, _ := graph.Evaluate(g, top, gp, 0.03)
 		mc, _ := graph.Evaluate(g, top, cp, 0.03)
 		if !mg.Feasible {
-			t.Errorf("n=%d: GPU-HM's mapping is infeasible (max block %d, lmax %d)", g.N(), mg.MaxBlock, mg.Lmax)
+			t.Errorf("n=%d: GPU-HM's mapping is infeasible (max block %d, lmax %d)", n, mg.MaxBlock, mg.Lmax)
 		}
 		if !slices.Equal(gp, cp) {
-			t.Errorf("n=%d: GPU-HM on the device differs from the CPU backend's (J %d vs %d)", g.N(), mg.J, mc.J)
+			t.Errorf("n=%d: GPU-HM on the device differs from the CPU backend's (J %d vs %d): a phase no longer computes what the CPU's does", n, mg.J, mc.J)
 		}
-		t.Logf("n=%d: J %d (CPU backend %d), %d splits, %d levels\n%s", g.N(), mg.J, mc.J, tm.Splits, tm.Levels, b.Report())
+		t.Logf("n=%d: J %d, %d splits, %d levels, d2h %d bytes (8n + 4 MiB = %d)\n%s", n, mg.J, tm.Splits, tm.Levels, s.Total().D2HBytes, 8*n+4<<20, s.Table())
+	}
+}
+
+// BenchmarkMultisection maps generated graphs onto 4:8:6 with GPU-HM
+// (devhm, the default configuration and ultra's tries and Jet loops) on
+// the GPU (the emulator counts as one) and reports J, the host's share
+// (the coarsest graphs' partitions), the whole run, and the performance
+// model (est_h100_ms, launches, syncs, bytes to the host), with its table
+// on stderr.
+//
+//	GPUMAP_CUDA_LIB=build/cudaemu/libcuda.so.1 go test -run xxx -bench 'Multisection/rgg2d_2\^18/default' -benchtime 1x ./gpumap/backend/cuda
+func BenchmarkMultisection(b *testing.B) {
+	top, _ := topology.Parse("4:8:6", "1:10:100")
+	inputs := []struct {
+		name string
+		gen  func() *graph.Graph
+	}{
+		{"rgg2d_2^18", func() *graph.Graph { return graph.RandomGeometric(1<<18, 1) }},
+		{"rgg2d_2^20", func() *graph.Graph { return graph.RandomGeometric(1<<20, 1) }},
+		{"rgg2d_2^22", func() *graph.Graph { return graph.RandomGeometric(1<<22, 1) }},
+		{"grid3d_2^21", func() *graph.Graph { return graph.Grid(128, 128, 128) }},
+	}
+	gpu, gpuErr := Open()
+	if gpuErr != nil {
+		b.Skipf("no GPU: %v", gpuErr)
+	}
+	defer gpu.Close()
+	for _, in := range inputs {
+		var g *graph.Graph
+		for _, c := range []struct {
+			name string
+			cfg  devhm.Config
+		}{{"default", devhm.Default}, {"ultra", devhm.Ultra}} {
+			b.Run(in.name+"/"+c.name, func(b *testing.B) {
+				if g == nil {
+					g = in.gen()
+				}
+				x := par.New(0)
+				for i := 0; i < b.N; i++ {
+					pe, tm, err := devhm.Map(gpu, x, g, top, 0.03, c.cfg)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if i == b.N-1 {
+						b.StopTimer()
+						m, _ := graph.Evaluate(g, top, pe, 0.03)
+						s := gpu.Stats()
+						t := s.Total()
+						b.ReportMetric(float64(m.J), "J")
+						b.ReportMetric(ms(tm.Initial), "host_ms")
+						b.ReportMetric(ms(tm.Total), "total_ms")
+						b.ReportMetric(ms(t.Estimate()), "est_h100_ms")
+						b.ReportMetric(float64(t.Launches), "launches")
+						b.ReportMetric(float64(t.Syncs), "syncs")
+						b.ReportMetric(float64(t.D2HBytes), "d2h_bytes")
+						fmt.Fprintf(os.Stderr, "%s, n=%d, %d splits, %d levels, host %.1f ms:\n%s", b.Name(), g.N(), tm.Splits, tm.Levels, ms(tm.Initial), s.Table())
+						if !m.Feasible {
+							b.Errorf("infeasible")
+						}
+						b.StartTimer()
+					}
+				}
+			})
+		}
 	}
 }
