@@ -49,7 +49,12 @@ type Config struct {
 	SlackDepth float64
 	Initial    partition.Config     // the coarsest graph's partition, on the host
 	Jet        refinement.JetConfig // per level of every split
-	Progress   io.Writer            // one line per split of the whole graph; nil for silence
+	// CoarseIterations, when > 0, replaces Jet.Iterations on the coarse
+	// levels of a split: every level costs the device the same launches
+	// and synchronisations per iteration however small its graph is, and
+	// the finest level decides most of the cut.
+	CoarseIterations int
+	Progress         io.Writer // one line per split of the whole graph; nil for silence
 }
 
 // Default is GPU-HM's configuration under the default preset: the
@@ -58,9 +63,9 @@ type Config struct {
 // the strong preset) tries every split more often and runs longer Jet
 // loops. The caller sets Seed.
 var (
-	Default = Config{CoarsenC: 30, CapDiv: 2, SlackDepth: 0.03, Initial: partition.Config{Tries: 8, LPRounds: 2, FMRounds: 2,
+	Default = Config{CoarsenC: 30, CapDiv: 2, SlackDepth: 0.03, CoarseIterations: 4, Initial: partition.Config{Tries: 8, LPRounds: 2, FMRounds: 2,
 		FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}}}
-	Ultra = Config{CoarsenC: 30, CapDiv: 2, SlackDepth: 0.03, TopTries: 4, Tries: 2, Jet: refinement.JetConfig{Iterations: 24},
+	Ultra = Config{CoarsenC: 30, CapDiv: 2, SlackDepth: 0.03, TopTries: 4, Tries: 2, Jet: refinement.JetConfig{Iterations: 24}, CoarseIterations: 8,
 		Initial: partition.Config{Tries: 8, LPRounds: 2, FMRounds: 2, FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}}}
 )
 
@@ -282,6 +287,10 @@ func (m *mapper) partition(g backend.Graph, a int, lim int64, seed uint64) (back
 			dpe = fine
 		}
 		jc.Seed = seed ^ uint64(i)*0x51
+		jc.Iterations = m.cfg.Jet.Iterations
+		if i > 0 && m.cfg.CoarseIterations > 0 {
+			jc.Iterations = m.cfg.CoarseIterations
+		}
 		if err := b.Refine(graphs[i], dpe, flat, lim, jc); err != nil {
 			return nil, fmt.Errorf("refining level %d of a split: %w", i, err)
 		}
