@@ -32,7 +32,7 @@ func gpuHM(t *testing.T, g *graph.Graph, top *topology.Topology, threads int) (*
 func TestGPUMultisectionOnTheDevice(t *testing.T) {
 	needEmulator(t)
 	top, _ := topology.Parse("2:4:2", "1:10:100")
-	g := graph.Grid(60, 60)
+	g := graph.Grid(40, 40)
 	res, log := gpuHM(t, g, top, 1)
 	if !strings.HasPrefix(res.Backend, "cuda") || !strings.Contains(log, "gpu-hm on cuda") || !strings.Contains(log, "\ngpu: launches=") {
 		t.Errorf("backend %q, log:\n%s\nwant GPU-HM on the device with its gpu: line", res.Backend, log)
