@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/gpumap/gpumap/gpumap/backend"
 	"github.com/gpumap/gpumap/gpumap/backend/cpu"
 	"github.com/gpumap/gpumap/gpumap/backend/cuda/driver"
 	"github.com/gpumap/gpumap/gpumap/devhm"
@@ -142,5 +143,78 @@ func BenchmarkMultisection(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// Extract and Place on a graph small enough to work out by hand, on the
+// CPU backend and (when one opens) the device: 0-1 (5), 0-2 (7), 2-3 (2),
+// 3-4 (9), 1-4 (4), vertex weights 1..5, parts [0 1 0 0 1].
+func TestExtractPlaceByHand(t *testing.T) {
+	bl := graph.NewBuilder(5)
+	for v := 0; v < 5; v++ {
+		bl.SetVertexWeight(v, int64(v+1))
+	}
+	for _, e := range [][3]int64{{0, 1, 5}, {0, 2, 7}, {2, 3, 2}, {3, 4, 9}, {1, 4, 4}} {
+		bl.AddEdge(int(e[0]), int(e[1]), e[2])
+	}
+	g, err := bl.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	backends := []backend.Multisection{cpu.New(1)}
+	if gb, err := Open(); err == nil {
+		defer gb.Close()
+		backends = append(backends, gb)
+	} else if os.Getenv("GPUMAP_CUDA_LIB") != "" {
+		t.Fatalf("GPUMAP_CUDA_LIB is set but the GPU backend does not open: %v", err)
+	}
+	type want struct {
+		xadj      []int64
+		adj       []int32
+		ew, vw    []int64
+		orig      []int32
+		weight    int64
+		component string
+	}
+	check := func(b backend.Multisection, got backend.Graph, orig backend.Vector, w int64, x want) {
+		t.Helper()
+		h, err := b.DownloadGraph(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, _ := b.DownloadVector(orig)
+		if !slices.Equal(h.XAdj, x.xadj) || !slices.Equal(h.Adj, x.adj) || !slices.Equal(h.EdgeWeights(), x.ew) ||
+			!slices.Equal(h.VW, x.vw) || !slices.Equal(o, x.orig) || w != x.weight {
+			t.Errorf("%s, %s: xadj %v adj %v ew %v vw %v orig %v weight %d, want %+v", b.Name(), x.component, h.XAdj, h.Adj, h.EdgeWeights(), h.VW, o, w, x)
+		}
+	}
+	for _, b := range backends {
+		dg, _ := b.UploadGraph(g)
+		part, _ := b.UploadVector([]int32{0, 1, 0, 0, 1})
+		s0, o0, w0, err := b.Extract(dg, nil, part, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(b, s0, o0, w0, want{[]int64{0, 1, 3, 4}, []int32{1, 0, 2, 1}, []int64{7, 7, 2, 2}, []int64{1, 3, 4}, []int32{0, 2, 3}, 8, "part 0"})
+		s1, o1, w1, _ := b.Extract(dg, nil, part, 1)
+		check(b, s1, o1, w1, want{[]int64{0, 1, 2}, []int32{1, 0}, []int64{4, 4}, []int64{2, 5}, []int32{1, 4}, 7, "part 1"})
+		// Part 1 of part 0 (input vertices 0 and 3): no edge left.
+		p0, _ := b.UploadVector([]int32{1, 0, 1})
+		s01, o01, w01, _ := b.Extract(s0, o0, p0, 1)
+		check(b, s01, o01, w01, want{[]int64{0, 0, 0}, []int32{}, []int64{}, []int64{1, 4}, []int32{0, 3}, 5, "part 1 of part 0"})
+		pe, _ := b.NewVector(5)
+		if err := b.Place(pe, o0, p0, 10, 3); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Place(pe, o1, nil, 7, 3); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := b.DownloadVector(pe); !slices.Equal(got, []int32{13, 7, 10, 13, 7}) {
+			t.Errorf("%s: placed %v, want [13 7 10 13 7]", b.Name(), got)
+		}
+		if c, err := b.Cut(dg, part, 2); err != nil || c != 5+9 {
+			t.Errorf("%s: cut %d (%v), want 14", b.Name(), c, err)
+		}
+		b.Free(s01, o01, p0, s1, o1, s0, o0, pe, part, dg)
 	}
 }
