@@ -24,7 +24,7 @@ func TestGPUMapCommandMultisection(t *testing.T) {
 	}
 	dir := t.TempDir()
 	g := filepath.Join(dir, "rgg.graph")
-	if code, _, e := runCLI("gen", "-t", "rgg", "-n", "4000", "-s", "4711", "-o", g); code != 0 {
+	if code, _, e := runCLI("gen", "-t", "rgg", "-n", "2500", "-s", "4711", "-o", g); code != 0 {
 		t.Fatalf("gen: %d %s", code, e)
 	}
 	var maps [2][]byte
