@@ -74,6 +74,8 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 		switch {
 		case oneToOne:
 			return p.oneToOne()
+		case alg == Multisection && !onCPU(p.backend):
+			return p.gpuMultisection()
 		case alg == Multisection:
 			return p.multisection()
 		default:

@@ -7,10 +7,11 @@
 # It runs the cuda package's tests (not the PTX hash test: no sources
 # there; the tests that need the emulator's counters skip): kernels
 # against the CPU, the whole mapping against the CPU backend (identical),
-# reproducibility, the defects of issue 10. Then BenchmarkIntegrated
-# (2^18..2^24 vertices onto 4:8:6, GPU and CPU on every core, per-phase
-# times, and the H100 model's table from the counters, which a real run
-# can be compared with), and maps every graph in GRAPHS (default:
+# reproducibility, the defects of issue 10, GPU-HM. Then
+# BenchmarkIntegrated (2^18..2^24 vertices onto 4:8:6, GPU and CPU on
+# every core, per-phase times, and the H100 model's table from the
+# counters, which a real run can be compared with), BenchmarkMultisection
+# (GPU-HM and GPU-HM-ultra), and maps every graph in GRAPHS (default:
 # build/gpu/graphs, if copied) with the command on both backends, keeping
 # the "gpu:" line (BENCH narrows the benchmarks, e.g.
 # BENCH=Integrated/rgg2d_2^22). Logs land in OUT (default: build/gpu/out).
@@ -23,18 +24,19 @@ nvidia-smi -L >"$out/device.txt" 2>&1
 nproc >>"$out/device.txt"
 "$here/cuda.test" -test.v -test.run . -test.skip TestPTXMatchesSource -test.count 1 2>&1 | tee "$out/tests.txt"
 rc=${PIPESTATUS[0]}
-"$here/cuda.test" -test.run xxx -test.bench "${BENCH:-Integrated}" -test.benchtime 3x 2>&1 | tee "$out/bench.txt"
+"$here/cuda.test" -test.run xxx -test.bench "${BENCH:-Integrated|Multisection}" -test.benchtime 3x 2>&1 | tee "$out/bench.txt"
 if [ -d "$graphs" ]; then
 	for g in "$graphs"/*.graph; do
-		for b in gpu cpu; do
-			for h in 4:8:1 4:8:6; do
-				base="$out/$(basename "$g" .graph)-$h-$b"
-				"$here/gpumap" map -g "$g" -h "$h" -d 1:10:100 -e 0.03 -a im --backend "$b" \
-					-m "$base.map" >"$base.out" 2>"$base.log"
-				echo "$(basename "$g") $h $b: $(grep -E '^(time_ms|backend)=' "$base.out" | tr '\n' ' ')"
-				grep '^gpu:' "$base.log"
-				"$here/gpumap" eval -g "$g" -h "$h" -d 1:10:100 -e 0.03 \
-					-m "$out/$(basename "$g" .graph)-$h-$b.map" | head -1
+		for a in im hm; do
+			for b in gpu cpu; do
+				for h in 4:8:1 4:8:6; do
+					base="$out/$(basename "$g" .graph)-$h-$a-$b"
+					"$here/gpumap" map -g "$g" -h "$h" -d 1:10:100 -e 0.03 -a "$a" --backend "$b" \
+						-m "$base.map" >"$base.out" 2>"$base.log"
+					echo "$(basename "$g") $h -a $a $b: $(grep -E '^(time_ms|backend)=' "$base.out" | tr '\n' ' ')"
+					grep '^gpu:' "$base.log"
+					"$here/gpumap" eval -g "$g" -h "$h" -d 1:10:100 -e 0.03 -m "$base.map" | head -1
+				done
 			done
 		done
 	done 2>&1 | tee "$out/graphs.txt"

@@ -791,3 +791,55 @@ extern "C" __global__ void reb_place(int *part, int *dest, const u8 *moved, cons
         dest[v] = old;
     }
 }
+
+// ------------------------------------------- hierarchical multisection ---
+//
+// GPU-HM (the paper's Algorithm 2) splits a graph and builds the subgraph
+// of each part on the device (its Algorithm 1): sub_flags and a scan
+// number the part's vertices in order, sub_degree and a second scan lay
+// out their kept edges, sub_fill copies them renumbered. A vertex of a
+// subgraph remembers the input vertex it stands for (orig; null on the
+// input graph itself), so that sub_place writes the splits into the PEs
+// of the input's vertices without the graph ever crossing to the host.
+
+extern "C" __global__ void sub_flags(const int *part, int c, i64 *flags, int n) {
+    GRID_LOOP(v, n) flags[v] = part[v] == c ? 1 : 0;
+}
+
+// deg[id[v]]: the neighbours of v that are in part c too.
+extern "C" __global__ void sub_degree(const i64 *xadj, const int *adj, const int *part, int c, const i64 *id,
+                                      i64 *deg, int n) {
+    GRID_LOOP(v, n) if (part[v] == c) {
+        i64 d = 0;
+        for (i64 e = xadj[v]; e < xadj[v + 1]; e++) d += part[adj[e]] == c ? 1 : 0;
+        deg[id[v]] = d;
+    }
+}
+
+// The subgraph's vertex id[v]: its weight, the input vertex it stands
+// for, and its kept edges in the order v lists them (weights in the
+// parent's form).
+extern "C" __global__ void sub_fill(const i64 *xadj, const int *adj, WT, const i64 *vw, const int *orig,
+                                    const int *part, int c, const i64 *id, const i64 *sxadj, int *sadj,
+                                    int *sew32, i64 *sew64, i64 *svw, int *sorig, int n) {
+    GRID_LOOP(v, n) if (part[v] == c) {
+        const i64 i = id[v];
+        i64 o = sxadj[i];
+        svw[i] = vw[v];
+        sorig[i] = orig ? orig[v] : (int)v;
+        for (i64 e = xadj[v]; e < xadj[v + 1]; e++) {
+            const int u = adj[e];
+            if (part[u] != c) continue;
+            sadj[o] = (int)id[u];
+            if (ew32) sew32[o] = ew32[e];
+            else if (ew64) sew64[o] = ew64[e];
+            o++;
+        }
+    }
+}
+
+// pe[orig[v]] = base + stride * part[v]: a subgraph's split onto the PEs
+// of the input's vertices (orig null: the input graph itself).
+extern "C" __global__ void sub_place(const int *orig, const int *part, int base, int stride, int *pe, int n) {
+    GRID_LOOP(v, n) pe[orig ? orig[v] : (int)v] = base + stride * part[v];
+}

@@ -1,0 +1,220 @@
+package cuda
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/gpumap/gpumap/gpumap/backend"
+	"github.com/gpumap/gpumap/gpumap/backend/cpu"
+	"github.com/gpumap/gpumap/gpumap/backend/cuda/driver"
+	"github.com/gpumap/gpumap/gpumap/devhm"
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/internal/par"
+	"github.com/gpumap/gpumap/topology"
+)
+
+// GPU-HM on the device computes what it computes on the CPU backend:
+// every phase (extraction, matching, contraction, the host's partition of
+// the coarsest graph, projection, Jet on the flat machine, placement) is
+// the same, so the mappings are identical, whatever the host's thread
+// count and the size of the single-block kernels. They are feasible, the
+// device sends the host at most 8n + 4 MiB after the upload (the coarsest
+// graph of every split, three totals per subgraph, the Jet loop's scalars,
+// the mapping), and nothing stays allocated. Graphs generated with seeds
+// used nowhere else; a weighted one with 64-bit edge weights.
+func TestMultisection(t *testing.T) {
+	b := open(t)
+	defer b.Close()
+	// 16 splits: the emulator's launches are slow.
+	top, _ := topology.Parse("4:4:3", "1:10:100")
+	for _, g := range []*graph.Graph{graph.RandomGeometric(1<<13, 0x4d2026), graph.Random(3000, 12000, 1<<33, 5, 0x4d2027)} {
+		n := int64(g.N())
+		cfg := devhm.Default
+		cfg.Seed = 3
+		before, emuErr := driver.Emu()
+		gp, tm, err := devhm.Map(b, par.New(1), g, top, 0.03, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		after, _ := driver.Emu()
+		s := b.Stats()
+		if d2h, limit := s.Total().D2HBytes-s.Phases[PhaseUpload].D2HBytes, 8*n+4<<20; d2h > limit {
+			t.Errorf("n=%d: %d bytes device-to-host, more than 8n + 4 MiB = %d", n, d2h, limit)
+		}
+		if emuErr == nil {
+			if d2h := int64(after.D2HBytes - before.D2HBytes); d2h != s.Total().D2HBytes {
+				t.Errorf("n=%d: the backend counted %d bytes to the host, the driver %d", n, s.Total().D2HBytes, d2h)
+			}
+			if after.LiveBytes != before.LiveBytes {
+				t.Errorf("n=%d: %d bytes of device memory left allocated", n, after.LiveBytes-before.LiveBytes)
+			}
+		}
+		team := b.team
+		b.team = 256
+		again, _, err := devhm.Map(b, par.New(2), g, top, 0.03, cfg)
+		b.team = team
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(again, gp) {
+			t.Errorf("n=%d: a second run (2 host threads, 256-thread single blocks) gave another mapping", n)
+		}
+		cp, _, err := devhm.Map(cpu.New(0), par.New(0), g, top, 0.03, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mg, _ := graph.Evaluate(g, top, gp, 0.03)
+		mc, _ := graph.Evaluate(g, top, cp, 0.03)
+		if !mg.Feasible {
+			t.Errorf("n=%d: GPU-HM's mapping is infeasible (max block %d, lmax %d)", n, mg.MaxBlock, mg.Lmax)
+		}
+		if !slices.Equal(gp, cp) {
+			t.Errorf("n=%d: GPU-HM on the device differs from the CPU backend's (J %d vs %d): a phase no longer computes what the CPU's does", n, mg.J, mc.J)
+		}
+		t.Logf("n=%d: J %d, %d splits, %d levels, d2h %d bytes (8n + 4 MiB = %d)\n%s", n, mg.J, tm.Splits, tm.Levels, s.Total().D2HBytes, 8*n+4<<20, s.Table())
+	}
+}
+
+// BenchmarkMultisection maps generated graphs onto 4:8:6 with GPU-HM
+// (devhm, the default configuration and ultra's tries and Jet loops) on
+// the GPU (the emulator counts as one) and reports J, the host's share
+// (the coarsest graphs' partitions), the whole run, and the performance
+// model (est_h100_ms, launches, syncs, bytes to the host), with its table
+// on stderr.
+//
+//	GPUMAP_CUDA_LIB=build/cudaemu/libcuda.so.1 go test -run xxx -bench 'Multisection/rgg2d_2\^18/default' -benchtime 1x ./gpumap/backend/cuda
+func BenchmarkMultisection(b *testing.B) {
+	top, _ := topology.Parse("4:8:6", "1:10:100")
+	inputs := []struct {
+		name string
+		gen  func() *graph.Graph
+	}{
+		{"rgg2d_2^18", func() *graph.Graph { return graph.RandomGeometric(1<<18, 1) }},
+		{"rgg2d_2^20", func() *graph.Graph { return graph.RandomGeometric(1<<20, 1) }},
+		{"rgg2d_2^22", func() *graph.Graph { return graph.RandomGeometric(1<<22, 1) }},
+		{"grid3d_2^21", func() *graph.Graph { return graph.Grid(128, 128, 128) }},
+	}
+	gpu, gpuErr := Open()
+	if gpuErr != nil {
+		b.Skipf("no GPU: %v", gpuErr)
+	}
+	defer gpu.Close()
+	if driver.Emulated() {
+		// The emulator's barriers cost real threads; the team size does
+		// not change the mapping (TestMultisection) nor the model.
+		gpu.team = 16
+	}
+	for _, in := range inputs {
+		var g *graph.Graph
+		for _, c := range []struct {
+			name string
+			cfg  devhm.Config
+		}{{"default", devhm.Default}, {"ultra", devhm.Ultra}} {
+			b.Run(in.name+"/"+c.name, func(b *testing.B) {
+				if g == nil {
+					g = in.gen()
+				}
+				x := par.New(0)
+				for i := 0; i < b.N; i++ {
+					pe, tm, err := devhm.Map(gpu, x, g, top, 0.03, c.cfg)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if i == b.N-1 {
+						b.StopTimer()
+						m, _ := graph.Evaluate(g, top, pe, 0.03)
+						s := gpu.Stats()
+						t := s.Total()
+						b.ReportMetric(float64(m.J), "J")
+						b.ReportMetric(ms(tm.Initial), "host_ms")
+						b.ReportMetric(ms(tm.Total), "total_ms")
+						b.ReportMetric(ms(t.Estimate()), "est_h100_ms")
+						b.ReportMetric(float64(t.Launches), "launches")
+						b.ReportMetric(float64(t.Syncs), "syncs")
+						b.ReportMetric(float64(t.D2HBytes), "d2h_bytes")
+						fmt.Fprintf(os.Stderr, "%s, n=%d, %d splits, %d levels, host %.1f ms:\n%s", b.Name(), g.N(), tm.Splits, tm.Levels, ms(tm.Initial), s.Table())
+						if !m.Feasible {
+							b.Errorf("infeasible")
+						}
+						b.StartTimer()
+					}
+				}
+			})
+		}
+	}
+}
+
+// Extract and Place on a graph small enough to work out by hand, on the
+// CPU backend and (when one opens) the device: 0-1 (5), 0-2 (7), 2-3 (2),
+// 3-4 (9), 1-4 (4), vertex weights 1..5, parts [0 1 0 0 1].
+func TestExtractPlaceByHand(t *testing.T) {
+	bl := graph.NewBuilder(5)
+	for v := 0; v < 5; v++ {
+		bl.SetVertexWeight(v, int64(v+1))
+	}
+	for _, e := range [][3]int64{{0, 1, 5}, {0, 2, 7}, {2, 3, 2}, {3, 4, 9}, {1, 4, 4}} {
+		bl.AddEdge(int(e[0]), int(e[1]), e[2])
+	}
+	g, err := bl.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	backends := []backend.Multisection{cpu.New(1)}
+	if gb, err := Open(); err == nil {
+		defer gb.Close()
+		backends = append(backends, gb)
+	} else if os.Getenv("GPUMAP_CUDA_LIB") != "" {
+		t.Fatalf("GPUMAP_CUDA_LIB is set but the GPU backend does not open: %v", err)
+	}
+	type want struct {
+		xadj      []int64
+		adj       []int32
+		ew, vw    []int64
+		orig      []int32
+		weight    int64
+		component string
+	}
+	check := func(b backend.Multisection, got backend.Graph, orig backend.Vector, w int64, x want) {
+		t.Helper()
+		h, err := b.DownloadGraph(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, _ := b.DownloadVector(orig)
+		if !slices.Equal(h.XAdj, x.xadj) || !slices.Equal(h.Adj, x.adj) || !slices.Equal(h.EdgeWeights(), x.ew) ||
+			!slices.Equal(h.VW, x.vw) || !slices.Equal(o, x.orig) || w != x.weight {
+			t.Errorf("%s, %s: xadj %v adj %v ew %v vw %v orig %v weight %d, want %+v", b.Name(), x.component, h.XAdj, h.Adj, h.EdgeWeights(), h.VW, o, w, x)
+		}
+	}
+	for _, b := range backends {
+		dg, _ := b.UploadGraph(g)
+		part, _ := b.UploadVector([]int32{0, 1, 0, 0, 1})
+		s0, o0, w0, err := b.Extract(dg, nil, part, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(b, s0, o0, w0, want{[]int64{0, 1, 3, 4}, []int32{1, 0, 2, 1}, []int64{7, 7, 2, 2}, []int64{1, 3, 4}, []int32{0, 2, 3}, 8, "part 0"})
+		s1, o1, w1, _ := b.Extract(dg, nil, part, 1)
+		check(b, s1, o1, w1, want{[]int64{0, 1, 2}, []int32{1, 0}, []int64{4, 4}, []int64{2, 5}, []int32{1, 4}, 7, "part 1"})
+		// Part 1 of part 0 (input vertices 0 and 3): no edge left.
+		p0, _ := b.UploadVector([]int32{1, 0, 1})
+		s01, o01, w01, _ := b.Extract(s0, o0, p0, 1)
+		check(b, s01, o01, w01, want{[]int64{0, 0, 0}, []int32{}, []int64{}, []int64{1, 4}, []int32{0, 3}, 5, "part 1 of part 0"})
+		pe, _ := b.NewVector(5)
+		if err := b.Place(pe, o0, p0, 10, 3); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Place(pe, o1, nil, 7, 3); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := b.DownloadVector(pe); !slices.Equal(got, []int32{13, 7, 10, 13, 7}) {
+			t.Errorf("%s: placed %v, want [13 7 10 13 7]", b.Name(), got)
+		}
+		if c, err := b.Cut(dg, part, 2); err != nil || c != 5+9 {
+			t.Errorf("%s: cut %d (%v), want 14", b.Name(), c, err)
+		}
+		b.Free(s01, o01, p0, s1, o1, s0, o0, pe, part, dg)
+	}
+}

@@ -1,0 +1,54 @@
+package backend
+
+import (
+	"sync"
+
+	"github.com/gpumap/gpumap/topology"
+)
+
+// Multisection is what hierarchical multisection on a backend (package
+// devhm, the GPU-HM of the paper) needs beyond the phases of integrated
+// mapping: the subgraph of each part built where the graph lives, and the
+// splits written into one mapping of the input graph, so that no graph
+// crosses to the host but the small coarsest ones.
+type Multisection interface {
+	Backend
+	// Extract builds the subgraph of g induced by the vertices v with
+	// part[v] == c, numbered in increasing order of v with their edges in
+	// g's order and weights in g's form, the input vertex each stands for
+	// (orig[v]; v itself when orig is nil), and its total vertex weight.
+	Extract(g Graph, orig, part Vector, c int32) (Graph, Vector, int64, error)
+	// Place sets pe[orig[v]] = base + stride*part[v] for every vertex v
+	// of a subgraph (orig nil: v itself; part nil: 0).
+	Place(pe, orig, part Vector, base, stride int32) error
+	// Keep returns a copy of v that no later phase overwrites (Project's
+	// results are reused).
+	Keep(v Vector) (Vector, error)
+	// NewVector returns a vector of n zeros.
+	NewVector(n int) (Vector, error)
+	// Cut is the edge cut of the partition part of g into k blocks.
+	Cut(g Graph, part Vector, k int) (int64, error)
+}
+
+// FlatTopology is the machine of k PEs at distance 1, on which J is the
+// edge cut: GPU-HM refines its splits with the Jet loop on it. One value
+// per k, so that a backend keeps its per-machine arrays of refinement
+// from one split to the next.
+func FlatTopology(k int) *topology.Topology {
+	flatMu.Lock()
+	defer flatMu.Unlock()
+	if t, ok := flat[k]; ok {
+		return t
+	}
+	t, err := topology.NewRegular([]int{k}, []int64{1})
+	if err != nil {
+		panic(err) // any k >= 1 makes a machine
+	}
+	flat[k] = t
+	return t
+}
+
+var (
+	flatMu sync.Mutex
+	flat   = map[int]*topology.Topology{}
+)

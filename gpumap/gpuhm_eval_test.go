@@ -1,0 +1,89 @@
+package gpumap
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpumap/gpumap/gpumap/backend/cpu"
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/internal/par"
+	"github.com/gpumap/gpumap/topology"
+)
+
+// TestEvalGPUHM compares GPU-HM's J with the CPU default preset's onto
+// 4:8:2 and 4:8:6 (D 1:10:100, eps 3%): the pipeline's GPU-HM (final J
+// refinement included) run on the CPU backend, whose mappings are the
+// device's byte for byte (TestMultisection in the cuda package), so no
+// emulator is needed. A measurement, not a check: it runs only when
+// GPUMAP_HM_EVAL lists graphs (names in ../shared/graphs, or rgg18s9,
+// rgg16s1, grid3d (64^3), grid3d32, grid2d (256^2)); GPUMAP_HM_STRONG=1
+// adds ultra (-c strong). Every mapping must be feasible.
+//
+//	GPUMAP_HM_EVAL=rgg18s9,grid3d,fe_sphere,bcsstk33 GPUMAP_HM_STRONG=1 go test ./gpumap -run TestEvalGPUHM -v -timeout 60m
+func TestEvalGPUHM(t *testing.T) {
+	list := os.Getenv("GPUMAP_HM_EVAL")
+	if list == "" {
+		t.Skip("GPUMAP_HM_EVAL not set")
+	}
+	presets := []Preset{Default}
+	if os.Getenv("GPUMAP_HM_STRONG") != "" {
+		presets = append(presets, Strong)
+	}
+	logs := map[Preset]float64{}
+	cnt := 0
+	for _, name := range strings.Split(list, ",") {
+		var g *graph.Graph
+		switch name {
+		case "rgg18s9":
+			g = graph.RandomGeometric(1<<18, 9)
+		case "rgg16s1":
+			g = graph.RandomGeometric(1<<16, 1)
+		case "grid3d":
+			g = graph.Grid(64, 64, 64)
+		case "grid3d32":
+			g = graph.Grid(32, 32, 32)
+		case "grid2d":
+			g = graph.Grid(256, 256)
+		default:
+			var err error
+			if g, err = graph.ReadFile("../../shared/graphs/" + name + ".graph"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, h := range []string{"4:8:2", "4:8:6"} {
+			top, _ := topology.Parse(h, "1:10:100")
+			opt := Options{Preset: Default, Eps: 0.03, Backend: CPU}
+			start := time.Now()
+			res, err := Map(g, top, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			line := fmt.Sprintf("%s %s: CPU default J %d %v (%v)", name, h, res.Metrics.J, res.Metrics.CutPerLevel, time.Since(start).Round(time.Millisecond))
+			for _, pr := range presets {
+				o := opt
+				o.Preset = pr
+				p := newPipeline(par.New(0), g, top, o, &tracker{})
+				p.backend = cpu.New(0)
+				start = time.Now()
+				pe := p.gpuMultisection()
+				d := time.Since(start)
+				m, _ := graph.Evaluate(g, top, pe, 0.03)
+				if !m.Feasible {
+					t.Errorf("%s %s %v: infeasible", name, h, pr)
+				}
+				r := float64(m.J) / float64(res.Metrics.J)
+				logs[pr] += math.Log(r)
+				line += fmt.Sprintf(" | GPU-HM %v J %d %.4f %v (%v)", pr, m.J, r, m.CutPerLevel, d.Round(time.Millisecond))
+			}
+			cnt++
+			t.Log(line)
+		}
+	}
+	for _, pr := range presets {
+		t.Logf("geometric mean of J / CPU default's, GPU-HM %v: %.4f over %d", pr, math.Exp(logs[pr]/float64(cnt)), cnt)
+	}
+}

@@ -1,0 +1,76 @@
+package gpumap
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gpumap/gpumap/gpumap/backend/cuda/driver"
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/topology"
+)
+
+// GPU-HM (-a hm on the GPU) needs the emulated driver here, like the
+// other GPU tests of this file's neighbour gpu_test.go.
+
+func gpuHM(t *testing.T, g *graph.Graph, top *topology.Topology, threads int) (*Result, string) {
+	t.Helper()
+	var log bytes.Buffer
+	res, err := Map(g, top, Options{Backend: GPU, Algorithm: Multisection, Eps: 0.03, Seed: 1, Threads: threads, Progress: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Metrics.Feasible {
+		t.Errorf("infeasible mapping: %+v", res.Metrics)
+	}
+	return res, log.String()
+}
+
+// -a hm with --backend gpu runs GPU-HM on the device (the gpu: line), not
+// the CPU multisection, and maps the same at any thread count.
+func TestGPUMultisectionOnTheDevice(t *testing.T) {
+	needEmulator(t)
+	top, _ := topology.Parse("2:4:2", "1:10:100")
+	g := graph.Grid(40, 40)
+	res, log := gpuHM(t, g, top, 1)
+	if !strings.HasPrefix(res.Backend, "cuda") || !strings.Contains(log, "gpu-hm on cuda") || !strings.Contains(log, "\ngpu: launches=") {
+		t.Errorf("backend %q, log:\n%s\nwant GPU-HM on the device with its gpu: line", res.Backend, log)
+	}
+	if again, _ := gpuHM(t, g, top, 2); !slices.Equal(again.PE, res.PE) {
+		t.Errorf("2 threads mapped differently from 1")
+	}
+}
+
+// GPU-HM falls back to the CPU multisection, with the reason, on a graph
+// too large for the device and on a machine whose groups differ in size
+// (its splits place parts by stride); the context is released once.
+func TestGPUMultisectionFallsBackToTheCPU(t *testing.T) {
+	needEmulator(t)
+	devs, err := driver.Devices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := graph.Grid(40, 40)
+	top, _ := topology.Parse("2:4:2", "1:10:100")
+	before, _ := driver.Emu()
+	driver.EmuSetMemory(1 << 20) // nothing fits
+	res, log := gpuHM(t, g, top, 0)
+	driver.EmuSetMemory(devs[0].TotalMem)
+	if !strings.HasPrefix(res.Backend, "cpu") || !strings.Contains(log, "does not fit") {
+		t.Errorf("backend %q, log %q: want the CPU and the reason", res.Backend, log)
+	}
+	// Sockets of 2 and 3 PEs on one node of 5.
+	tree, err := topology.NewTree([][]int{{0, 0, 1, 1, 1}}, []int64{1, 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, log = gpuHM(t, g, tree, 0)
+	if !strings.HasPrefix(res.Backend, "cpu") || !strings.Contains(log, "children of equal size") {
+		t.Errorf("backend %q, log %q: want the CPU and the reason", res.Backend, log)
+	}
+	after, _ := driver.Emu()
+	if r, l := after.CtxRetains-before.CtxRetains, after.CtxReleases-before.CtxReleases; r != l || after.LiveBytes != before.LiveBytes {
+		t.Errorf("context retained %d, released %d times; %d bytes left allocated", r, l, after.LiveBytes-before.LiveBytes)
+	}
+}
