@@ -181,11 +181,15 @@ func (p *pipeline) integrated() []int32 {
 	}
 	p.t.logf("integrated on %s: %d levels, coarsen %.2f ms, initial %.2f ms, uncoarsen+refine %.2f ms",
 		b.Name(), tm.Levels, ms(tm.Coarsen), ms(tm.Initial), ms(tm.Uncoarsen))
+	start := time.Now()
+	p.refineJ(pe)
 	if gb, onGPU := b.(*cuda.Backend); onGPU {
-		// The performance model of the device phases, and its "gpu:" line.
+		// The performance model of the device phases plus the measured host
+		// work, and its "gpu:" line.
+		gb.AddHost(cuda.HostInitial, tm.InitialHost)
+		gb.AddHost(cuda.HostRefine, time.Since(start))
 		p.t.raw(gb.Report())
 	}
-	p.refineJ(pe)
 	return pe
 }
 

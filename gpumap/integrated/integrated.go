@@ -23,9 +23,12 @@ type Config struct {
 	Progress io.Writer // per-phase times; nil for silence
 }
 
-// Phase times of one run.
+// Phase times of one run. Initial includes the coarsest graph's trip to
+// the host and back; InitialHost is the host's own work in it (the
+// multisection), which a device model does not cover.
 type Times struct {
 	Coarsen, Initial, Uncoarsen time.Duration
+	InitialHost                 time.Duration
 	Levels                      int
 }
 
@@ -90,7 +93,9 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 	}
 	ic := cfg.Initial
 	ic.Eps, ic.Seed = eps, cfg.Seed
+	host := time.Now()
 	pe := multisection.Map(x, coarsest, top, ic)
+	tm.InitialHost = time.Since(host)
 	if dpe, err = b.UploadVector(pe); err != nil {
 		return nil, tm, err
 	}
