@@ -10,6 +10,7 @@ import (
 	"github.com/gpumap/gpumap/gpumap/internal/par"
 	"github.com/gpumap/gpumap/gpumap/multisection"
 	"github.com/gpumap/gpumap/gpumap/refinement"
+	"github.com/gpumap/gpumap/gpumap/runstat"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -25,7 +26,8 @@ type Config struct {
 
 // Phase times of one run. Initial includes the coarsest graph's trip to
 // the host and back; InitialHost is the host's own work in it (the
-// multisection), which a device model does not cover.
+// multisection), which a device model does not cover, as it would take
+// alone on the machine (runstat.Timed: other processes' load taken out).
 type Times struct {
 	Coarsen, Initial, Uncoarsen time.Duration
 	InitialHost                 time.Duration
@@ -93,9 +95,8 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 	}
 	ic := cfg.Initial
 	ic.Eps, ic.Seed = eps, cfg.Seed
-	host := time.Now()
-	pe := multisection.Map(x, coarsest, top, ic)
-	tm.InitialHost = time.Since(host)
+	var pe []int32
+	_, tm.InitialHost = runstat.Timed(func() { pe = multisection.Map(x, coarsest, top, ic) })
 	if dpe, err = b.UploadVector(pe); err != nil {
 		return nil, tm, err
 	}

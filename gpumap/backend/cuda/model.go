@@ -164,7 +164,9 @@ func (c Counts) EstimateOn(d Device) time.Duration {
 }
 
 // HostPhase is host work inside a GPU run, which the device model does
-// not cover: it is measured (wall time) and added to the estimate.
+// not cover: it is measured and added to the estimate (as the phase would
+// take alone on the machine, runstat.Timed, so that other processes' load
+// does not count).
 type HostPhase int
 
 const (
@@ -237,7 +239,7 @@ func (s Stats) Table() string {
 	}
 	row("total", s.Total())
 	for p, d := range s.Host {
-		fmt.Fprintf(&b, "host %-16s %10.3f ms measured\n", HostPhase(p).String(), ms(d))
+		fmt.Fprintf(&b, "host %-16s %10.3f ms measured (alone)\n", HostPhase(p).String(), ms(d))
 	}
 	fmt.Fprintf(&b, "total with host work: %.3f ms (H100), %.3f ms (RTX 4090)\n",
 		ms(s.EstimateTotal(H100)), ms(s.EstimateTotal(RTX4090)))
