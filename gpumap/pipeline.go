@@ -459,6 +459,11 @@ var wideDefault = multisection.WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3,
 	MidPerChild: 64, Mid: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 2,
 		FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}}}
 
+// wideFast: fast's splits into groups of fewer than 16 vertices run label
+// propagation only.
+var wideFast = multisection.WideConfig{PerPE: 4, MinK: 4096,
+	FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1}}
+
 var presets = [...]presetConfig{
 	Fast: {
 		partition: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 1,
@@ -469,6 +474,7 @@ var presets = [...]presetConfig{
 		topTries:   1,
 		slackDepth: 0.03,
 		integrated: integrated.Config{CoarsenC: 30, CapDiv: 8},
+		wide:       wideFast,
 		oneToOne: oneToOneConfig{seedsPer: 128, maxSeeds: 2, topPer: 1 << 30, maxTop: 1,
 			pair: refinement.PairFMConfig{Rounds: 2, Alpha: 10},
 			partition: partition.Config{Tries: 4, LPRounds: 1, FMRounds: -1,
