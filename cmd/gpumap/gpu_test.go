@@ -36,7 +36,7 @@ func TestGPUMapCommand(t *testing.T) {
 			t.Fatalf("--backend %s: exit %d: %s", be, code, errs)
 		}
 		if be == "gpu" {
-			line := regexp.MustCompile(`(?m)^gpu: launches=\d+ syncs=\d+ h2d_bytes=\d+ d2h_bytes=\d+ est_h100_ms=[0-9.]+$`)
+			line := regexp.MustCompile(`(?m)^gpu: launches=\d+ syncs=\d+ h2d_bytes=\d+ d2h_bytes=\d+ est_h100_ms=[0-9.]+ est_total_ms=[0-9.]+$`)
 			if !line.MatchString(errs) || !strings.Contains(errs, "estimated H100 time") || !strings.Contains(out, "backend=cuda") {
 				t.Errorf("--backend gpu: no model on stderr or not on the GPU:\n%s\n%s", out, errs)
 			}

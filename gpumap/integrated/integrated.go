@@ -10,6 +10,7 @@ import (
 	"github.com/gpumap/gpumap/gpumap/internal/par"
 	"github.com/gpumap/gpumap/gpumap/multisection"
 	"github.com/gpumap/gpumap/gpumap/refinement"
+	"github.com/gpumap/gpumap/gpumap/runstat"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -23,9 +24,13 @@ type Config struct {
 	Progress io.Writer // per-phase times; nil for silence
 }
 
-// Phase times of one run.
+// Phase times of one run. Initial includes the coarsest graph's trip to
+// the host and back; InitialHost is the host's own work in it (the
+// multisection), which a device model does not cover, as it would take
+// alone on the machine (runstat.Timed: other processes' load taken out).
 type Times struct {
 	Coarsen, Initial, Uncoarsen time.Duration
+	InitialHost                 time.Duration
 	Levels                      int
 }
 
@@ -90,7 +95,8 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 	}
 	ic := cfg.Initial
 	ic.Eps, ic.Seed = eps, cfg.Seed
-	pe := multisection.Map(x, coarsest, top, ic)
+	var pe []int32
+	_, tm.InitialHost = runstat.Timed(func() { pe = multisection.Map(x, coarsest, top, ic) })
 	if dpe, err = b.UploadVector(pe); err != nil {
 		return nil, tm, err
 	}

@@ -47,10 +47,38 @@ type Config struct {
 	// Phase, when set, runs the split of the whole machine (f) as a named
 	// phase of a progress report.
 	Phase func(name string, f func())
+	// Wide is the effort on wide mappings.
+	Wide WideConfig
 	// Ahead, when not nil, is the hierarchy that the split of the whole
 	// machine shares among its tries, started by CoarsenAhead. The split
 	// takes it only when it is the one it would build.
 	Ahead *partition.Ahead
+}
+
+// WideConfig is the effort on wide mappings: k in the thousands and close
+// to n (WideConfig.Applies). There the thousands of splits into groups of a
+// few vertices each take the time, and the cuts that cost most are made by
+// the few splits near the top.
+type WideConfig struct {
+	// PerPE and MinK: a mapping is wide when n < PerPE*k and k >= MinK
+	// (PerPE 0: none is).
+	PerPE float64
+	MinK  int
+	// SecondTries runs every split of the top's children this many times
+	// and keeps the lowest cut (there are as many of them as the top has
+	// children).
+	SecondTries int
+	// Fine configures the splits of subgraphs with fewer than
+	// FinePerChild vertices per child (when Tries > 0), Mid those with
+	// fewer than MidPerChild otherwise: the lower a split, the less its
+	// cut costs.
+	Fine, Mid                 partition.Config
+	FinePerChild, MidPerChild int
+}
+
+// Applies reports whether a mapping of n vertices onto k PEs is wide.
+func (w WideConfig) Applies(n, k int) bool {
+	return w.PerPE > 0 && k >= w.MinK && float64(n) < w.PerPE*float64(k)
 }
 
 // Local reports whether g's numbering has locality: most edges join
@@ -109,6 +137,7 @@ func CoarsenAhead(x *par.Exec, g *graph.Graph, top *topology.Topology, cfg Confi
 func newMapper(x *par.Exec, g *graph.Graph, top *topology.Topology, cfg Config) *mapper {
 	m := &mapper{x: x, top: top, cfg: cfg, total: g.TotalVertexWeight(), local: Local(x, g)}
 	m.idle = sync.NewCond(&m.mu)
+	m.wide = cfg.Wide.Applies(g.N(), top.K())
 	m.lmax = graph.Lmax(m.total, top.K(), cfg.Eps)
 	// Lmax is rounded up, which grants more slack than eps says; with unit
 	// weights that slack is usable, so the splits see the real capacity
@@ -136,6 +165,7 @@ type mapper struct {
 	busy    int
 	local   bool    // the input's numbering has locality
 	eps     float64 // imbalance the splits share out
+	wide    bool    // cfg.Wide applies
 }
 
 // Limits returns the block limits for splitting a subgraph of weight w that
@@ -243,6 +273,17 @@ func (m *mapper) splitConfig(g *graph.Graph, grp topology.Group) ([]int64, parti
 		}
 		if grp.Level == 1 && m.cfg.Bottom.Tries > 0 {
 			pc = m.cfg.Bottom
+		}
+		if m.wide {
+			if grp.Level == m.top.Root().Level-1 {
+				tries = max(m.cfg.Wide.SecondTries, 1)
+			}
+			switch w := m.cfg.Wide; {
+			case w.Fine.Tries > 0 && g.N() < w.FinePerChild*len(children):
+				pc = w.Fine
+			case w.Mid.Tries > 0 && g.N() < w.MidPerChild*len(children):
+				pc = w.Mid
+			}
 		}
 	} else {
 		pc.Hierarchies, pc.Candidates, pc.PruneDiv = m.cfg.TopHierarchies, m.cfg.TopCandidates, m.cfg.TopPruneDiv
@@ -366,7 +407,11 @@ func (m *mapper) split(g *graph.Graph, grp topology.Group, maxW []int64, pc part
 			var levels *partition.Hierarchy
 			if share {
 				var ok bool
-				if levels, ok = m.cfg.Ahead.Hierarchy(g, maxW, tryConfig(0), tries); !ok {
+				var ahead *partition.Ahead // built for the whole machine's split only
+				if grp.Size() == m.top.K() {
+					ahead = m.cfg.Ahead
+				}
+				if levels, ok = ahead.Hierarchy(g, maxW, tryConfig(0), tries); !ok {
 					levels = partition.Coarsen(m.x, g, maxW, tryConfig(0), tries)
 				}
 			}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime/metrics"
 	"strconv"
+	"time"
 )
 
 // Usage is a snapshot of the process's memory, in bytes (0: unknown).
@@ -100,3 +101,21 @@ func Sched() (run, wait float64) {
 
 // MB formats bytes as mebibytes for progress lines.
 func MB(b int64) float64 { return float64(b) / (1 << 20) }
+
+// Timed runs f and returns its wall time and the estimate of it alone on
+// the machine: wall*run/(run+wait) over f's run (see Sched), the wall time
+// where schedstat is missing. Other goroutines' threads count too, so it
+// estimates the whole process's phase.
+func Timed(f func()) (wall, alone time.Duration) {
+	r0, w0 := Sched()
+	start := time.Now()
+	f()
+	wall = time.Since(start)
+	r1, w1 := Sched()
+	run, wait := r1-r0, w1-w0
+	alone = wall
+	if run > 0 && wait > 0 {
+		alone = time.Duration(float64(wall) * run / (run + wait))
+	}
+	return wall, alone
+}

@@ -1,6 +1,9 @@
 package runstat
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestField(t *testing.T) {
 	data := []byte("Name:\tx\nVmHWM:\t  2048 kB\nVmRSS:\t 1024 kB\n")
@@ -35,5 +38,17 @@ func TestSchedGrows(t *testing.T) {
 	r1, _ := Sched()
 	if x == 1 || r0 <= 0 || r1 <= r0 {
 		t.Fatalf("run time went from %g to %g", r0, r1)
+	}
+}
+
+func TestTimedAloneAtMostWall(t *testing.T) {
+	x := 0
+	wall, alone := Timed(func() {
+		for end := time.Now().Add(20 * time.Millisecond); time.Now().Before(end); {
+			x++
+		}
+	})
+	if wall < 20*time.Millisecond || alone <= 0 || alone > wall {
+		t.Errorf("wall %v, alone %v (%d spins)", wall, alone, x)
 	}
 }

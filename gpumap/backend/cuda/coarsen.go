@@ -58,6 +58,10 @@ func (b *Backend) Match(g backend.Graph, maxWeight int64, seed uint64) (backend.
 			return nil, err
 		}
 		open := n - matched // unmatched vertices read their edges
+		// Each edge of an open vertex gathers its neighbour's match and
+		// weight.
+		b.gather(open*m2/max(n, 1), 4, 4*n)
+		b.gather(open*m2/max(n, 1), 8, 8*n)
 		if err := b.loop("match_prefer", n, 24*n+(open*(16+dg.wb)*m2)/max(n, 1), driver.P(dg.xadj), driver.P(dg.adj), driver.P(dg.ew32), driver.P(dg.ew64),
 			driver.P(dg.vw), driver.P(ws.match), driver.P(ws.pref), driver.I32(int32(n)), driver.I64(maxWeight),
 			driver.I64(int64(seed+uint64(r)*0x9e37))); err != nil {
@@ -78,6 +82,9 @@ func (b *Backend) Match(g backend.Graph, maxWeight int64, seed uint64) (backend.
 	if 4*matched < 3*n { // two-hop: leaves, twins, relatives
 		open := n - matched
 		for step := int32(0); step < 3; step++ {
+			// hop_key and hop_pair gather one neighbour's entry per edge of
+			// an open vertex.
+			b.gather(2*open*m2/max(n, 1), 4, 4*n)
 			if err := b.fill32(ws.ismaker, 0, n); err != nil {
 				return nil, err
 			}
@@ -156,6 +163,12 @@ func (b *Backend) contract(dg *devGraph, match, cmap driver.Ptr) (*devGraph, err
 	if err := b.fill32(ws.hp, 0x7fffffff, m2); err != nil {
 		return nil, err
 	}
+	// Per fine edge: the neighbour's coarse id, its coarse vertex's
+	// interval, and the hash slot's id and weight.
+	b.gather(m2, 4, 4*n)
+	b.gather(m2, 8, 8*nc)
+	b.gather(m2, 4, 4*m2)
+	b.gather(m2, 8, 8*m2)
 	if err := b.loop("contract_insert", m2, (64+dg.wb)*m2, driver.P(dg.xadj), driver.P(dg.src), driver.P(dg.adj), driver.P(dg.ew32), driver.P(dg.ew64),
 		driver.P(cmap), driver.P(ws.leaders), driver.P(ws.off), driver.P(ws.hv), driver.P(ws.hw), driver.P(ws.hp), driver.I64(m2)); err != nil {
 		return nil, err
@@ -203,6 +216,7 @@ func (b *Backend) Project(cmap, coarse backend.Vector) (backend.Vector, error) {
 		out = ws.pe[1]
 	}
 	n := int64(c.n)
+	b.gather(n, 4, 4*int64(cv.n)) // coarse[cmap[v]]
 	if err := b.loop("project", n, 12*n, driver.P(c.p), driver.P(cv.p), driver.P(out), driver.I32(int32(n))); err != nil {
 		return nil, err
 	}

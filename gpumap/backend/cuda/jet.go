@@ -144,6 +144,7 @@ func (j *gpuJet) LabelPropagation() error {
 	if err := j.settle(); err != nil {
 		return err
 	}
+	b.gather(j.m2, 4, 4*n) // every edge reads its neighbour's block
 	if err := b.loop("jet_lp", n, 10*n+(32+g.wb)*j.m2, driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew32), driver.P(g.ew64), driver.P(j.pe),
 		driver.P(a.labels), driver.P(a.dist), driver.P(ws.locked), driver.P(ws.hv), driver.P(ws.hw),
 		driver.P(ws.cand), driver.P(ws.dest), driver.P(ws.cvw), driver.I32(int32(n))); err != nil {
@@ -161,6 +162,11 @@ func (j *gpuJet) LabelPropagation() error {
 	j.moved(func(c *[ctlRead]int64) {
 		// jet_after's candidates and jet_apply's moves, known once counted.
 		b.stats.Phases[PhaseRefine].DeviceBytes += 50*c[6] + 16*c[4] + 24*c[3]
+		// jet_after: per edge of a candidate, the neighbour's block,
+		// candidacy and gain.
+		b.gatherIn(PhaseRefine, c[6], 4, 4*n)
+		b.gatherIn(PhaseRefine, c[6], 1, n)
+		b.gatherIn(PhaseRefine, c[6], 8, 8*n)
 	})
 	return nil
 }
@@ -188,6 +194,7 @@ func (j *gpuJet) Cost() (int64, error) {
 	bytes := 2 * n
 	if j.full {
 		full, bytes = 1, 12*n+(8+j.g.wb)*j.m2
+		b.gather(j.m2, 4, 4*n) // every edge reads its neighbour's block
 	}
 	if err := b.loop("jet_cost", n, bytes, driver.I32(full), driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew32), driver.P(g.ew64),
 		driver.P(j.pe), driver.P(a.labels), driver.P(a.dist), driver.P(ws.moved), driver.P(ws.cand), driver.P(ws.dest),
@@ -204,6 +211,10 @@ func (j *gpuJet) Cost() (int64, error) {
 	}
 	if !j.full {
 		b.count().DeviceBytes += 28*j.ctl[5] + 16*j.ctl[3]
+		// Per edge of a moved vertex: the neighbour's moved flag, block
+		// and old block.
+		b.gather(j.ctl[5], 1, n)
+		b.gather(2*j.ctl[5], 4, 4*n)
 	}
 	if j.step != nil {
 		j.step(j.ctl)
@@ -310,6 +321,7 @@ func (j *gpuJet) Rebalance(strong bool) error {
 		// What the candidates and moves cost, known once counted: their
 		// edges in reb_cand, their ids in the narrowing steps, their moves.
 		b.stats.Phases[PhaseRebalance].DeviceBytes += 40*c[6] + 20*c[4] + 17*passes*c[4] + 40*c[3]
+		b.gatherIn(PhaseRebalance, c[6], 4, 4*n) // reb_cand: the neighbours' blocks
 	})
 	return nil
 }

@@ -30,12 +30,29 @@ func (p Phase) String() string { return phaseNames[p] }
 // synchronisations, transfers, and the device memory traffic of the
 // kernels as counted by their byte formulas (each kernel's launch site
 // states what it reads and writes; see DEVELOPERS.md).
+//
+// The byte formulas count every element at its size. A gather (a load
+// whose address is data: a neighbour's label, match or weight) moves a
+// whole 32-byte sector, of which it uses 4 or 8 bytes, so the launch
+// sites also count their gathers, by the size of the array they index
+// (Gathers): the model charges each gather its sector, from the L2 cache
+// when that array fits it, else from device memory. Lookups in per-block
+// tables (labels, distances, block weights) are not counted: they stay in
+// the L1 and L2 caches.
 type Counts struct {
 	Launches, Memsets, D2D, Syncs int64
 	H2D, H2DBytes, H2DPinnedBytes int64
 	D2H, D2HBytes                 int64
 	DeviceBytes                   int64 // kernels, memsets and device copies
+	// Gathers[s] are the gathers into arrays of at most 2^s bytes (and
+	// more than 2^(s-1)); GatherBytes their elements' bytes, which
+	// DeviceBytes includes.
+	Gathers     [gatherSpans]int64
+	GatherBytes int64
 }
+
+// gatherSpans bounds the arrays a gather may index: 2^47 bytes.
+const gatherSpans = 48
 
 func (c *Counts) add(o Counts) {
 	c.Launches += o.Launches
@@ -48,30 +65,144 @@ func (c *Counts) add(o Counts) {
 	c.D2H += o.D2H
 	c.D2HBytes += o.D2HBytes
 	c.DeviceBytes += o.DeviceBytes
+	for i, g := range o.Gathers {
+		c.Gathers[i] += g
+	}
+	c.GatherBytes += o.GatherBytes
 }
 
-// The H100 the model assumes.
-const (
-	H100Bandwidth    = 3e12   // bytes/s, device memory
-	H100Launch       = 5e-6   // s per launch (kernel, memset, device copy)
-	H100Sync         = 20e-6  // s per synchronisation
-	PCIePinned       = 25e9   // bytes/s, pinned host memory
-	PCIePageable     = 12.5e9 // bytes/s, pageable host memory (the driver stages it)
-	modelDescription = "estimated H100 time (a model, not a measurement): 3 TB/s device memory, 5 us per launch, 20 us per sync, PCIe 25 GB/s pinned (12.5 pageable); host work (the coarsest graph's mapping) excluded"
+// GatherCount is the number of gathers.
+func (c Counts) GatherCount() int64 {
+	var t int64
+	for _, g := range c.Gathers {
+		t += g
+	}
+	return t
+}
+
+// gather counts, in the current phase, count loads of elem bytes each at
+// data-dependent positions of an array of span bytes.
+func (b *Backend) gather(count, elem, span int64) {
+	if count <= 0 {
+		return
+	}
+	c := b.count()
+	c.Gathers[spanClass(span)] += count
+	c.GatherBytes += count * elem
+}
+
+// gatherIn is gather in phase p.
+func (b *Backend) gatherIn(p Phase, count, elem, span int64) {
+	prev := b.phase
+	b.phase = p
+	b.gather(count, elem, span)
+	b.phase = prev
+}
+
+// spanClass is the least s with span <= 2^s.
+func spanClass(span int64) int {
+	s := 0
+	for s < gatherSpans-1 && int64(1)<<s < span {
+		s++
+	}
+	return s
+}
+
+// Device is a GPU as the model sees it. Bandwidths are effective ones
+// (what a streaming kernel reaches, about 90% of the data sheet's peak),
+// not peaks; a gather costs a 32-byte sector, from the L2 cache when its
+// array takes at most half of it (the rest of the working set competes
+// for the other half), else from device memory.
+type Device struct {
+	Name          string
+	Bandwidth     float64 // bytes/s, device memory, effective
+	L2Bytes       int64   // L2 cache size
+	L2Bandwidth   float64 // bytes/s, L2 hits, effective
+	Launch, Sync  float64 // s per launch (kernel, memset, device copy), per synchronisation
+	PCIePinned    float64 // bytes/s from page-locked host memory
+	PCIePageable  float64 // bytes/s otherwise (the driver stages the copy)
+	SectorBytes   int64   // what one gather moves
+	Specification string  // the device's figures, for the report
+}
+
+// The devices the model knows. H100 (SXM, 80 GB): 3.35 TB/s peak, 50 MB
+// L2. RTX 4090, the paper's card: 1.008 TB/s peak, 72 MB L2, 128 SMs;
+// its L2 figure is the one microbenchmarks report (~5 TB/s). Launch and
+// synchronisation costs are those of a stream with queued launches (a
+// launch queued behind a running kernel costs its issue time only).
+var (
+	H100 = Device{Name: "H100", Bandwidth: 3e12, L2Bytes: 50 << 20, L2Bandwidth: 7e12, Launch: 5e-6, Sync: 20e-6,
+		PCIePinned: 25e9, PCIePageable: 12.5e9, SectorBytes: 32,
+		Specification: "3 TB/s device memory, L2 50 MB at 7 TB/s, 5 us per launch, 20 us per sync, PCIe 25 GB/s pinned (12.5 pageable)"}
+	RTX4090 = Device{Name: "RTX 4090", Bandwidth: 0.9e12, L2Bytes: 72 << 20, L2Bandwidth: 5e12, Launch: 5e-6, Sync: 20e-6,
+		PCIePinned: 25e9, PCIePageable: 12.5e9, SectorBytes: 32,
+		Specification: "0.9 TB/s device memory, L2 72 MB at 5 TB/s, 5 us per launch, 20 us per sync, PCIe 4.0 25 GB/s pinned (12.5 pageable)"}
 )
 
 // Estimate is the modelled H100 time of c, host work excluded.
-func (c Counts) Estimate() time.Duration {
-	s := float64(c.Launches+c.Memsets+c.D2D)*H100Launch + float64(c.Syncs)*H100Sync +
-		float64(c.DeviceBytes)/H100Bandwidth + float64(c.H2DPinnedBytes)/PCIePinned +
-		float64(c.H2DBytes-c.H2DPinnedBytes+c.D2HBytes)/PCIePageable
-	return time.Duration(s * float64(time.Second))
+func (c Counts) Estimate() time.Duration { return c.EstimateOn(H100) }
+
+// EstimateOn is the modelled time of c on d, host work excluded: launches
+// and synchronisations at their fixed costs, streamed bytes at d's memory
+// bandwidth, every gather's sector from L2 or memory, transfers at PCIe
+// speed.
+func (c Counts) EstimateOn(d Device) time.Duration {
+	mem := float64(c.DeviceBytes - c.GatherBytes)
+	l2 := 0.0
+	for s, g := range c.Gathers {
+		sectors := float64(g * d.SectorBytes)
+		if int64(1)<<s <= d.L2Bytes/2 {
+			l2 += sectors
+		} else {
+			mem += sectors
+		}
+	}
+	t := float64(c.Launches+c.Memsets+c.D2D)*d.Launch + float64(c.Syncs)*d.Sync +
+		mem/d.Bandwidth + l2/d.L2Bandwidth + float64(c.H2DPinnedBytes)/d.PCIePinned +
+		float64(c.H2DBytes-c.H2DPinnedBytes+c.D2HBytes)/d.PCIePageable
+	return time.Duration(t * float64(time.Second))
 }
 
-// Stats are the counts of one mapping, per phase.
+// HostPhase is host work inside a GPU run, which the device model does
+// not cover: it is measured and added to the estimate (as the phase would
+// take alone on the machine, runstat.Timed, so that other processes' load
+// does not count).
+type HostPhase int
+
+const (
+	HostInitial HostPhase = iota // the coarsest graph's mapping (transfers excluded: the model has them)
+	HostRefine                   // refinement on the host after the device is done
+	HostOther                    // any other host work between device phases
+	numHostPhases
+)
+
+var hostPhaseNames = [numHostPhases]string{"initial", "refine", "other"}
+
+func (p HostPhase) String() string { return hostPhaseNames[p] }
+
+// AddHost records d of host work in phase p of the current mapping (the
+// integrated pipeline records its initial mapping and final refinement;
+// any pipeline on this backend records its own).
+func (b *Backend) AddHost(p HostPhase, d time.Duration) { b.stats.Host[p] += d }
+
+// Stats are the counts of one mapping, per phase, and its host work.
 type Stats struct {
 	Phases [numPhases]Counts
+	Host   [numHostPhases]time.Duration
 }
+
+// HostTotal is the measured host work.
+func (s Stats) HostTotal() time.Duration {
+	var t time.Duration
+	for _, d := range s.Host {
+		t += d
+	}
+	return t
+}
+
+// EstimateTotal is the modelled device time on d plus the measured host
+// work: what the mapping would take end to end.
+func (s Stats) EstimateTotal(d Device) time.Duration { return s.Total().EstimateOn(d) + s.HostTotal() }
 
 // Total sums the phases.
 func (s Stats) Total() Counts {
@@ -82,29 +213,36 @@ func (s Stats) Total() Counts {
 	return t
 }
 
-// Line is the machine-readable summary:
-// gpu: launches=L syncs=S h2d_bytes=X d2h_bytes=Y est_h100_ms=T.
+// Line is the machine-readable summary: gpu: launches=L syncs=S
+// h2d_bytes=X d2h_bytes=Y est_h100_ms=T est_total_ms=U, where T is the
+// device model (H100) and U adds the measured host work.
 func (s Stats) Line() string {
 	t := s.Total()
-	return fmt.Sprintf("gpu: launches=%d syncs=%d h2d_bytes=%d d2h_bytes=%d est_h100_ms=%.3f",
-		t.Launches, t.Syncs, t.H2DBytes, t.D2HBytes, ms(t.Estimate()))
+	return fmt.Sprintf("gpu: launches=%d syncs=%d h2d_bytes=%d d2h_bytes=%d est_h100_ms=%.3f est_total_ms=%.3f",
+		t.Launches, t.Syncs, t.H2DBytes, t.D2HBytes, ms(t.Estimate()), ms(s.EstimateTotal(H100)))
 }
 
 // Table is the per-phase model, one line per phase, then the total and
 // the machine-readable line.
 func (s Stats) Table() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n", modelDescription)
-	fmt.Fprintf(&b, "%-10s %8s %7s %6s %12s %12s %14s %10s\n", "phase", "launches", "other", "syncs",
-		"h2d_bytes", "d2h_bytes", "device_bytes", "est_ms")
+	fmt.Fprintf(&b, "estimated H100 time (a model, not a measurement): %s; est_4090: the RTX 4090, %s; "+
+		"a gather moves a 32-byte sector; host work measured, not modelled\n", H100.Specification, RTX4090.Specification)
+	fmt.Fprintf(&b, "%-10s %8s %7s %6s %12s %12s %14s %11s %10s %10s\n", "phase", "launches", "other", "syncs",
+		"h2d_bytes", "d2h_bytes", "device_bytes", "gathers", "est_ms", "est_4090")
 	row := func(name string, c Counts) {
-		fmt.Fprintf(&b, "%-10s %8d %7d %6d %12d %12d %14d %10.3f\n", name, c.Launches, c.Memsets+c.D2D,
-			c.Syncs, c.H2DBytes, c.D2HBytes, c.DeviceBytes, ms(c.Estimate()))
+		fmt.Fprintf(&b, "%-10s %8d %7d %6d %12d %12d %14d %11d %10.3f %10.3f\n", name, c.Launches, c.Memsets+c.D2D,
+			c.Syncs, c.H2DBytes, c.D2HBytes, c.DeviceBytes, c.GatherCount(), ms(c.Estimate()), ms(c.EstimateOn(RTX4090)))
 	}
 	for p, c := range s.Phases {
 		row(Phase(p).String(), c)
 	}
 	row("total", s.Total())
+	for p, d := range s.Host {
+		fmt.Fprintf(&b, "host %-16s %10.3f ms measured (alone)\n", HostPhase(p).String(), ms(d))
+	}
+	fmt.Fprintf(&b, "total with host work: %.3f ms (H100), %.3f ms (RTX 4090)\n",
+		ms(s.EstimateTotal(H100)), ms(s.EstimateTotal(RTX4090)))
 	b.WriteString(s.Line())
 	b.WriteByte('\n')
 	return b.String()

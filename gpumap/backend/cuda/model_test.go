@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/gpumap/gpumap/gpumap/backend/cpu"
 	"github.com/gpumap/gpumap/gpumap/backend/cuda/driver"
@@ -51,7 +52,7 @@ func TestStatsAgreeWithTheEmulator(t *testing.T) {
 			t.Errorf("%s: the backend counted %d, the emulator %d", c.what, c.own, c.emu)
 		}
 	}
-	line := regexp.MustCompile(`^gpu: launches=\d+ syncs=\d+ h2d_bytes=\d+ d2h_bytes=\d+ est_h100_ms=\d+\.\d+$`)
+	line := regexp.MustCompile(`^gpu: launches=\d+ syncs=\d+ h2d_bytes=\d+ d2h_bytes=\d+ est_h100_ms=\d+\.\d+ est_total_ms=\d+\.\d+$`)
 	if l := b.Stats().Line(); !line.MatchString(l) {
 		t.Errorf("machine-readable line %q", l)
 	}
@@ -100,4 +101,44 @@ func TestHeldOutGraphTraffic(t *testing.T) {
 func mustTop() *topology.Topology {
 	top, _ := topology.Parse("4:8:6", "1:10:100")
 	return top
+}
+
+// The model by hand: streamed bytes at the memory bandwidth, a gather's
+// 32-byte sector from L2 when its array fits half of it and from memory
+// otherwise (its element, counted with the streamed bytes, taken out),
+// launches and syncs at their fixed costs, transfers at PCIe speed; the
+// total adds the measured host work.
+func TestModelByHand(t *testing.T) {
+	d := Device{Bandwidth: 1e12, L2Bytes: 64 << 20, L2Bandwidth: 4e12, Launch: 5e-6, Sync: 20e-6,
+		PCIePinned: 20e9, PCIePageable: 10e9, SectorBytes: 32}
+	var c Counts
+	c.Launches, c.Memsets, c.Syncs = 10, 2, 3
+	c.DeviceBytes = 1e9
+	c.H2DBytes, c.H2DPinnedBytes, c.D2HBytes = 4e8, 2e8, 1e8
+	// 1e6 gathers of 4 bytes into a 4 MiB array (L2), 2e6 of 8 bytes into
+	// a 64 MiB one (more than half the L2: memory).
+	c.Gathers[spanClass(4<<20)] = 1e6
+	c.Gathers[spanClass(64<<20)] = 2e6
+	c.GatherBytes = 4e6 + 16e6
+	// 12 launches: 60 us; 3 syncs: 60 us; memory (1e9 - 2e7 + 6.4e7) /
+	// 1e12 = 1044 us; L2 3.2e7 / 4e12 = 8 us; pinned 2e8/20e9 = 10 ms;
+	// pageable 3e8/10e9 = 30 ms. Total 41.172 ms.
+	if got, want := c.EstimateOn(d), 41172*time.Microsecond; got != want {
+		t.Errorf("estimate %v, want %v", got, want)
+	}
+	if spanClass(4<<20) != 22 || spanClass(4<<20+1) != 23 || spanClass(1) != 0 {
+		t.Errorf("span classes %d %d %d", spanClass(4<<20), spanClass(4<<20+1), spanClass(1))
+	}
+	var s Stats
+	s.Phases[PhaseRefine] = c
+	s.Host[HostInitial], s.Host[HostRefine] = 7*time.Millisecond, 2*time.Millisecond
+	if got, want := s.EstimateTotal(d), 50172*time.Microsecond; got != want {
+		t.Errorf("total %v, want %v", got, want)
+	}
+	// Without gathers the H100 figures are those of the byte model.
+	var b Counts
+	b.Launches, b.DeviceBytes = 100, 3e9
+	if got, want := b.Estimate(), 1500*time.Microsecond; got != want {
+		t.Errorf("H100 estimate %v, want %v", got, want)
+	}
 }

@@ -1,0 +1,60 @@
+package gpumap
+
+import (
+	"bytes"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/topology"
+)
+
+// A wide mapping (k = 4096 PEs, 1.5 vertices per PE): the default preset
+// skips the final J refinement, and integrated mapping gives the same
+// mapping on the CPU and, when the emulated driver is there, on the GPU
+// (which never runs the host's J pass), whose "gpu:" line adds the
+// measured host work to the device model.
+func TestWideMapping(t *testing.T) {
+	top, _ := topology.Parse("4:8:16:8", "1:10:100:1000")
+	g := graph.RandomGeometric(6144, 17)
+	var log bytes.Buffer
+	res, err := Map(g, top, Options{Preset: Default, Eps: 0.03, Seed: 1, Threads: 1, Progress: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Metrics.Feasible || !strings.Contains(log.String(), "refine-J: skipped") {
+		t.Errorf("feasible %v, log:\n%s", res.Metrics.Feasible, log.String())
+	}
+	cpu, err := Map(g, top, Options{Preset: Default, Eps: 0.03, Seed: 1, Backend: CPU, Algorithm: Integrated})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cpu.Metrics.Feasible {
+		t.Fatalf("IM on the CPU: infeasible")
+	}
+	if testing.Short() {
+		return
+	}
+	needEmulator(t)
+	log.Reset()
+	gpu, err := Map(g, top, Options{Preset: Default, Eps: 0.03, Seed: 1, Backend: GPU, Algorithm: Integrated, Progress: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(gpu.PE, cpu.PE) {
+		t.Errorf("the GPU's mapping differs from the CPU's")
+	}
+	f := regexp.MustCompile(`est_h100_ms=([0-9.]+) est_total_ms=([0-9.]+)`).FindStringSubmatch(log.String())
+	if f == nil {
+		t.Fatalf("no gpu: line in\n%s", log.String())
+	}
+	dev, _ := strconv.ParseFloat(f[1], 64)
+	total, _ := strconv.ParseFloat(f[2], 64)
+	if !(total > dev) || !strings.Contains(log.String(), "host initial") ||
+		!strings.Contains(log.String(), "refine-J: skipped on the GPU") {
+		t.Errorf("est_total_ms %v not above the device's %v, or no host initial mapping:\n%s", total, dev, log.String())
+	}
+}
