@@ -54,7 +54,7 @@ func TestWideMapping(t *testing.T) {
 	dev, _ := strconv.ParseFloat(f[1], 64)
 	total, _ := strconv.ParseFloat(f[2], 64)
 	if !(total > dev) || !strings.Contains(log.String(), "host initial") ||
-		!strings.Contains(log.String(), "refine-J: skipped on the GPU") {
+		!strings.Contains(log.String(), "refine-J: skipped after IM") {
 		t.Errorf("est_total_ms %v not above the device's %v, or no host initial mapping:\n%s", total, dev, log.String())
 	}
 }
