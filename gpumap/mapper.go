@@ -70,7 +70,7 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 	} else if opt.Algorithm == AutoAlgorithm && !oneToOne && !tiny {
 		alg = p.byFeatures()
 	}
-	runWith := func(p *pipeline) []int32 {
+	runWith := func(p *pipeline, alg Algorithm) []int32 {
 		switch {
 		case oneToOne:
 			return p.oneToOne()
@@ -80,12 +80,12 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 			return p.integrated()
 		}
 	}
-	run := func() []int32 { return runWith(p) }
+	run := func() []int32 { return runWith(p, alg) }
 	var known *graph.Metrics // the portfolio evaluated its winner already
 	if tiny {
 		res.PE = p.tiny(run)
 	} else if cands := p.strongCandidates(alg, oneToOne); cands != nil {
-		res.PE, known = p.runPortfolio(cands, runWith)
+		res.PE, known = p.runPortfolio(cands, alg, runWith)
 	} else {
 		res.PE = run()
 	}
