@@ -10,10 +10,11 @@ import (
 	"github.com/gpumap/gpumap/topology"
 )
 
-// The automatic algorithm follows the graph's features: skewed graphs run
-// the multisection with label propagation, dense-block and hub graphs IM,
-// regular ones the multisection; an explicit algorithm measures nothing. Every
-// mapping is feasible.
+// The automatic algorithm of the fast preset (and of default on graphs of
+// bothMaxEdges+ edges) follows the graph's features: skewed graphs run the
+// multisection with label propagation, dense-block and hub graphs IM,
+// regular ones the multisection; an explicit algorithm measures nothing.
+// Every mapping is feasible.
 func TestAutoAlgorithmByFeatures(t *testing.T) {
 	top, _ := topology.Parse("4:8:2", "1:10:100")
 	for _, c := range []struct {
@@ -28,7 +29,7 @@ func TestAutoAlgorithmByFeatures(t *testing.T) {
 		for _, alg := range []Algorithm{AutoAlgorithm, Multisection} {
 			var log bytes.Buffer
 			opt := DefaultOptions()
-			opt.Algorithm, opt.Backend, opt.Progress = alg, CPU, &log
+			opt.Preset, opt.Algorithm, opt.Backend, opt.Progress = Fast, alg, CPU, &log
 			res, err := Map(c.g, top, opt)
 			if err != nil {
 				t.Fatal(err)

@@ -68,7 +68,11 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 	if _, onCPU := b.(*cpu.Backend); !onCPU && opt.Algorithm == AutoAlgorithm && !oneToOne {
 		alg = Integrated // the data-parallel pipeline is what a GPU runs
 	} else if opt.Algorithm == AutoAlgorithm && !oneToOne && !tiny {
-		alg = p.byFeatures()
+		if p.measuresBoth() {
+			alg = Multisection // and IM beside it (measuresBoth)
+		} else {
+			alg = p.byFeatures()
+		}
 	}
 	runWith := func(p *pipeline, alg Algorithm) []int32 {
 		switch {
@@ -84,7 +88,7 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 	var known *graph.Metrics // the portfolio evaluated its winner already
 	if tiny {
 		res.PE = p.tiny(run)
-	} else if cands := p.strongCandidates(alg, oneToOne); cands != nil {
+	} else if cands := p.candidates(alg, oneToOne); cands != nil {
 		res.PE, known = p.runPortfolio(cands, alg, runWith)
 	} else {
 		res.PE = run()
@@ -93,7 +97,7 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 		return nil, p.err
 	}
 	res.Backend = p.backend.Name()
-	if known != nil {
+	if known != nil && mtop == top { // on a prefix of a sparse machine, the whole machine's metrics
 		res.Metrics = *known
 	} else {
 		t.phase("evaluate", func() { res.Metrics, err = graph.Evaluate(g, top, res.PE, opt.Eps) })
