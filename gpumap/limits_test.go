@@ -61,7 +61,9 @@ func TestTinyOnHugeMachines(t *testing.T) {
 
 // Graphs larger than the exact solver's on machines with many more PEs
 // than vertices map onto a prefix of the machine: valid, feasible, and
-// never spread over the top level when one group holds everything.
+// never spread over the top level when one group holds everything; the
+// metrics are the whole machine's, also where several pipelines competed
+// (default's two algorithms, strong's portfolio).
 func TestSparseMachine(t *testing.T) {
 	g := graph.Grid(10, 10)
 	for _, c := range []struct{ h, d string }{{"2147483647", "1"}, {"4:8:67108863", "1:10:100"}, {"8:8:8:8", "1:10:100:1000"}} {
@@ -69,18 +71,25 @@ func TestSparseMachine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Map(g, top, DefaultOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !res.Metrics.Feasible || res.Metrics.Lmax != 1 {
-			t.Fatalf("%s: %+v", c.h, res.Metrics)
-		}
-		if c.h == "8:8:8:8" && res.Metrics.CutPerLevel[3] != 0 {
-			t.Errorf("%s: %d edge weight cut at the top level", c.h, res.Metrics.CutPerLevel[3])
-		}
-		if j := independentJ(g, top, res.PE); j != res.Metrics.J {
-			t.Fatalf("%s: reported J %d, recomputed %d", c.h, res.Metrics.J, j)
+		for _, preset := range []Preset{Default, Strong} {
+			opt := DefaultOptions()
+			opt.Preset = preset
+			res, err := Map(g, top, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Metrics.CutPerLevel) != len(top.Distances()) {
+				t.Fatalf("%s %s: cut of %d levels reported", c.h, preset, len(res.Metrics.CutPerLevel))
+			}
+			if !res.Metrics.Feasible || res.Metrics.Lmax != 1 {
+				t.Fatalf("%s: %+v", c.h, res.Metrics)
+			}
+			if c.h == "8:8:8:8" && res.Metrics.CutPerLevel[3] != 0 {
+				t.Errorf("%s: %d edge weight cut at the top level", c.h, res.Metrics.CutPerLevel[3])
+			}
+			if j := independentJ(g, top, res.PE); j != res.Metrics.J {
+				t.Fatalf("%s: reported J %d, recomputed %d", c.h, res.Metrics.J, j)
+			}
 		}
 	}
 	top, _ := topology.Parse("4:8:67108863", "1:10:100")

@@ -68,9 +68,13 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 	if _, onCPU := b.(*cpu.Backend); !onCPU && opt.Algorithm == AutoAlgorithm && !oneToOne {
 		alg = Integrated // the data-parallel pipeline is what a GPU runs
 	} else if opt.Algorithm == AutoAlgorithm && !oneToOne && !tiny {
-		alg = p.byFeatures()
+		if p.measuresBoth() {
+			alg = Multisection // and IM beside it (measuresBoth)
+		} else {
+			alg = p.byFeatures()
+		}
 	}
-	runWith := func(p *pipeline) []int32 {
+	runWith := func(p *pipeline, alg Algorithm) []int32 {
 		switch {
 		case oneToOne:
 			return p.oneToOne()
@@ -82,12 +86,12 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 			return p.integrated()
 		}
 	}
-	run := func() []int32 { return runWith(p) }
+	run := func() []int32 { return runWith(p, alg) }
 	var known *graph.Metrics // the portfolio evaluated its winner already
 	if tiny {
 		res.PE = p.tiny(run)
-	} else if cands := p.strongCandidates(alg, oneToOne); cands != nil {
-		res.PE, known = p.runPortfolio(cands, runWith)
+	} else if cands := p.candidates(alg, oneToOne); cands != nil {
+		res.PE, known = p.runPortfolio(cands, alg, runWith)
 	} else {
 		res.PE = run()
 	}
@@ -95,7 +99,7 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 		return nil, p.err
 	}
 	res.Backend = p.backend.Name()
-	if known != nil {
+	if known != nil && mtop == top { // on a prefix of a sparse machine, the whole machine's metrics
 		res.Metrics = *known
 	} else {
 		t.phase("evaluate", func() { res.Metrics, err = graph.Evaluate(g, top, res.PE, opt.Eps) })

@@ -29,8 +29,9 @@ type pipeline struct {
 	lmax    int64
 	backend backend.Backend
 	err     error // first failure of a phase
-	// features, once byFeatures has measured them (-a auto).
+	// features, once byFeatures has measured them (-a auto; measured).
 	features features.Features
+	measured bool
 	// ahead is the whole machine's split's hierarchy, built while the
 	// features are measured (coarsenAhead).
 	ahead *partition.Ahead
@@ -97,7 +98,7 @@ func (p *pipeline) dropAhead() {
 
 // withFeatures sets the algorithm and the preset from measured features.
 func (p *pipeline) withFeatures(f features.Features) Algorithm {
-	p.features = f
+	p.features, p.measured = f, true
 	p.cfg = presets[p.opt.Preset].forSize(p.g.M(), &f)
 	alg, kind := Multisection, f.Kind()
 	switch kind {

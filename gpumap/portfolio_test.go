@@ -1,21 +1,86 @@
 package gpumap
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/gpumap/gpumap/gpumap/features"
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/topology"
 )
 
-// On regular graphs strong's general mapping is the best of several
-// pipelines, default's with the same seed among them (on an expander-like
-// random graph, default's alone): never worse than the default preset,
-// and the same mapping for any thread count (the candidates run
-// side by side on 2 and 3 threads, one after the other on 1). Skewed and
-// dense-block graphs run strong's own pipeline: same mapping for any
-// thread count.
+func init() {
+	// The tests map many graphs with strong: a twentieth of its budget
+	// (half that under the race detector) still runs several
+	// candidates on their graphs and keeps each call within a second.
+	strongBudget /= 20
+	if underRace {
+		strongBudget /= 2
+	}
+}
+
+// Strong's plan at its full budget: default's pipeline with the chosen
+// algorithm and the user's seed first (even beyond the budget), then
+// strong's own and the other algorithm, then further seeds, within the
+// budget; graphs above
+// strongBudgetM edges get as many candidates as one of strongBudgetM;
+// hub graphs, where strong's own settings are default's, run default's
+// candidates only; small graphs stop at maxCandidates.
+func TestStrongPlan(t *testing.T) {
+	mesh := features.Features{DegreeCV: 0.15, VertexKeep: 0.28, EdgeKeep: 0.28}
+	hubs := features.Features{DegreeCV: 3.2, VertexKeep: 0.54, EdgeKeep: 0.88}
+	total := func(m int64, f features.Features, cs []candidate) (w int64) {
+		for _, c := range cs {
+			w += work(m, 192, f, c)
+		}
+		return w
+	}
+	const seed = 7
+	for _, m := range []int64{1e3, 1e4, 1e5, 3e5, 1e6} {
+		for _, alg := range []Algorithm{Multisection, Integrated} {
+			cs := planStrong(m, 192, mesh, alg, seed, strongFullBudget)
+			first := candidate{Default, alg, seed, false}
+			if m < bothMaxEdges {
+				first = candidate{Default, Multisection, seed, true}
+			}
+			if len(cs) == 0 || cs[0] != first {
+				t.Fatalf("m=%d %s: plan %v does not start with default's pipeline", m, alg, cs)
+			}
+			if w := total(m, mesh, cs); w > strongFullBudget && len(cs) > 1 || len(cs) > maxCandidates {
+				t.Errorf("m=%d %s: %d candidates of work %d, budget %d", m, alg, len(cs), w, int64(strongFullBudget))
+			}
+			seeds := map[uint64]bool{}
+			algs := map[Algorithm]bool{}
+			presets := map[Preset]bool{}
+			for _, c := range cs {
+				seeds[c.seed], algs[c.alg], presets[c.preset] = true, true, true
+			}
+			if m <= 1e4 && (len(seeds) < 2 || len(algs) < 2 || len(presets) < 2) {
+				t.Errorf("m=%d %s: plan %v lacks seeds, algorithms or presets", m, alg, cs)
+			}
+		}
+	}
+	if a, b := planStrong(1e6, 192, mesh, Multisection, seed, strongFullBudget), planStrong(4e6, 192, mesh, Multisection, seed, strongFullBudget); !slices.Equal(a, b) {
+		t.Errorf("4e6 edges: plan %v, 1e6 edges: %v", b, a)
+	}
+	if cs := planStrong(1e3, 192, mesh, Multisection, seed, strongFullBudget); len(cs) != maxCandidates {
+		t.Errorf("1e3 edges: %d candidates, want %d", len(cs), maxCandidates)
+	}
+	for _, c := range planStrong(1e4, 192, hubs, Integrated, seed, strongFullBudget) {
+		if c.preset != Default {
+			t.Errorf("hub graph: candidate %+v", c)
+		}
+	}
+}
+
+// Strong's general mapping is the best of several pipelines, default's
+// with the same seed first: never worse than the default preset (and so,
+// below bothMaxEdges, than -a hm and -a im) on every kind of graph; the
+// same mapping for any thread count (the candidates run on two workers
+// with 2 and 3 threads, one after the other on 1).
 func TestStrongPortfolio(t *testing.T) {
 	top, _ := topology.Parse("4:4:3", "1:10:100")
 	graphs := map[string]*graph.Graph{
@@ -24,6 +89,7 @@ func TestStrongPortfolio(t *testing.T) {
 		"power law":    graph.PowerLaw(3000, 4, 22),
 		"dense blocks": graph.DenseBlocks(50, 20, 60, 23),
 		"random":       graph.Random(9000, 70000, 1, 1, 24),
+		"r-mat":        graph.RMAT(11, 8, 25),
 	}
 	if underRace {
 		graphs = map[string]*graph.Graph{
@@ -31,33 +97,119 @@ func TestStrongPortfolio(t *testing.T) {
 			"dense blocks": graph.DenseBlocks(15, 20, 60, 23),
 		}
 	}
-	regular := map[string]bool{"rgg": true, "grid3d": true, "random": true}
 	for name, g := range graphs {
 		opt := DefaultOptions()
 		opt.Seed, opt.Backend, opt.Threads = 5, CPU, 1
-		def, err := Map(g, top, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ref *Result
-		for _, threads := range []int{1, 2, 3} {
-			opt.Preset, opt.Threads = Strong, threads
+		ref := map[Algorithm]int64{}
+		for _, alg := range []Algorithm{AutoAlgorithm, Multisection, Integrated} {
+			opt.Algorithm = alg
 			res, err := Map(g, top, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !res.Metrics.Feasible || regular[name] && res.Metrics.J > def.Metrics.J ||
-				name == "random" && !slices.Equal(res.PE, def.PE) {
-				t.Fatalf("%s: strong J %d (feasible %v), default %d", name, res.Metrics.J, res.Metrics.Feasible, def.Metrics.J)
+			ref[alg] = res.Metrics.J
+		}
+		opt.Algorithm = AutoAlgorithm
+		var first *Result
+		for _, threads := range []int{1, 2, 3} {
+			var progress strings.Builder
+			opt.Preset, opt.Threads, opt.Progress = Strong, threads, &progress
+			res, err := Map(g, top, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			best := ref[AutoAlgorithm] // the better of -a hm and -a im below bothMaxEdges
+			if !res.Metrics.Feasible || res.Metrics.J > best {
+				t.Fatalf("%s: strong J %d (feasible %v), default %d, -a hm %d, -a im %d\n%s", name, res.Metrics.J,
+					res.Metrics.Feasible, ref[AutoAlgorithm], ref[Multisection], ref[Integrated], progress.String())
 			}
 			if want, err := graph.Evaluate(g, top, res.PE, opt.Eps); err != nil || !reflect.DeepEqual(res.Metrics, want) {
 				t.Fatalf("%s: strong reports %+v, its mapping has %+v (%v)", name, res.Metrics, want, err)
 			}
-			if ref == nil {
-				ref = res
-				t.Logf("%s: strong J %d, default %d", name, res.Metrics.J, def.Metrics.J)
-			} else if !slices.Equal(res.PE, ref.PE) {
+			if first == nil {
+				first = res
+				t.Logf("%s: strong J %d, default %d, -a hm %d, -a im %d", name, res.Metrics.J,
+					ref[AutoAlgorithm], ref[Multisection], ref[Integrated])
+			} else if !slices.Equal(res.PE, first.PE) {
 				t.Fatalf("%s: strong maps differently with %d threads than with 1", name, threads)
+			}
+		}
+	}
+}
+
+// Issue 25: strong ran default's pipeline alone, or with one more seed
+// ("strong: 2 pipelines"), on graphs of 2^17+ edges, in a fraction of its
+// time. At its full budget it runs more on a 2D rgg of 140k edges (both
+// algorithms of default, then more), and its J is no worse than
+// default's.
+func TestStrongSpendsItsBudget(t *testing.T) {
+	if testing.Short() || underRace {
+		t.Skip("maps for seconds at strong's full budget")
+	}
+	defer func(b int64) { strongBudget = b }(strongBudget)
+	strongBudget = strongFullBudget
+	top, _ := topology.Parse("4:8:2", "1:10:100")
+	g := graph.RandomGeometric(30000, 24)
+	opt := DefaultOptions()
+	opt.Seed, opt.Backend = 3, CPU
+	def, err := Map(g, top, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var progress strings.Builder
+	opt.Preset, opt.Progress = Strong, &progress
+	res, err := Map(g, top, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if i := strings.Index(progress.String(), "strong: "); i < 0 {
+		t.Fatalf("no portfolio in the progress:\n%s", progress.String())
+	} else if _, err := fmt.Sscanf(progress.String()[i:], "strong: %d pipelines", &n); err != nil || n < 3 {
+		t.Fatalf("strong ran %d pipelines (%v), want 3 or more:\n%s", n, err, progress.String())
+	}
+	if res.Metrics.J > def.Metrics.J {
+		t.Fatalf("strong J %d, default %d", res.Metrics.J, def.Metrics.J)
+	}
+	t.Logf("%d pipelines, strong J %d, default %d", n, res.Metrics.J, def.Metrics.J)
+}
+
+// Issue 25: default -a auto chose the algorithm by features, which lost
+// up to 56% J to the better of -a hm and -a im on real graphs. Below
+// bothMaxEdges it maps with both, each as the explicit option does with
+// the same seed, and returns exactly the better mapping (the first on
+// ties), for any thread count.
+func TestDefaultAutoIsTheBetterAlgorithm(t *testing.T) {
+	top, _ := topology.Parse("4:4:3", "1:10:100")
+	graphs := map[string]*graph.Graph{
+		"power law":    graph.PowerLaw(3000, 4, 22),
+		"dense blocks": graph.DenseBlocks(50, 20, 60, 23),
+		"rgg":          graph.RandomGeometric(4000, 21),
+	}
+	for name, g := range graphs {
+		opt := DefaultOptions()
+		opt.Seed, opt.Backend, opt.Threads = 5, CPU, 1
+		var want *Result
+		for _, alg := range []Algorithm{Multisection, Integrated} {
+			opt.Algorithm = alg
+			res, err := Map(g, top, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want == nil || res.Metrics.Feasible && !want.Metrics.Feasible ||
+				res.Metrics.Feasible == want.Metrics.Feasible && res.Metrics.J < want.Metrics.J {
+				want = res
+			}
+		}
+		opt.Algorithm = AutoAlgorithm
+		for _, threads := range []int{1, 2} {
+			opt.Threads = threads
+			res, err := Map(g, top, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(res.PE, want.PE) {
+				t.Fatalf("%s, %d threads: -a auto J %d, the better of -a hm and -a im %d", name, threads, res.Metrics.J, want.Metrics.J)
 			}
 		}
 	}

@@ -84,11 +84,14 @@ func TestSameMappingForAnyThreadCount(t *testing.T) {
 // On two or more threads the split of the whole machine takes the
 // hierarchy built while the features are measured (pipeline.coarsenAhead)
 // and maps as one thread does; graphs that the features send elsewhere
-// (dense blocks: IM) leave it unused, with the same mapping.
+// (dense blocks: IM) leave it unused, with the same mapping. (Default
+// measures the features from bothMaxEdges edges, which the test lowers.)
 func TestHierarchyBuiltAheadKeepsTheMapping(t *testing.T) {
 	old := refinement.ParallelFMMin
 	refinement.ParallelFMMin = 1 << 12
 	defer func() { refinement.ParallelFMMin = old }()
+	defer func(m int64) { bothMaxEdges = m }(bothMaxEdges)
+	bothMaxEdges = 0
 	top, _ := topology.Parse("4:8:3", "1:10:100")
 	for _, c := range []struct {
 		name string
