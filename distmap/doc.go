@@ -18,7 +18,9 @@
 //     bookkeeping). (b) gpumap's greedy heavy-edge matching (exp*2
 //     rating, natural order) on each rank's own vertices; a level whose
 //     matching keeps more than 80% of the vertices is clustered as in
-//     (a). Either way the clusters are contracted in parallel: cluster l
+//     (a); (b) runs only where the numbering has locality (most edges
+//     join ids less than 2 sqrt(n) apart, the one-process mapper's test
+//     for natural order). Either way the clusters are contracted in parallel: cluster l
 //     becomes a coarse vertex owned by l's owner, coarse edges are merged
 //     where they start and then at their owner. This repeats until at
 //     most C = max(8000, 20k) vertices remain, or a level keeps more than

@@ -86,7 +86,9 @@ func localFM(g *Graph, lg *graph.Graph, top *topology.Topology, pe []int32, lmax
 	s.FixedFrom = int32(n)
 	var gain int64
 	if n > 0 {
-		gain = refinement.RunFM(s, cfg, -1)
+		// This rank's share of J (its edges to ghosts counted in full)
+		// for FM's relative stopping rule.
+		gain = refinement.RunFM(s, cfg, s.Cost())
 	}
 	// FM's rollback keeps every block within its limit when it starts so;
 	// a rank whose blocks end above both their limit and their start

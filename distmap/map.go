@@ -40,6 +40,10 @@ const (
 	fmCalls       = 2 // distributed FM calls per level (each of several rounds)
 )
 
+// fmConfig is the distributed FM's: the one-process default preset's FM
+// of a partition's levels.
+var fmConfig = refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}
+
 // coarsestSize is the number of vertices below which the graph is small
 // enough to map whole on every process.
 func coarsestSize(k int, opt Options) int64 {
@@ -84,8 +88,18 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 	// rgg 0.95x against 1.07x), and the J of the coarsest mapping tells
 	// them apart: the mapping whose coarsest J is lower is kept (the J of
 	// a coarse mapping is that of its projection).
+	// Natural-order matching has no straight cuts to keep where the
+	// numbering has no locality (R-MAT: its coarsest graph also took
+	// gpumap.Map minutes); there label propagation coarsens alone.
+	local, err := hasLocality(g)
+	if err != nil {
+		return nil, err
+	}
 	var best *hierarchy
 	for _, byMatching := range []bool{false, true} {
+		if byMatching && !local {
+			break
+		}
 		h, err := coarsen(g, top, opt, small, limit, byMatching)
 		if err != nil {
 			return nil, err
@@ -118,7 +132,8 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 		// after others, which label propagation cannot.
 		lg := localGraph(fine)
 		for r := range fmCalls {
-			cfg := refinement.FMConfig{Seed: opt.Seed ^ uint64(i)<<40 ^ uint64(r)<<32 ^ uint64(fine.rank)}
+			cfg := fmConfig
+			cfg.Seed = opt.Seed ^ uint64(i)<<40 ^ uint64(r)<<32 ^ uint64(fine.rank)
 			fall, err := localFM(fine, lg, top, pe, lmax, cfg)
 			if err != nil {
 				return nil, err
@@ -133,6 +148,27 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 		return nil, err
 	}
 	return &Result{PE: pe[:g.N()], Metrics: m, Levels: len(levels), CoarseN: best.coarseN}, nil
+}
+
+// hasLocality reports whether most edges of g join vertices whose global
+// ids differ by less than 2 sqrt(n), as multisection.Local decides for
+// the one-process mapper's natural-order coarsening (collective).
+func hasLocality(g *Graph) (bool, error) {
+	lim := int64(2 * math.Sqrt(float64(g.GlobalN())))
+	var near int64
+	for v := range g.N() {
+		x := g.First() + int64(v)
+		for _, u := range g.Adj[g.XAdj[v]:g.XAdj[v+1]] {
+			if d := g.global(u) - x; d > -lim && d < lim {
+				near++
+			}
+		}
+	}
+	sums, err := sumAll(g.c, near, int64(len(g.Adj)))
+	if err != nil {
+		return false, err
+	}
+	return 2*sums[0] > sums[1], nil
 }
 
 // hierarchy is one coarsening of the input and the mapping of its
