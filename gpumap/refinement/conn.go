@@ -37,10 +37,11 @@ func hubDegree(g *graph.Graph) int64 {
 	return max(64, 8*int64(len(g.Adj))/n)
 }
 
-// Frozen reports whether v is a hub that FM leaves in place.
+// Frozen reports whether v is a hub or a fixed vertex (State.FixedFrom),
+// which FM leaves in place.
 func (c *ConnTable) Frozen(v int32) bool {
 	g := c.s.G
-	return g.XAdj[v+1]-g.XAdj[v] > c.hub
+	return g.XAdj[v+1]-g.XAdj[v] > c.hub || c.s.FixedFrom > 0 && v >= c.s.FixedFrom
 }
 
 // NewConnTable prepares the table for the current assignment. Entries are

@@ -169,7 +169,7 @@ func withFMDefaults(s *State, cfg FMConfig) FMConfig {
 
 func (f *batchFM) frozen(v int32) bool {
 	g := f.s.G
-	return g.XAdj[v+1]-g.XAdj[v] > f.hub
+	return g.XAdj[v+1]-g.XAdj[v] > f.hub || f.s.FixedFrom > 0 && v >= f.s.FixedFrom
 }
 
 func (f *batchFM) run(cost int64) int64 {

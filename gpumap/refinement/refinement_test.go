@@ -152,3 +152,49 @@ func TestBuildAllIsEnsureInOrder(t *testing.T) {
 		t.Fatal("no frozen vertex among the tested ones")
 	}
 }
+
+// FM and the parallel FM never move the fixed vertices (State.FixedFrom,
+// a distributed mapper's ghosts), report the true fall of J, and keep
+// the blocks within their limits.
+func TestFMFixedVertices(t *testing.T) {
+	defer func(m int) { ParallelFMMin = m }(ParallelFMMin)
+	ParallelFMMin = 64 // the batch FM on these small graphs
+	top, _ := topology.Parse("2:2:3", "1:10:100")
+	k := top.K()
+	for trial := range 12 {
+		g := graph.Random(300, 1500, 5, 3, uint64(trial))
+		rng := rand.New(rand.NewPCG(uint64(trial), 9))
+		part := make([]int32, g.N())
+		for v := range part {
+			part[v] = int32(v * k / g.N())
+		}
+		rng.Shuffle(len(part), func(i, j int) { part[i], part[j] = part[j], part[i] })
+		maxW := make([]int64, k)
+		for b := range maxW {
+			maxW[b] = g.TotalVertexWeight()/int64(k) + 10
+		}
+		fixed := int32(rng.IntN(g.N()))
+		for _, parallel := range []bool{false, true} {
+			s := NewState(g, k, slices.Clone(part), maxW, Mapping(top))
+			s.FixedFrom = fixed
+			before := s.Cost()
+			var gain int64
+			if parallel {
+				gain = RunFMParallel(par.New(2), s, FMConfig{Seed: 3}, before)
+			} else {
+				gain = RunFM(s, FMConfig{Seed: 3}, before)
+			}
+			for v := fixed; v < int32(g.N()); v++ {
+				if s.Part[v] != part[v] {
+					t.Fatalf("trial %d (parallel %v): fixed vertex %d (FixedFrom %d) moved", trial, parallel, v, fixed)
+				}
+			}
+			if gain != before-s.Cost() {
+				t.Fatalf("trial %d (parallel %v): FM reports a gain of %d, the cost fell by %d", trial, parallel, gain, before-s.Cost())
+			}
+			if s.Overloaded() > 0 {
+				t.Fatalf("trial %d (parallel %v): a block passes its limit", trial, parallel)
+			}
+		}
+	}
+}

@@ -13,6 +13,9 @@ type State struct {
 	BW   []int64 // block weights, kept in sync with Part by Move
 	MaxW []int64 // block weight limits
 	Obj  Objective
+	// FixedFrom > 0: the vertices FixedFrom.. never move in FM (a
+	// distributed mapper's ghosts, whose blocks their owners decide).
+	FixedFrom int32
 }
 
 // NewState builds a State and computes the block weights.
