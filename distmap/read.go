@@ -171,8 +171,7 @@ func readRange(path string, rank, size int) ([]byte, error) {
 		return nil, fmt.Errorf("%s: not a regular file (the ranks read their parts of it at offsets)", path)
 	}
 	var magic [4]byte
-	if m, _ := f.ReadAt(magic[:], 0); m >= 2 && (magic[0] == 0x1f && magic[1] == 0x8b ||
-		m == 4 && bytes.Equal(magic[:], []byte{0x28, 0xb5, 0x2f, 0xfd})) {
+	if m, _ := f.ReadAt(magic[:], 0); compressed(magic[:m]) {
 		return nil, fmt.Errorf("%s: compressed input: gpumap-mpi reads plain METIS text (decompress it first)", path)
 	}
 	start, err := lineStart(f, n, n/int64(size)*int64(rank)+n%int64(size)*int64(rank)/int64(size))
