@@ -57,6 +57,10 @@ var binCases = []struct {
 		"bad header: m=3 stored edges is odd (every edge is stored at both ends)"},
 	{"range", []uint64{3, 3, 4, 56, 64, 80, 88, 1, 0, 2, 7},
 		"vertex 2: neighbour 7 is out of range [0,3)"},
+	// The edge 0-1 with a neighbour out of range: at P = 3 the middle
+	// rank owns no vertex and still reports the last rank's error.
+	{"range2", []uint64{3, 2, 2, 48, 56, 64, 1, 5},
+		"vertex 1: neighbour 5 is out of range [0,2)"},
 	{"loop", []uint64{3, 3, 4, 56, 64, 80, 88, 1, 0, 1, 1},
 		"vertex 1: self loop"},
 	// 0-1 and 2-3, and 3 lists 0 and 1 too; vertex 0 is on rank 0, whose
