@@ -8,18 +8,16 @@ import (
 	"io"
 	"math/bits"
 	"os"
-	"strings"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/mpirank/mpi"
 )
 
 // ReadGraph reads a graph file in parallel (collective; every rank
-// returns the same error): ParHIP's binary format (ReadBinary) when the
-// file name ends in .bgf or its first 8 bytes hold a NUL byte, which no
-// METIS text has (the binary header's first word, the version 3, has
-// seven); METIS text (ReadMETIS) otherwise. Rank 0 decides, so that all
-// ranks take the same reader.
+// returns the same error): ParHIP's binary format (ReadBinary) when
+// graph.IsBinary says so (the name ends in .bgf, or the first 8 bytes
+// hold a NUL byte, which no METIS text has), METIS text (ReadMETIS)
+// otherwise. Rank 0 decides, so that all ranks take the same reader.
 func ReadGraph(c mpi.Comm, path string) (*Graph, error) {
 	defer func() { abortOnPanic(c, recover()) }()
 	_, _, _, _, rank := mpi.Inspect(c)
@@ -36,20 +34,17 @@ func ReadGraph(c mpi.Comm, path string) (*Graph, error) {
 	return ReadMETIS(c, path)
 }
 
-// isBinary reports whether path names a binary graph (see ReadGraph). A
-// file that cannot be read is left to the METIS reader to report.
+// isBinary reports whether path names a binary graph (graph.IsBinary).
+// A file that cannot be read is left to the METIS reader to report.
 func isBinary(path string) bool {
-	if strings.HasSuffix(path, ".bgf") {
-		return true
-	}
 	f, err := os.Open(path)
 	if err != nil {
-		return false
+		return graph.IsBinary(path, nil)
 	}
 	defer f.Close()
 	var head [8]byte
-	m, _ := io.ReadFull(f, head[:])
-	return !compressed(head[:m]) && bytes.IndexByte(head[:m], 0) >= 0
+	m, _ := f.ReadAt(head[:], 0)
+	return graph.IsBinary(path, head[:m])
 }
 
 // compressed reports whether a file starting with head is gzip or zstd.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,7 @@ import (
 
 // gpumap convert writes the bytes of ParHIP's binary format, worked out
 // by hand for the path 1-2-3, and refuses a weighted graph without
-// leaving a file.
+// leaving a file; gpumap map reads the binary file as the same graph.
 func TestConvertBinary(t *testing.T) {
 	dir := t.TempDir()
 	path := writeFile(t, dir, "path.graph", "% the path 1-2-3\n3 2\n2\n1 3\n2\n")
@@ -51,6 +52,26 @@ func TestConvertBinary(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(out1); !bytes.Equal(got, want) {
 		t.Errorf("weights of 1: convert wrote another file")
+	}
+	// gpumap map reads the binary file too, as the same graph.
+	grid := filepath.Join(dir, "grid.graph")
+	if code, _, e := runCLI("gen", "-t", "grid", "-dims", "12x12", "-o", grid); code != 0 {
+		t.Fatalf("gen: %d %s", code, e)
+	}
+	gridBin := filepath.Join(dir, "grid.bgf")
+	if code, _, e := runCLI("convert", "-g", grid, "-o", gridBin); code != exitOK {
+		t.Fatalf("convert grid: exit %d: %s", code, e)
+	}
+	var maps [2][]byte
+	for i, in := range []string{grid, gridBin} {
+		m := filepath.Join(dir, fmt.Sprintf("grid%d.map", i))
+		if code, _, e := runCLI("map", "-q", "-g", in, "-h", "4:4", "-d", "1:10", "-t", "1", "-m", m); code != exitOK {
+			t.Fatalf("map %s: exit %d: %s", in, code, e)
+		}
+		maps[i], _ = os.ReadFile(m)
+	}
+	if len(maps[0]) == 0 || !bytes.Equal(maps[0], maps[1]) {
+		t.Errorf("gpumap map maps the binary file differently from its METIS text")
 	}
 	if code, _, _ := runCLI("convert", "-g", path); code != exitUsage {
 		t.Errorf("convert without -o: exit %d, want %d", code, exitUsage)

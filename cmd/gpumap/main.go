@@ -111,7 +111,7 @@ type common struct {
 }
 
 func (c *common) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.graph, "g", "", "task graph in METIS format (gzip or zstd compressed input is fine)")
+	fs.StringVar(&c.graph, "g", "", "task graph in METIS format (gzip or zstd compressed input is fine), or ParHIP's binary format (.bgf, gpumap convert)")
 	fs.StringVar(&c.hier, "h", "", "hierarchy a1:a2:...:aL, innermost first (e.g. 4:8:6), at most 64 levels")
 	fs.StringVar(&c.dist, "d", "", "distances d1:d2:...:dL (e.g. 1:10:100)")
 	fs.Float64Var(&c.eps, "e", 0.03, "allowed imbalance eps >= 0: Lmax = ceil((1+eps) c(V)/k)")
