@@ -46,7 +46,43 @@ func main() {
 	reps := flag.Int("reps", 1, "one-to-one: runs per tool and instance (the median CPU time is reported); scale: runs per tool and graph (the fastest is reported)")
 	scale := flag.String("scale", "", "print the scale table instead, for generated graphs of these sizes (base-2 logarithms, e.g. 18,20,22; see scale.go)")
 	scaleSeed := flag.Uint64("scale-seed", 7, "scale: seed of the generated rgg graphs")
+	distSizes := flag.String("dist", "", "print the distributed table instead (issue 24), for generated graphs of these sizes (base-2 logarithms, e.g. 20,22; see dist.go)")
+	distRMAT := flag.Int("dist-rmat", 20, "dist: base-2 logarithm of the R-MAT graph's ids (0: none)")
+	distProcs := flag.String("dist-procs", "1,2,4", "dist: process counts of gpumap-mpi and dgpart")
+	distMPI := flag.String("gpumap-mpi", "", "dist: gpumap-mpi binary (default: beside -gpumap)")
+	lock := flag.String("lock", "/tmp/gpumap-bench.lock", "dist: lock held during each timed run (\"\": none)")
 	flag.Parse()
+	if *distSizes != "" {
+		o := distOpts{rmat: *distRMAT, hier: "4:8:6", dist: *dist, eps: *eps, seed: *scaleSeed,
+			bin: *bin, mpi: *distMPI, work: *work, lock: *lock, noScotch: *noScotch}
+		flag.Visit(func(f *flag.Flag) {
+			if f.Name == "H" {
+				o.hier = *hiers
+			}
+		})
+		err := func() error {
+			for _, f := range strings.Split(*distSizes, ",") {
+				lg, err := strconv.Atoi(f)
+				if err != nil || lg < 4 || lg > 30 {
+					return fmt.Errorf("-dist %q: want base-2 logarithms like 20,22", *distSizes)
+				}
+				o.sizes = append(o.sizes, lg)
+			}
+			for _, f := range strings.Split(*distProcs, ",") {
+				p, err := strconv.Atoi(f)
+				if err != nil || p < 1 || p > 1024 {
+					return fmt.Errorf("-dist-procs %q: want process counts like 1,2,4", *distProcs)
+				}
+				o.procs = append(o.procs, p)
+			}
+			return runDist(o)
+		}()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *scale != "" {
 		h := "4:8:6" // the issue's machine, unless -H names one
 		flag.Visit(func(f *flag.Flag) {

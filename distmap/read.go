@@ -23,27 +23,16 @@ func ReadMETIS(c mpi.Comm, path string) (*Graph, error) {
 	if err := agree(c, err); err != nil {
 		return nil, err
 	}
-	// Every neighbour entry takes at least two bytes of the text.
-	entries := int64(len(text))/2 + 1
-	// The lines of this rank and the file's line number of the first.
-	var lines [][]byte
-	for len(text) > 0 {
-		i := bytes.IndexByte(text, '\n')
-		if i < 0 {
-			i = len(text)
-		}
-		ln := text[:i]
-		text = text[min(i+1, len(text)):]
-		ln = bytes.TrimSuffix(ln, []byte{'\r'})
-		lines = append(lines, ln)
-	}
-	var kept int64
-	for _, ln := range lines {
+	// The lines of this rank, visited in place (a slice of them would
+	// take 24 bytes per vertex).
+	var nlines, kept int64
+	eachLine(text, func(_ int64, ln []byte) {
+		nlines++
 		if !graph.IsMETISComment(ln) {
 			kept++
 		}
-	}
-	before, err := mpi.Scan(c, []int64{int64(len(lines)), kept}, mpi.Sum, true)
+	})
+	before, err := mpi.Scan(c, []int64{nlines, kept}, mpi.Sum, true)
 	if err != nil {
 		return nil, err
 	}
@@ -63,12 +52,11 @@ func ReadMETIS(c mpi.Comm, path string) (*Graph, error) {
 	var hdr []byte
 	hline := []int64{0, 0}
 	if holder == int64(rank) {
-		for i, ln := range lines {
-			if !graph.IsMETISComment(ln) {
-				hdr, hline = ln, []int64{int64(len(ln)), line0 + int64(i)}
-				break
+		eachLine(text, func(i int64, ln []byte) {
+			if hdr == nil && !graph.IsMETISComment(ln) {
+				hdr, hline = ln, []int64{int64(len(ln)), line0 + i}
 			}
-		}
+		})
 	}
 	if err := mpi.BcastOf(c, hline, int(holder)); err != nil {
 		return nil, err
@@ -90,16 +78,43 @@ func ReadMETIS(c mpi.Comm, path string) (*Graph, error) {
 	// Vertex v is the non-comment line of index v+1.
 	// This rank holds the vertices vlo..vhi-1.
 	vlo, vhi := min(max(index0-1, 0), h.N), min(max(index0+kept-1, 0), h.N)
-	entries = min(entries, 2*h.M)
-	adj, w := make([]int64, 0, entries), make([]int64, 0, entries)
-	xadj, vw := make([]int64, 1, vhi-vlo+1), make([]int64, 0, vhi-vlo)
+	// The arrays are sized exactly (they are the largest of the reader):
+	// every token of a vertex line is a neighbour, a weight or a size.
+	perVertex, perEdge := int64(0), int64(1)
+	if h.HasSize {
+		perVertex++
+	}
+	if h.HasVW {
+		perVertex++
+	}
+	if h.HasEW {
+		perEdge++
+	}
+	var entries int64
 	idx := index0
-	err = nil
-	for i, ln := range lines {
+	eachLine(text, func(_ int64, ln []byte) {
 		if graph.IsMETISComment(ln) {
-			continue
+			return
 		}
-		lineNo := line0 + int64(i)
+		if v := idx - 1; v >= 0 && v < h.N {
+			entries += max(tokens(ln)-perVertex, 0) / perEdge
+		}
+		idx++
+	})
+	entries = min(entries, 2*h.M)
+	adj := make([]int64, 0, entries)
+	var w []int64
+	if h.HasEW {
+		w = make([]int64, 0, entries)
+	}
+	xadj, vw := make([]int64, 1, vhi-vlo+1), make([]int64, 0, vhi-vlo)
+	idx = index0
+	err = nil
+	eachLine(text, func(i int64, ln []byte) {
+		if err != nil || graph.IsMETISComment(ln) {
+			return
+		}
+		lineNo := line0 + i
 		switch v := idx - 1; {
 		case v < 0:
 		case v >= h.N:
@@ -109,7 +124,9 @@ func ReadMETIS(c mpi.Comm, path string) (*Graph, error) {
 		default:
 			x, e := graph.ParseMETISVertex(ln, h, v, lineNo, func(u, wt int64) error {
 				adj = append(adj, u)
-				w = append(w, wt)
+				if h.HasEW {
+					w = append(w, wt)
+				}
 				return nil
 			})
 			if e != nil {
@@ -118,13 +135,17 @@ func ReadMETIS(c mpi.Comm, path string) (*Graph, error) {
 			vw = append(vw, x)
 			xadj = append(xadj, int64(len(adj)))
 		}
-		if err != nil {
-			break
-		}
 		idx++
+	})
+	if w == nil {
+		w = make([]int64, len(adj))
+		for i := range w {
+			w[i] = 1
+		}
 	}
+	text = nil
 	if err == nil && total[0]-1 < h.N && rank == size-1 {
-		err = fmt.Errorf("line %d: file ends after %d of %d vertex lines", line0+int64(len(lines))-1, max(total[0]-1, 0), h.N)
+		err = fmt.Errorf("line %d: file ends after %d of %d vertex lines", line0+nlines-1, max(total[0]-1, 0), h.N)
 	}
 	if err := agree(c, err); err != nil {
 		return nil, err
@@ -153,6 +174,33 @@ func ReadMETIS(c mpi.Comm, path string) (*Graph, error) {
 	return g, nil
 }
 
+// eachLine calls f with every line of text (without its '\n' or "\r\n")
+// and its index.
+func eachLine(text []byte, f func(i int64, ln []byte)) {
+	for i := int64(0); len(text) > 0; i++ {
+		j := bytes.IndexByte(text, '\n')
+		if j < 0 {
+			j = len(text)
+		}
+		f(i, bytes.TrimSuffix(text[:j], []byte{'\r'}))
+		text = text[min(j+1, len(text)):]
+	}
+}
+
+// tokens counts the blank-separated tokens of ln.
+func tokens(ln []byte) int64 {
+	var k int64
+	in := false
+	for _, b := range ln {
+		blank := b == ' ' || b == '\t'
+		if !blank && !in {
+			k++
+		}
+		in = !blank
+	}
+	return k
+}
+
 // readRange returns the lines of path that start in bytes
 // [size*rank/size, size*(rank+1)/size) of it: a line belongs to the rank
 // whose range holds its first byte.
@@ -171,8 +219,7 @@ func readRange(path string, rank, size int) ([]byte, error) {
 		return nil, fmt.Errorf("%s: not a regular file (the ranks read their parts of it at offsets)", path)
 	}
 	var magic [4]byte
-	if m, _ := f.ReadAt(magic[:], 0); m >= 2 && (magic[0] == 0x1f && magic[1] == 0x8b ||
-		m == 4 && bytes.Equal(magic[:], []byte{0x28, 0xb5, 0x2f, 0xfd})) {
+	if m, _ := f.ReadAt(magic[:], 0); compressed(magic[:m]) {
 		return nil, fmt.Errorf("%s: compressed input: gpumap-mpi reads plain METIS text (decompress it first)", path)
 	}
 	start, err := lineStart(f, n, n/int64(size)*int64(rank)+n%int64(size)*int64(rank)/int64(size))

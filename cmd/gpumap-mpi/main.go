@@ -3,7 +3,9 @@
 //
 //	mpirun -np P gpumap-mpi map -g G -h H -d D [-e E] [-c C] [-s S] [-t T] -m OUT
 //
-// Each process reads its own byte range of the METIS file. Rank 0 prints
+// Each process reads its own part of the graph file: a byte range of
+// METIS text, or its vertices of a binary graph (ParHIP's format, as
+// gpumap convert writes it). Rank 0 prints
 // the metrics in gpumap map's format and writes the mapping file.
 package main
 
@@ -51,7 +53,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// arguments and fails the same way.
 	fs := flag.NewFlagSet("gpumap-mpi map", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	g := fs.String("g", "", "task graph in METIS format (plain text: each process reads its part)")
+	g := fs.String("g", "", "task graph: METIS text, or ParHIP's binary format (.bgf, gpumap convert); each process reads its part")
 	h := fs.String("h", "", "hierarchy a1:a2:...:aL, innermost first (e.g. 4:8:6)")
 	d := fs.String("d", "", "distances d1:d2:...:dL (e.g. 1:10:100)")
 	eps := fs.Float64("e", 0.03, "allowed imbalance eps >= 0: Lmax = ceil((1+eps) c(V)/k)")
@@ -141,7 +143,7 @@ func mapGraph(path, out string, top *topology.Topology, opt distmap.Options, qui
 	defer mpi.Free(c)
 	_, _, _, size, rank := mpi.Inspect(c)
 	start := time.Now()
-	dg, err := distmap.ReadMETIS(c, path)
+	dg, err := distmap.ReadGraph(c, path)
 	if err != nil {
 		return 0, err
 	}

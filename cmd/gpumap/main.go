@@ -3,6 +3,7 @@
 //
 //	gpumap map  -g G.graph -h 4:8:6 -d 1:10:100 -e 0.03 [-c fast|default|strong] [-s seed] [-t threads] -m out.map
 //	gpumap eval -g G.graph -h 4:8:6 -d 1:10:100 -e 0.03 -m out.map [--svg OUT.svg [--svg-level node]]
+//	gpumap convert -g G.graph -o G.bgf
 //	gpumap place -g pattern.graph --hosts node0:8,node1:8 [-h 4:2] [-d 1:10:100] --rankfile out.rf [--machinefile out.mf]
 //
 // The mapping file has one PE id per line, in vertex order. Progress and
@@ -62,6 +63,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		code, err = cmdGen(args[1:], stdout, stderr)
 	case "place":
 		code, err = cmdPlace(args[1:], stdout, stderr)
+	case "convert":
+		code, err = cmdConvert(args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "gpumap", gpumap.Version)
 		return exitOK
@@ -93,6 +96,7 @@ func usage(w io.Writer) {
   gpumap eval -g G.graph -h 4:8:6 -d 1:10:100 [-e 0.03] -m out.map [--svg OUT.svg [--svg-level node]]
   gpumap place -g pattern.graph --hosts node0:8,node1:8 [-h 4:2] [-d 1:10:100] [-c preset] --rankfile OUT [--machinefile OUT]
   gpumap gen  -t grid -dims 32x32x32 | -t rgg -n 1048576 | -t rmat -n 65536 [-ef 8] [-s seed] [-o out.graph]
+  gpumap convert -g G.graph -o G.bgf   (ParHIP's binary format, unweighted, for gpumap-mpi)
   gpumap version
 Run "gpumap map -help" for every option.
 `)
@@ -107,7 +111,7 @@ type common struct {
 }
 
 func (c *common) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.graph, "g", "", "task graph in METIS format (gzip or zstd compressed input is fine)")
+	fs.StringVar(&c.graph, "g", "", "task graph in METIS format (gzip or zstd compressed input is fine), or ParHIP's binary format (.bgf, gpumap convert)")
 	fs.StringVar(&c.hier, "h", "", "hierarchy a1:a2:...:aL, innermost first (e.g. 4:8:6), at most 64 levels")
 	fs.StringVar(&c.dist, "d", "", "distances d1:d2:...:dL (e.g. 1:10:100)")
 	fs.Float64Var(&c.eps, "e", 0.03, "allowed imbalance eps >= 0: Lmax = ceil((1+eps) c(V)/k)")

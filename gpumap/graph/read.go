@@ -26,7 +26,8 @@ const (
 // ErrTooLarge is wrapped by the error for input beyond the text limit.
 var ErrTooLarge = errors.New("graph text exceeds the size limit")
 
-// ReadFile reads a METIS graph file. Input compressed with gzip or zstd is
+// ReadFile reads a METIS graph file, or one in ParHIP's binary format
+// (see IsBinary, ReadBinaryFile). Input compressed with gzip or zstd is
 // recognised by its magic bytes, whatever the file is called. The text is
 // limited as described at MaxTextBytes.
 func ReadFile(path string) (*Graph, error) { return ReadFileLimit(path, 0) }
@@ -34,6 +35,9 @@ func ReadFile(path string) (*Graph, error) { return ReadFileLimit(path, 0) }
 // ReadFileLimit is ReadFile with a limit on the size of the text after
 // decompression; limit <= 0 means the default one.
 func ReadFileLimit(path string, limit int64) (*Graph, error) {
+	if isBinaryFile(path) {
+		return ReadBinaryFile(path)
+	}
 	data, err := ReadText(path, limit)
 	if err != nil {
 		return nil, err

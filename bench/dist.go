@@ -1,0 +1,251 @@
+package main
+
+// The distributed table (-dist, issue 24): generated 2D random geometric
+// graphs and 3D grids of the given sizes and one R-MAT graph, each mapped
+// in one run by gpumap map (-t 1, -t 2), gpumap-mpi at P = 1, 2, 4 and
+// PT-Scotch's dgpart into k parts with block b placed on PE b, at the
+// same P: J (recomputed here from the written mapping, each undirected
+// edge once, as gpumap eval does), feasibility under Lmax, wall time, CPU
+// time (user+sys of every process: mpirun's usage includes the ranks it
+// waits for), and the peak RSS of the largest rank (GNU time around each
+// rank). Each run holds the bench lock (-lock), so that runs of the
+// engineers sharing the machine do not overlap the timed ones.
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/topology"
+)
+
+// distOpts are the settings of the distributed table.
+type distOpts struct {
+	sizes      []int
+	rmat       int // base-2 logarithm of the R-MAT graph's ids; 0: none
+	procs      []int
+	hier, dist string
+	eps        float64
+	seed       uint64
+	bin, mpi   string
+	work, lock string
+	noScotch   bool
+}
+
+// mpirunArgs are the launcher's flags for the ranks of one node (as
+// the tests run them: shared memory and TCP, no polling of idle ranks).
+var mpirunArgs = []string{"--allow-run-as-root", "--oversubscribe", "--mca", "mpi_yield_when_idle", "1",
+	"--mca", "pml", "ob1", "--mca", "btl", "self,vader,tcp"}
+
+func runDist(o distOpts) error {
+	gnuTime = findGNUTime()
+	if gnuTime == "" {
+		return errors.New("the distributed table needs GNU time for the ranks' peak RSS")
+	}
+	work, bin, cleanup, err := setup(o.work, o.bin)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	o.bin, o.work = bin, work
+	if o.mpi == "" {
+		o.mpi = filepath.Join(filepath.Dir(o.bin), "gpumap-mpi")
+	}
+	for _, p := range []string{o.mpi, "mpirun.openmpi"} {
+		if _, err := exec.LookPath(p); err != nil {
+			return fmt.Errorf("%s not found (make build, make deps)", p)
+		}
+	}
+	if !o.noScotch {
+		if _, err := exec.LookPath("dgpart"); err != nil {
+			return fmt.Errorf("dgpart not found (apt-get install ptscotch), or pass -noscotch")
+		}
+	}
+	top, err := topology.Parse(o.hier, o.dist)
+	if err != nil {
+		return err
+	}
+	// The smallest size first, then the R-MAT graph: a run cut short
+	// still has every kind of graph.
+	graphs := scaleGraphs(o.sizes[:1], o.seed)
+	if o.rmat > 0 {
+		graphs = append(graphs, scaleGraph{fmt.Sprintf("rmat_2^%d_ef8_s%d", o.rmat, o.seed),
+			[]string{"-t", "rmat", "-n", strconv.Itoa(1 << o.rmat), "-ef", "8", "-s", strconv.FormatUint(o.seed, 10)}})
+	}
+	graphs = append(graphs, scaleGraphs(o.sizes[1:], o.seed)...)
+	commit, _ := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	fmt.Printf("# dist: H=%s D=%s eps=%g, gpumap default preset, gpumap-mpi -t 1 per rank, dgpart -b%g (block b on PE b), commit %s, %s\n",
+		o.hier, o.dist, o.eps, o.eps, strings.TrimSpace(string(commit)), time.Now().Format(time.RFC3339))
+	fmt.Printf("# wall and CPU (user+sys of all processes) in seconds, RSS: peak of the largest rank in MiB; J/t2: J over gpumap map -t 2's; !: infeasible; load: 1-minute load average before the run\n")
+	fmt.Printf("%-19s %9s %9s  %-13s %12s %6s %4s %8s %8s %7s %6s\n",
+		"graph", "n", "m", "run", "J", "J/t2", "feas", "wall", "cpu", "rss", "load")
+	for _, sg := range graphs {
+		path := filepath.Join(work, sg.name+".graph")
+		if _, err := os.Stat(path); err != nil {
+			if out, err := exec.Command(bin, append(append([]string{"gen"}, sg.gen...), "-o", path)...).CombinedOutput(); err != nil {
+				return fmt.Errorf("gen %s: %v\n%s", sg.name, err, out)
+			}
+		}
+		g, err := graph.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		grf := filepath.Join(work, sg.name+".grf")
+		if _, err := os.Stat(grf); err != nil && !o.noScotch {
+			if out, err := exec.Command("gcv", "-ic", path, grf).CombinedOutput(); err != nil {
+				return fmt.Errorf("gcv %s: %v\n%s", sg.name, err, out)
+			}
+		}
+		type row struct {
+			name string
+			run  func() (scaleRun, error)
+		}
+		var rows []row
+		// -t 2 first: the other rows' J is printed relative to it.
+		for _, t := range []int{2, 1} {
+			rows = append(rows, row{fmt.Sprintf("map -t %d", t), func() (scaleRun, error) {
+				return scaleGpumap(bin, g, top, path, o.hier, o.dist, o.eps, "default", t, work)
+			}})
+		}
+		for _, p := range o.procs {
+			rows = append(rows, row{fmt.Sprintf("mpi P=%d", p), func() (scaleRun, error) {
+				return distGpumap(o, g, top, path, p)
+			}})
+		}
+		if !o.noScotch {
+			for _, p := range o.procs {
+				rows = append(rows, row{fmt.Sprintf("dgpart P=%d", p), func() (scaleRun, error) {
+					return distScotch(o, g, top, grf, p)
+				}})
+			}
+		}
+		var jt2 int64
+		for _, r := range rows {
+			unlock, err := benchLock(o.lock)
+			if err != nil {
+				return err
+			}
+			load := loadAvg()
+			res, err := r.run()
+			unlock()
+			if err != nil {
+				return fmt.Errorf("%s %s: %w", sg.name, r.name, err)
+			}
+			if r.name == "map -t 2" {
+				jt2 = res.j
+			}
+			feas := "yes"
+			if !res.feasible {
+				feas = "!no"
+			}
+			fmt.Printf("%-19s %9d %9d  %-13s %12d %6.3f %4s %8.2f %8.2f %7.0f %6s\n",
+				sg.name, g.N(), g.M(), r.name, res.j, float64(res.j)/float64(jt2), feas,
+				res.wall, res.cpu, float64(res.rss)/(1<<20), load)
+		}
+	}
+	return nil
+}
+
+// distGpumap runs gpumap-mpi on p ranks of this node.
+func distGpumap(o distOpts, g *graph.Graph, top *topology.Topology, path string, p int) (scaleRun, error) {
+	out := filepath.Join(o.work, "mpi.map")
+	r, err := ranks(o.work, p, o.mpi, "map", "-q", "-g", path, "-h", o.hier, "-d", o.dist,
+		"-e", fmt.Sprint(o.eps), "-t", "1", "-m", out)
+	if err != nil {
+		return r, err
+	}
+	m, err := evalMapFile(out, g, top, o.eps)
+	if err != nil {
+		return r, err
+	}
+	r.j, r.feasible = m.J, m.Feasible
+	return r, nil
+}
+
+// distScotch runs PT-Scotch's dgpart into k parts on p ranks; part b is
+// PE b.
+func distScotch(o distOpts, g *graph.Graph, top *topology.Topology, grf string, p int) (scaleRun, error) {
+	out := filepath.Join(o.work, "dgpart.map")
+	r, err := ranks(o.work, p, "dgpart", fmt.Sprintf("-b%g", o.eps), strconv.Itoa(top.K()), grf, out)
+	if err != nil {
+		return r, err
+	}
+	pe, err := readScotchMap(out, g.N())
+	if err != nil {
+		return r, err
+	}
+	m, err := graph.Evaluate(g, top, pe, o.eps)
+	if err != nil {
+		return r, err
+	}
+	r.j, r.feasible = m.J, m.Feasible
+	return r, nil
+}
+
+// ranks runs prog on p ranks under mpirun.openmpi, each rank under GNU
+// time writing its peak RSS to a file of its own, and returns the wall
+// time, the CPU time of mpirun and all ranks, and the largest peak.
+// gpumap-mpi's exit status 3 (infeasible) is no failure.
+func ranks(work string, p int, prog string, args ...string) (scaleRun, error) {
+	rss := filepath.Join(work, "rss")
+	os.RemoveAll(rss)
+	if err := os.Mkdir(rss, 0o755); err != nil {
+		return scaleRun{}, err
+	}
+	// OMPI_COMM_WORLD_RANK names each rank's file.
+	script := `exec "$0" -f %M -o "$1/$OMPI_COMM_WORLD_RANK" "$2" "${@:3}"`
+	a := append(append([]string{}, mpirunArgs...), "-np", strconv.Itoa(p), "bash", "-c", script, gnuTime, rss, prog)
+	cmd := exec.Command("mpirun.openmpi", append(a, args...)...)
+	start := time.Now()
+	msg, err := cmd.CombinedOutput()
+	r := scaleRun{wall: time.Since(start).Seconds()}
+	if ps := cmd.ProcessState; ps != nil {
+		r.cpu = (ps.UserTime() + ps.SystemTime()).Seconds()
+	}
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
+			return r, fmt.Errorf("%v\n%s", err, msg)
+		}
+	}
+	for i := range p {
+		data, err := os.ReadFile(filepath.Join(rss, strconv.Itoa(i)))
+		if err != nil {
+			return r, fmt.Errorf("rank %d's peak RSS: %v", i, err)
+		}
+		// The last field: a failing command's line comes first.
+		f := strings.Fields(string(data))
+		if len(f) == 0 {
+			return r, fmt.Errorf("rank %d's peak RSS: empty", i)
+		}
+		kb, err := strconv.ParseInt(f[len(f)-1], 10, 64)
+		if err != nil {
+			return r, fmt.Errorf("rank %d's peak RSS: %v", i, err)
+		}
+		r.rss = max(r.rss, kb<<10)
+	}
+	return r, nil
+}
+
+// benchLock takes the exclusive lock on path (flock, as flock(1) does)
+// and returns its release; "" takes none.
+func benchLock(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o666)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { f.Close() }, nil
+}

@@ -1,0 +1,220 @@
+package distmap
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/mpirank/mpi"
+	"github.com/gpumap/gpumap/mpirank/mpi/mpitest"
+	"github.com/gpumap/gpumap/topology"
+)
+
+// binDirEnv hands the parent's directory of test files to the ranks.
+const binDirEnv = "GPUMAP_TEST_BINDIR"
+
+// words writes little-endian uint64 words to dir/name.
+func words(t *testing.T, dir, name string, w ...uint64) {
+	t.Helper()
+	b := make([]byte, 8*len(w))
+	for i, x := range w {
+		binary.LittleEndian.PutUint64(b[8*i:], x)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// binCases are hand-written binary graphs and what reading and mapping
+// them onto 2:2 (D 1:10, eps 0.03) gives on every rank, at P = 2 and 3.
+// Offsets are bytes: n+1 of them after the 3 header words, so the
+// neighbours of a graph with n = 3 start at byte 8 (3+4) = 56.
+var binCases = []struct {
+	name string
+	w    []uint64
+	want string
+}{
+	// The path 0-1-2 needs a PE per vertex (Lmax 1): the best costs 1+10.
+	{"path", []uint64{3, 3, 4, 56, 64, 80, 88, 1, 0, 2, 1}, "J=11 feasible=true"},
+	// The edge 0-1; at P = 3 the middle rank owns no vertex.
+	{"edge", []uint64{3, 2, 2, 48, 56, 64, 1, 0}, "J=1 feasible=true"},
+	{"version", []uint64{2, 3, 4, 56, 64, 80, 88, 1, 0, 2, 1},
+		"binary graph version 2, but gpumap reads version 3 (ParHIP's, as KaHIP's graph2binary writes)"},
+	{"truncated", []uint64{3, 3, 4, 56, 64, 80, 88, 1, 0, 2},
+		"the file has 80 bytes, shorter than the 88 its header says (n=3, m=4)"},
+	{"header", []uint64{3, 3},
+		"a binary graph of 16 bytes is shorter than its 24-byte header"},
+	{"longer", []uint64{3, 3, 4, 56, 64, 80, 88, 1, 0, 2, 1, 0},
+		"the file has 96 bytes, longer than the 88 its header says (n=3, m=4)"},
+	{"odd", []uint64{3, 3, 3, 56, 64, 72, 80, 1, 0, 1},
+		"bad header: m=3 stored edges is odd (every edge is stored at both ends)"},
+	{"range", []uint64{3, 3, 4, 56, 64, 80, 88, 1, 0, 2, 7},
+		"vertex 2: neighbour 7 is out of range [0,3)"},
+	// The edge 0-1 with a neighbour out of range: at P = 3 the middle
+	// rank owns no vertex and still reports the last rank's error.
+	{"range2", []uint64{3, 2, 2, 48, 56, 64, 1, 5},
+		"vertex 1: neighbour 5 is out of range [0,2)"},
+	{"loop", []uint64{3, 3, 4, 56, 64, 80, 88, 1, 0, 1, 1},
+		"vertex 1: self loop"},
+	// 0-1 and 2-3, and 3 lists 0 and 1 too; vertex 0 is on rank 0, whose
+	// message wins.
+	{"asym", []uint64{3, 4, 6, 64, 72, 80, 88, 112, 1, 0, 3, 0, 1, 2},
+		"asymmetric edge: vertex 3 lists neighbour 0, but vertex 0 does not list 3"},
+	{"order", []uint64{3, 3, 4, 56, 64, 56, 88, 1, 0, 2, 1},
+		"vertex 2: offset 56 is below vertex 1's (the offsets must not decrease)"},
+	{"offset", []uint64{3, 3, 4, 56, 64, 81, 88, 1, 0, 2, 1},
+		"vertex 2: offset 81 is not a word of the neighbour section [56, 88]"},
+	{"first", []uint64{3, 3, 4, 64, 64, 80, 88, 1, 0, 2, 1},
+		"vertex 0: offset 64, but the neighbours start at byte 56"},
+}
+
+// The binary reader on 2 and 3 ranks: hand-written files map to the
+// hand-computed optimum, a file converted from METIS text is the same
+// distributed graph as the text, and each bad file gives every rank the
+// same error (never a hang). The METIS reader's edge weights take no
+// more memory than they need.
+func TestReadBinary(t *testing.T) {
+	if !mpitest.Child() {
+		dir := t.TempDir()
+		t.Setenv(binDirEnv, dir)
+		for _, c := range binCases {
+			words(t, dir, c.name, c.w...)
+		}
+		g := graph.RandomGeometric(700, 9)
+		for _, f := range []struct {
+			name  string
+			write func(*os.File) error
+		}{
+			{"g.graph", func(w *os.File) error { return graph.WriteMETIS(w, g) }},
+			{"g.bgf", func(w *os.File) error { return graph.WriteBinary(w, g) }},
+		} {
+			out, err := os.Create(filepath.Join(dir, f.name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := f.write(out); err != nil {
+				t.Fatal(err)
+			}
+			out.Close()
+		}
+		re := regexp.MustCompile(`(?m)^rank (\d) (\w+): (.*)$`)
+		for _, np := range []int{2, 3} {
+			out := mpitest.Run(t, np, "TestReadBinary")
+			got := map[string][]string{}
+			for _, m := range re.FindAllStringSubmatch(out, -1) {
+				got[m[2]] = append(got[m[2]], strings.ReplaceAll(m[3], dir+"/", ""))
+			}
+			want := map[string]string{"same": "true", "exact": "true"}
+			for _, c := range binCases {
+				want[c.name] = c.want
+				if !strings.HasPrefix(c.want, "J=") {
+					want[c.name] = c.name + ": " + c.want
+				}
+			}
+			for name, w := range want {
+				if len(got[name]) != np {
+					t.Errorf("np=%d %s: %d of %d ranks reported:\n%s", np, name, len(got[name]), np, out)
+					continue
+				}
+				for _, g := range got[name] {
+					if g != w {
+						t.Errorf("np=%d %s: got %q, want %q on every rank", np, name, g, w)
+					}
+				}
+			}
+		}
+		return
+	}
+	runtime.LockOSThread()
+	if err := mpi.Init(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Println("FAIL: panic:", r)
+			mpi.Abort(mpi.World(), 1)
+		}
+	}()
+	c, err := mpi.Copy(mpi.World(), true)
+	if err != nil {
+		fmt.Println("FAIL:", err)
+		mpi.Abort(mpi.World(), 1)
+	}
+	_, _, _, _, rank := mpi.Inspect(c)
+	dir := os.Getenv(binDirEnv)
+	top, _ := topology.Parse("2:2", "1:10")
+	for _, bc := range binCases {
+		// Without the .bgf ending: found by content.
+		g, err := ReadGraph(c, filepath.Join(dir, bc.name))
+		if err == nil {
+			var res *Result
+			if res, err = Map(g, top, Options{Eps: 0.03}); err == nil {
+				fmt.Printf("rank %d %s: J=%d feasible=%v\n", rank, bc.name, res.Metrics.J, res.Metrics.Feasible)
+				continue
+			}
+		}
+		fmt.Printf("rank %d %s: %s\n", rank, bc.name, strings.ReplaceAll(err.Error(), "\n", " "))
+	}
+	text, err := ReadGraph(c, filepath.Join(dir, "g.graph"))
+	if err != nil {
+		fmt.Println("FAIL:", err)
+		mpi.Abort(c, 1)
+	}
+	bin, err := ReadGraph(c, filepath.Join(dir, "g.bgf"))
+	if err != nil {
+		fmt.Println("FAIL:", err)
+		mpi.Abort(c, 1)
+	}
+	// The METIS reader sizes the edge weights exactly: a capacity beyond
+	// them was never touched, but counted as live by the garbage
+	// collector, which let the heap grow by as much again.
+	fmt.Printf("rank %d exact: %v\n", rank, cap(text.W) == len(text.W))
+	a, b := gatherEdges(t, text), gatherEdges(t, bin)
+	fmt.Printf("rank %d same: %v\n", rank, len(a) > 0 && slices.Equal(a, b))
+	if err := mpi.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// gatherEdges returns the edges of the whole graph as sorted (global id,
+// global id, weight) triples, and the vertex weights as (id, -1, weight).
+func gatherEdges(t *testing.T, g *Graph) []int64 {
+	type tri struct{ a, b, w int64 }
+	var mine []tri
+	for v := range g.N() {
+		mine = append(mine, tri{g.First() + int64(v), -1, g.VW[v]})
+		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+			mine = append(mine, tri{g.First() + int64(v), g.global(g.Adj[e]), g.W[e]})
+		}
+	}
+	flat := make([]int64, 0, 3*len(mine))
+	for _, x := range mine {
+		flat = append(flat, x.a, x.b, x.w)
+	}
+	all, _, err := mpi.Allgatherv(g.c, flat, g.size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []tri
+	for i := 0; i+2 < len(all); i += 3 {
+		out = append(out, tri{all[i], all[i+1], all[i+2]})
+	}
+	slices.SortFunc(out, func(x, y tri) int {
+		if x.a != y.a {
+			return cmp64(x.a, y.a)
+		}
+		return cmp64(x.b, y.b)
+	})
+	flat = flat[:0]
+	for _, x := range out {
+		flat = append(flat, x.a, x.b, x.w)
+	}
+	return flat
+}
