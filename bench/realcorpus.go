@@ -1,0 +1,307 @@
+package main
+
+// The real-corpus table of issue 25: gpumap's presets and algorithms against
+// Scotch (run here, in the same sitting) and against the peers measured by
+// bench/realcorpus/peers.py (read from DIR/peers.csv), per family and per
+// half of the corpus (DIR/corpus.csv, see bench/realcorpus/README.md).
+//
+//	go run ./bench -realcorpus /work/corpus -H 4:8:2,4:8:6
+//
+// Rules are fit on the fit half and reported on the report half, so the table
+// prints both halves side by side; a rule that helps only on fit is dropped.
+
+import (
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/topology"
+)
+
+var (
+	realCorpus = flag.String("realcorpus", "", "folder of the real-graph corpus (corpus.csv, peers.csv, *.graph): print the fit/report table instead (see realcorpus.go)")
+	rcHalf     = flag.String("half", "", "realcorpus: only this half (fit or report)")
+	rcFamily   = flag.String("family", "", "realcorpus: only these comma-separated families")
+)
+
+type rcGraph struct{ name, family, half string }
+
+// rcRuns are the gpumap runs of one instance: the presets, and the default
+// preset with each algorithm forced, for the auto-versus-measured check.
+var rcRuns = []struct{ key, preset, alg string }{
+	{"default", "default", "auto"},
+	{"strong", "strong", "auto"},
+	{"hm", "default", "hm"},
+	{"im", "default", "im"},
+}
+
+// rcPeerTools are the tools of peers.csv the table compares with; the eco
+// ones make up "best eco peer".
+var rcEco = []string{"kaffpa_eco", "gms_eco", "sharedmap_eco"}
+var rcStrongPeers = []string{"sharedmap_strong", "gms_strong"}
+
+func readCorpus(dir string) ([]rcGraph, error) {
+	f, err := os.Open(filepath.Join(dir, "corpus.csv"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) < 2 || len(rows[0]) < 8 || rows[0][0] != "name" || rows[0][1] != "family" || rows[0][7] != "half" {
+		return nil, fmt.Errorf("%s/corpus.csv: want the header name,family,n,m,repo,commit,path,half", dir)
+	}
+	var gs []rcGraph
+	for _, r := range rows[1:] {
+		gs = append(gs, rcGraph{r[0], r[1], r[7]})
+	}
+	return gs, nil
+}
+
+// readAllPeers returns J per "graph/H" and tool, of feasible rows only: an
+// infeasible peer result is no bar to compare with.
+func readAllPeers(path string) (map[string]map[string]int64, error) {
+	out := map[string]map[string]int64{}
+	f, err := os.Open(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return out, nil
+		}
+		return nil, err
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows[1:] {
+		if len(r) < 10 || r[9] != "true" {
+			continue
+		}
+		j, err := strconv.ParseInt(r[7], 10, 64)
+		if err != nil {
+			continue
+		}
+		key := r[0] + "/" + r[4]
+		if out[key] == nil {
+			out[key] = map[string]int64{}
+		}
+		out[key][r[5]] = j
+	}
+	return out, nil
+}
+
+func rcGpumap(bin, path, h, dist string, eps float64, preset, alg string, threads int, g *graph.Graph, top *topology.Topology, work string) (result, error) {
+	out := filepath.Join(work, "gpumap.map")
+	cpu, wall, msg, err := timed(exec.Command(bin, "map", "-q", "-g", path, "-h", h, "-d", dist,
+		"-e", fmt.Sprint(eps), "-c", preset, "-a", alg, "-t", strconv.Itoa(threads), "-m", out))
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
+			return result{}, fmt.Errorf("%v\n%s", err, msg)
+		}
+	}
+	m, err := evalMapFile(out, g, top, eps)
+	if err != nil {
+		return result{}, err
+	}
+	return result{J: m.J, CPU: cpu, Wall: wall, OK: m.Feasible}, nil
+}
+
+// rcStat collects the logs of one ratio and remembers its worst instance.
+type rcStat struct {
+	logs  []float64
+	worst float64
+	at    string
+}
+
+func (s *rcStat) add(v float64, inst string) {
+	if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
+		return
+	}
+	s.logs = append(s.logs, math.Log(v))
+	if v > s.worst {
+		s.worst, s.at = v, inst
+	}
+}
+
+func (s *rcStat) String() string {
+	if s == nil || len(s.logs) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.4f (n=%d, worst %.3f %s)", gmean(s.logs), len(s.logs), s.worst, s.at)
+}
+
+// rcRatios are the table's columns, in print order.
+var rcRatios = []string{
+	"default J / scotch_b",
+	"default cpu / scotch_b",
+	"strong J / best eco peer",
+	"strong J / sharedmap_strong",
+	"strong J / gms_strong",
+	"strong cpu / scotch_b",
+	"strong wall s",
+	"auto J / min(hm,im)",
+	"hm J / scotch_b",
+	"im J / scotch_b",
+	"best eco peer J / scotch_b",
+}
+
+func runRealCorpus(dir, hiers, dist string, eps float64, bin string, threads int, work string) error {
+	work, bin, cleanup, err := setup(work, bin)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	gs, err := readCorpus(dir)
+	if err != nil {
+		return err
+	}
+	peers, err := readAllPeers(filepath.Join(dir, "peers.csv"))
+	if err != nil {
+		return err
+	}
+	if _, err := exec.LookPath("scotch_gmap"); err != nil {
+		return fmt.Errorf("scotch_gmap not found (apt-get install scotch)")
+	}
+	fams := map[string]bool{}
+	for _, f := range strings.Split(*rcFamily, ",") {
+		if f != "" {
+			fams[f] = true
+		}
+	}
+	// stats[group][ratio]; the groups are "family/half", "all/half" and "all/all".
+	stats := map[string]map[string]*rcStat{}
+	add := func(fam, half, ratio string, v float64, inst string) {
+		for _, grp := range []string{fam + "/" + half, "all/" + half, "all/all"} {
+			if stats[grp] == nil {
+				stats[grp] = map[string]*rcStat{}
+			}
+			if stats[grp][ratio] == nil {
+				stats[grp][ratio] = &rcStat{}
+			}
+			stats[grp][ratio].add(v, inst)
+		}
+	}
+	fmt.Printf("# realcorpus: %s, H=%s, D=%s, eps=%g, gpumap threads=%d, %s\n", dir, hiers, dist, eps, threads, time.Now().Format(time.RFC3339))
+	fmt.Printf("# Scotch is scotch_gmap -cb -Cd, run here; peers from %s/peers.csv (feasible rows only)\n", dir)
+	fmt.Printf("%-16s %-7s %-6s %-6s %10s %7s", "graph", "family", "half", "H", "J_scotchb", "t_sc")
+	for _, r := range rcRuns {
+		fmt.Printf(" | %10s %7s", "J_"+r.key, "t")
+	}
+	fmt.Printf(" | %10s %-13s %10s %10s\n", "J_eco", "best eco", "J_smStrong", "J_gmsStrong")
+	for _, gi := range gs {
+		if (*rcHalf != "" && gi.half != *rcHalf) || (len(fams) > 0 && !fams[gi.family]) {
+			continue
+		}
+		path := filepath.Join(dir, gi.name+".graph")
+		g, err := graph.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		grf := filepath.Join(work, gi.name+".grf")
+		if out, err := exec.Command("gcv", "-ic", path, grf).CombinedOutput(); err != nil {
+			return fmt.Errorf("gcv %s: %v\n%s", gi.name, err, out)
+		}
+		for _, h := range strings.Split(hiers, ",") {
+			top, err := topology.Parse(h, dist)
+			if err != nil {
+				return err
+			}
+			inst := gi.name + "@" + h
+			sc, err := runScotch(g, top, grf, work, eps)
+			if err != nil {
+				return fmt.Errorf("%s: scotch: %w", inst, err)
+			}
+			fmt.Printf("%-16s %-7s %-6s %-6s %10d %7.3f", gi.name, gi.family, gi.half, h, sc.J, sc.CPU)
+			res := map[string]result{}
+			for _, r := range rcRuns {
+				x, err := rcGpumap(bin, path, h, dist, eps, r.preset, r.alg, threads, g, top, work)
+				if err != nil {
+					return fmt.Errorf("%s %s: %w", inst, r.key, err)
+				}
+				res[r.key] = x
+				mark := " "
+				if !x.OK {
+					mark = "!"
+				}
+				fmt.Printf(" | %10d%s%6.3f", x.J, mark, x.CPU)
+			}
+			p := peers[gi.name+"/"+h]
+			var eco int64 = -1
+			ecoTool := "-"
+			for _, t := range rcEco {
+				if j, ok := p[t]; ok && (eco < 0 || j < eco) {
+					eco, ecoTool = j, t
+				}
+			}
+			fmt.Printf(" | %10d %-13s %10d %10d\n", eco, ecoTool, orMinus(p, "sharedmap_strong"), orMinus(p, "gms_strong"))
+
+			f, hf := gi.family, gi.half
+			add(f, hf, "default J / scotch_b", ratio(res["default"].J, sc.J), inst)
+			add(f, hf, "default cpu / scotch_b", res["default"].CPU/sc.CPU, inst)
+			add(f, hf, "strong cpu / scotch_b", res["strong"].CPU/sc.CPU, inst)
+			add(f, hf, "strong wall s", res["strong"].Wall, inst)
+			add(f, hf, "hm J / scotch_b", ratio(res["hm"].J, sc.J), inst)
+			add(f, hf, "im J / scotch_b", ratio(res["im"].J, sc.J), inst)
+			add(f, hf, "auto J / min(hm,im)", ratio(res["default"].J, min(res["hm"].J, res["im"].J)), inst)
+			if eco >= 0 {
+				add(f, hf, "strong J / best eco peer", ratio(res["strong"].J, eco), inst)
+				add(f, hf, "best eco peer J / scotch_b", ratio(eco, sc.J), inst)
+			}
+			for _, t := range rcStrongPeers {
+				if j, ok := p[t]; ok {
+					add(f, hf, "strong J / "+t, ratio(res["strong"].J, j), inst)
+				}
+			}
+		}
+	}
+	var groups []string
+	for grp := range stats {
+		groups = append(groups, grp)
+	}
+	// Families first (each with its fit and report rows together), then the
+	// halves over all families, then everything.
+	sort.Slice(groups, func(i, j int) bool {
+		rank := func(g string) int {
+			switch {
+			case g == "all/all":
+				return 2
+			case strings.HasPrefix(g, "all/"):
+				return 1
+			}
+			return 0
+		}
+		if ri, rj := rank(groups[i]), rank(groups[j]); ri != rj {
+			return ri < rj
+		}
+		return groups[i] < groups[j]
+	})
+	fmt.Println("# geometric means (ratio < 1: gpumap better or faster); worst = the largest ratio and its instance")
+	for _, ratioName := range rcRatios {
+		fmt.Printf("# %s\n", ratioName)
+		for _, grp := range groups {
+			if s := stats[grp][ratioName]; s != nil {
+				fmt.Printf("#   %-16s %s\n", grp, s)
+			}
+		}
+	}
+	return nil
+}
+
+func orMinus(p map[string]int64, tool string) int64 {
+	if j, ok := p[tool]; ok {
+		return j
+	}
+	return -1
+}
