@@ -167,10 +167,6 @@ func runRealCorpus(dir, hiers, dist string, eps float64, bin string, threads int
 	if err != nil {
 		return err
 	}
-	peers, err := readAllPeers(filepath.Join(dir, "peers.csv"))
-	if err != nil {
-		return err
-	}
 	if _, err := exec.LookPath("scotch_gmap"); err != nil {
 		return fmt.Errorf("scotch_gmap not found (apt-get install scotch)")
 	}
@@ -199,7 +195,14 @@ func runRealCorpus(dir, hiers, dist string, eps float64, bin string, threads int
 	for _, r := range rcRuns {
 		fmt.Printf(" | %10s %7s", "J_"+r.key, "t")
 	}
-	fmt.Printf(" | %10s %-13s %10s %10s\n", "J_eco", "best eco", "J_smStrong", "J_gmsStrong")
+	fmt.Println()
+	type rcInst struct {
+		g    rcGraph
+		h    string
+		sc   result
+		runs map[string]result
+	}
+	var insts []rcInst
 	for _, gi := range gs {
 		if (*rcHalf != "" && gi.half != *rcHalf) || (len(fams) > 0 && !fams[gi.family]) {
 			continue
@@ -237,15 +240,8 @@ func runRealCorpus(dir, hiers, dist string, eps float64, bin string, threads int
 				}
 				fmt.Printf(" | %10d%s%6.3f", x.J, mark, x.CPU)
 			}
-			p := peers[gi.name+"/"+h]
-			var eco int64 = -1
-			ecoTool := "-"
-			for _, t := range rcEco {
-				if j, ok := p[t]; ok && (eco < 0 || j < eco) {
-					eco, ecoTool = j, t
-				}
-			}
-			fmt.Printf(" | %10d %-13s %10d %10d\n", eco, ecoTool, orMinus(p, "sharedmap_strong"), orMinus(p, "gms_strong"))
+			fmt.Println()
+			insts = append(insts, rcInst{gi, h, sc, res})
 
 			f, hf := gi.family, gi.half
 			add(f, hf, "default J / scotch_b", ratio(res["default"].J, sc.J), inst)
@@ -255,14 +251,34 @@ func runRealCorpus(dir, hiers, dist string, eps float64, bin string, threads int
 			add(f, hf, "hm J / scotch_b", ratio(res["hm"].J, sc.J), inst)
 			add(f, hf, "im J / scotch_b", ratio(res["im"].J, sc.J), inst)
 			add(f, hf, "auto J / min(hm,im)", ratio(res["default"].J, min(res["hm"].J, res["im"].J)), inst)
-			if eco >= 0 {
-				add(f, hf, "strong J / best eco peer", ratio(res["strong"].J, eco), inst)
-				add(f, hf, "best eco peer J / scotch_b", ratio(eco, sc.J), inst)
+		}
+	}
+	// The peers are read now, after the gpumap runs, so that a bench started
+	// while peers.py still runs compares with everything measured by its end.
+	peers, err := readAllPeers(filepath.Join(dir, "peers.csv"))
+	if err != nil {
+		return err
+	}
+	fmt.Printf("# peers (feasible rows of %s/peers.csv, read after the runs above)\n", dir)
+	fmt.Printf("%-16s %-6s %10s | %10s %-13s %10s %10s\n", "graph", "H", "J_strong", "J_eco", "best eco", "J_smStrong", "J_gmsStrong")
+	for _, in := range insts {
+		p := peers[in.g.name+"/"+in.h]
+		var eco int64 = -1
+		ecoTool := "-"
+		for _, t := range rcEco {
+			if j, ok := p[t]; ok && (eco < 0 || j < eco) {
+				eco, ecoTool = j, t
 			}
-			for _, t := range rcStrongPeers {
-				if j, ok := p[t]; ok {
-					add(f, hf, "strong J / "+t, ratio(res["strong"].J, j), inst)
-				}
+		}
+		fmt.Printf("%-16s %-6s %10d | %10d %-13s %10d %10d\n", in.g.name, in.h, in.runs["strong"].J, eco, ecoTool, orMinus(p, "sharedmap_strong"), orMinus(p, "gms_strong"))
+		f, hf, inst, strong := in.g.family, in.g.half, in.g.name+"@"+in.h, in.runs["strong"].J
+		if eco >= 0 {
+			add(f, hf, "strong J / best eco peer", ratio(strong, eco), inst)
+			add(f, hf, "best eco peer J / scotch_b", ratio(eco, in.sc.J), inst)
+		}
+		for _, t := range rcStrongPeers {
+			if j, ok := p[t]; ok {
+				add(f, hf, "strong J / "+t, ratio(strong, j), inst)
 			}
 		}
 	}
