@@ -34,6 +34,7 @@ var (
 	rcHalf     = flag.String("half", "", "realcorpus: only this half (fit or report)")
 	rcFamily   = flag.String("family", "", "realcorpus: only these comma-separated families")
 	rcJobs     = flag.Int("j", 1, "realcorpus: instances run at once")
+	rcFrom     = flag.String("rc-from", "", "realcorpus: take the instance table from this earlier output instead of running (to compare with peers measured since)")
 )
 
 type rcGraph struct{ name, family, half string }
@@ -161,11 +162,14 @@ var rcRatios = []string{
 }
 
 func runRealCorpus(dir, hiers, dist string, eps float64, bin string, threads int, work string) error {
-	work, bin, cleanup, err := setup(work, bin)
-	if err != nil {
-		return err
+	if *rcFrom == "" {
+		var cleanup func()
+		var err error
+		if work, bin, cleanup, err = setup(work, bin); err != nil {
+			return err
+		}
+		defer cleanup()
 	}
-	defer cleanup()
 	gs, err := readCorpus(dir)
 	if err != nil {
 		return err
@@ -208,7 +212,16 @@ func runRealCorpus(dir, hiers, dist string, eps float64, bin string, threads int
 			continue
 		}
 		for _, h := range strings.Split(hiers, ",") {
-			insts = append(insts, rcInst{g: gi, h: h})
+			if *rcFrom == "" {
+				insts = append(insts, rcInst{g: gi, h: h})
+			}
+		}
+	}
+	if *rcFrom != "" {
+		// Re-summarise an earlier run's instance table against the peers
+		// measured since.
+		if insts, err = rcParse(*rcFrom, gs); err != nil {
+			return err
 		}
 	}
 	errs := make([]error, len(insts))
@@ -227,7 +240,9 @@ func runRealCorpus(dir, hiers, dist string, eps float64, bin string, threads int
 		}()
 	}
 	for i := range insts {
-		next <- i
+		if *rcFrom == "" {
+			next <- i
+		}
 	}
 	close(next)
 	wg.Wait()
@@ -393,6 +408,48 @@ func rcScotch(g *graph.Graph, top *topology.Topology, grf, work string, eps floa
 		return result{}, err
 	}
 	return result{J: m.J, CPU: cpu, Wall: wall, OK: m.Feasible}, nil
+}
+
+// rcParse reads the instance rows of an earlier -realcorpus output.
+func rcParse(path string, gs []rcGraph) ([]rcInst, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	known := map[string]rcGraph{}
+	for _, g := range gs {
+		known[g.name] = g
+	}
+	var insts []rcInst
+	for _, line := range strings.Split(string(b), "\n") {
+		parts := strings.Split(line, "|")
+		if len(parts) != 1+len(rcRuns) || strings.HasPrefix(line, "#") {
+			continue
+		}
+		head := strings.Fields(parts[0])
+		g, ok := known[head[0]]
+		if len(head) != 6 || !ok {
+			continue
+		}
+		in := rcInst{g: g, h: head[3], runs: map[string]result{}}
+		in.sc.J, _ = strconv.ParseInt(head[4], 10, 64)
+		in.sc.CPU, _ = strconv.ParseFloat(head[5], 64)
+		for i, r := range rcRuns {
+			f := strings.Fields(strings.Replace(parts[1+i], "!", "! ", 1))
+			if len(f) != 2 {
+				return nil, fmt.Errorf("%s: cannot read %q", path, line)
+			}
+			x := result{OK: !strings.HasSuffix(f[0], "!")}
+			x.J, _ = strconv.ParseInt(strings.TrimSuffix(f[0], "!"), 10, 64)
+			x.CPU, _ = strconv.ParseFloat(f[1], 64)
+			in.runs[r.key] = x
+		}
+		insts = append(insts, in)
+	}
+	if len(insts) == 0 {
+		return nil, fmt.Errorf("%s: no instance rows", path)
+	}
+	return insts, nil
 }
 
 func orMinus(p map[string]int64, tool string) int64 {

@@ -44,7 +44,8 @@ if new:
     out.flush()
 
 corpus = list(csv.DictReader(open(os.path.join(d, 'corpus.csv'))))
-corpus.sort(key=lambda r: int(r['m']))
+# REVERSE=1: largest first, for a second process meeting the first halfway.
+corpus.sort(key=lambda r: int(r['m']), reverse=bool(os.environ.get('REVERSE')))
 if HALF:
     corpus = [r for r in corpus if r['half'] == HALF]
 
@@ -91,6 +92,11 @@ for r in corpus:
         for tool in TOOLS:
             if (g, H, tool) in done:
                 continue
+            if os.environ.get('REVERSE'):
+                # The other process may have measured it since this one started.
+                with open(out_path) as f:
+                    if any(l.startswith(f'{g},') and f',{H},{tool},' in l for l in f):
+                        continue
             if tool.startswith('scotch') and not os.path.exists(grf):
                 subprocess.run(['gcv', '-ic', path, grf], check=True, capture_output=True)
             tgt = os.path.join(work, 'target.tgt')
