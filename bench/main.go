@@ -97,6 +97,19 @@ func main() {
 		}
 		return
 	}
+	if *realCorpus != "" {
+		h := "4:8:2,4:8:6" // the corpus's peers.csv holds these first
+		flag.Visit(func(f *flag.Flag) {
+			if f.Name == "H" {
+				h = *hiers
+			}
+		})
+		if err := runRealCorpus(*realCorpus, h, *dist, *eps, *bin, *threads, *work); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *oto != "" {
 		if err := runOneToOne(*oto, *dist, *presets, *bin, *threads, *noScotch, *viem, *work, *reps); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
