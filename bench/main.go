@@ -14,6 +14,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/csv"
 	"flag"
 	"fmt"
@@ -291,12 +292,27 @@ func tleaf(top *topology.Topology) string {
 }
 
 func runScotch(g *graph.Graph, top *topology.Topology, grf, work string, eps float64) (result, error) {
+	return runScotchLimit(g, top, grf, work, eps, 0)
+}
+
+// runScotchLimit runs scotch_gmap -cb on the tleaf target of top and
+// evaluates its mapping; past limit (> 0) of wall time it is stopped and
+// the result has J = -1.
+func runScotchLimit(g *graph.Graph, top *topology.Topology, grf, work string, eps float64, limit time.Duration) (result, error) {
 	tgt := filepath.Join(work, "target.tgt")
 	if err := os.WriteFile(tgt, []byte(tleaf(top)+"\n"), 0o644); err != nil {
 		return result{}, err
 	}
 	out := filepath.Join(work, "scotch.map")
-	cpu, wall, msg, err := timed(exec.Command("scotch_gmap", fmt.Sprintf("-b%g", eps), "-cb", "-Cd", grf, tgt, out))
+	ctx, cancel := context.Background(), context.CancelFunc(func() {})
+	if limit > 0 {
+		ctx, cancel = context.WithTimeout(ctx, limit)
+	}
+	defer cancel()
+	cpu, wall, msg, err := timed(exec.CommandContext(ctx, "scotch_gmap", fmt.Sprintf("-b%g", eps), "-cb", "-Cd", grf, tgt, out))
+	if ctx.Err() != nil {
+		return result{J: -1, CPU: cpu, Wall: wall}, nil
+	}
 	if err != nil {
 		return result{}, fmt.Errorf("%v\n%s", err, msg)
 	}

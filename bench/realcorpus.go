@@ -11,7 +11,6 @@ package main
 // prints both halves side by side; a rule that helps only on fit is dropped.
 
 import (
-	"context"
 	"encoding/csv"
 	"flag"
 	"fmt"
@@ -385,29 +384,7 @@ func rcInstance(in *rcInst, work, dir, dist string, eps float64, bin string, thr
 var rcScotchLimit = flag.Duration("scotch-limit", 10*time.Minute, "realcorpus: wall-time limit of one Scotch run")
 
 func rcScotch(g *graph.Graph, top *topology.Topology, grf, work string, eps float64) (result, error) {
-	tgt := filepath.Join(work, "target.tgt")
-	if err := os.WriteFile(tgt, []byte(tleaf(top)+"\n"), 0o644); err != nil {
-		return result{}, err
-	}
-	out := filepath.Join(work, "scotch.map")
-	ctx, cancel := context.WithTimeout(context.Background(), *rcScotchLimit)
-	defer cancel()
-	cpu, wall, msg, err := timed(exec.CommandContext(ctx, "scotch_gmap", fmt.Sprintf("-b%g", eps), "-cb", "-Cd", grf, tgt, out))
-	if ctx.Err() != nil {
-		return result{J: -1, CPU: cpu, Wall: wall}, nil
-	}
-	if err != nil {
-		return result{}, fmt.Errorf("%v\n%s", err, msg)
-	}
-	pe, err := readScotchMap(out, g.N())
-	if err != nil {
-		return result{}, err
-	}
-	m, err := graph.Evaluate(g, top, pe, eps)
-	if err != nil {
-		return result{}, err
-	}
-	return result{J: m.J, CPU: cpu, Wall: wall, OK: m.Feasible}, nil
+	return runScotchLimit(g, top, grf, work, eps, *rcScotchLimit)
 }
 
 // rcParse reads the instance rows of an earlier -realcorpus output.
