@@ -6,22 +6,13 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/gpumap/gpumap/gpumap/backend/cuda"
 )
 
 // gpumap map --backend gpu -a hm runs GPU-HM: a feasible mapping, the
 // model's gpu: line, and the same mapping file twice (determinism).
 // Needs a GPU or the emulator (make test sets GPUMAP_CUDA_LIB).
 func TestGPUMapCommandMultisection(t *testing.T) {
-	if b, err := cuda.Open(); err != nil {
-		if lib := os.Getenv("GPUMAP_CUDA_LIB"); lib != "" {
-			t.Fatalf("GPUMAP_CUDA_LIB=%s is set but no GPU opens: %v", lib, err)
-		}
-		t.Skipf("no GPU: %v", err)
-	} else {
-		b.Close()
-	}
+	needGPU(t)
 	dir := t.TempDir()
 	g := filepath.Join(dir, "rgg.graph")
 	if code, _, e := runCLI("gen", "-t", "rgg", "-n", "2500", "-s", "4711", "-o", g); code != 0 {
