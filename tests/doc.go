@@ -33,13 +33,16 @@
 //     installs the time package).
 //   - cmd/gpumap output_test.go: no /proc/self/fd (not Linux).
 //   - mpirank/record: the temporary directory cannot hold a FIFO.
-//   - gpumap/backend/cuda, cuda/driver, cmd/gpumap gpu_test.go: no GPU and
+//   - gpumap/backend/cuda, cuda/driver, gpumap gpuhm_test.go, cmd/gpumap
+//     gpu_test.go and gpuhm_test.go (GPU-HM): no GPU and
 //     GPUMAP_CUDA_LIB unset (with it set, a driver that does not open
 //     fails); the emulator-only checks: a real driver; "a GPU is present"
 //     (cuda TestOpenWithoutGPUSaysWhy, gpumap backend_test.go): the no-GPU
 //     error cannot be produced where a GPU opens, the emulated one included.
 //   - gpumap mapper_test.go, stencil_test.go: the 30^3 cases under -short
 //     only ("make test" runs -short only in its -race pass).
+//   - gpumap TestEvalGPUHM: GPUMAP_HM_EVAL unset (a measurement of J, not
+//     a check).
 //   - Benchmarks: graph (../shared/graphs missing) and cuda (no GPU); "make
 //     test" runs no benchmark.
 package tests
