@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"regexp"
-	"runtime"
 	"slices"
 	"testing"
 
@@ -33,24 +32,8 @@ func TestLocalFM(t *testing.T) {
 		}
 		return
 	}
-	runtime.LockOSThread()
-	if err := mpi.Init(); err != nil {
-		t.Fatal(err)
-	}
-	fail := func(format string, a ...any) {
-		fmt.Printf("FAIL: "+format+"\n", a...)
-		mpi.Abort(mpi.World(), 1)
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			fail("panic: %v", r)
-		}
-	}()
-	c, err := mpi.Copy(mpi.World(), true)
-	if err != nil {
-		fail("%v", err)
-	}
-	_, _, _, size, rank := mpi.Inspect(c)
+	defer rankRecover()
+	c, size, rank := rankComm(t)
 	top, _ := topology.Parse("2:2:2", "1:10:100")
 	k := top.K()
 	// Every rank draws the same whole graph and keeps its part.
@@ -76,10 +59,10 @@ func TestLocalFM(t *testing.T) {
 		}
 		g, err := New(c, vtxdist, xadj, adj, nil, w)
 		if err != nil {
-			fail("trial %d: %v", trial, err)
+			rankFail("trial %d: %v", trial, err)
 		}
 		if g.size != size {
-			fail("size")
+			rankFail("size")
 		}
 		local := func() []int32 {
 			pe := make([]int32, g.N()+len(g.Ghost))
@@ -96,34 +79,34 @@ func TestLocalFM(t *testing.T) {
 		lg := localGraph(g)
 		fall, err := localFM(g, lg, top, pe, lmax, cfg)
 		if err != nil {
-			fail("trial %d: %v", trial, err)
+			rankFail("trial %d: %v", trial, err)
 		}
 		again := local()
 		if _, err := localFM(g, lg, top, again, lmax, cfg); err != nil {
-			fail("trial %d: %v", trial, err)
+			rankFail("trial %d: %v", trial, err)
 		}
 		if !slices.Equal(pe, again) {
-			fail("trial %d: two runs differ", trial)
+			rankFail("trial %d: two runs differ", trial)
 		}
 		all, _, err := mpi.Allgatherv(c, pe[:g.N()], size)
 		if err != nil {
-			fail("trial %d: %v", trial, err)
+			rankFail("trial %d: %v", trial, err)
 		}
 		for i, x := range g.Ghost {
 			if pe[g.N()+i] != all[x] {
-				fail("trial %d: ghost %d has PE %d, its owner says %d", trial, x, pe[g.N()+i], all[x])
+				rankFail("trial %d: ghost %d has PE %d, its owner says %d", trial, x, pe[g.N()+i], all[x])
 			}
 		}
 		before, err1 := graph.Evaluate(whole, top, start, 0)
 		after, err2 := graph.Evaluate(whole, top, all, 0)
 		if err1 != nil || err2 != nil {
-			fail("trial %d: %v %v", trial, err1, err2)
+			rankFail("trial %d: %v %v", trial, err1, err2)
 		}
 		if fall != before.J-after.J {
-			fail("trial %d (n %d, vtxdist %v): localFM reports a fall of %d, J went from %d to %d", trial, n, vtxdist, fall, before.J, after.J)
+			rankFail("trial %d (n %d, vtxdist %v): localFM reports a fall of %d, J went from %d to %d", trial, n, vtxdist, fall, before.J, after.J)
 		}
 		if after.MaxBlock > lmax {
-			fail("trial %d: a PE weighs %d > Lmax %d", trial, after.MaxBlock, lmax)
+			rankFail("trial %d: a PE weighs %d > Lmax %d", trial, after.MaxBlock, lmax)
 		}
 		if fall > 0 {
 			falls++

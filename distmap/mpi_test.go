@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -53,22 +52,8 @@ func TestAPI(t *testing.T) {
 		}
 		return
 	}
-	runtime.LockOSThread()
-	if err := mpi.Init(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			fmt.Println("FAIL: panic:", r)
-			mpi.Abort(mpi.World(), 1)
-		}
-	}()
-	c, err := mpi.Copy(mpi.World(), true)
-	if err != nil {
-		fmt.Println("FAIL:", err)
-		mpi.Abort(mpi.World(), 1)
-	}
-	_, _, _, _, rank := mpi.Inspect(c)
+	defer rankRecover()
+	c, _, rank := rankComm(t)
 	top, _ := topology.Parse("2:2", "1:10")
 	sayOn := func(name string, g *Graph, err error, top *topology.Topology, opt Options) {
 		if err == nil {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -132,22 +131,8 @@ func TestReadBinary(t *testing.T) {
 		}
 		return
 	}
-	runtime.LockOSThread()
-	if err := mpi.Init(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			fmt.Println("FAIL: panic:", r)
-			mpi.Abort(mpi.World(), 1)
-		}
-	}()
-	c, err := mpi.Copy(mpi.World(), true)
-	if err != nil {
-		fmt.Println("FAIL:", err)
-		mpi.Abort(mpi.World(), 1)
-	}
-	_, _, _, _, rank := mpi.Inspect(c)
+	defer rankRecover()
+	c, _, rank := rankComm(t)
 	dir := os.Getenv(binDirEnv)
 	top, _ := topology.Parse("2:2", "1:10")
 	for _, bc := range binCases {
@@ -164,13 +149,11 @@ func TestReadBinary(t *testing.T) {
 	}
 	text, err := ReadGraph(c, filepath.Join(dir, "g.graph"))
 	if err != nil {
-		fmt.Println("FAIL:", err)
-		mpi.Abort(c, 1)
+		rankFail("%v", err)
 	}
 	bin, err := ReadGraph(c, filepath.Join(dir, "g.bgf"))
 	if err != nil {
-		fmt.Println("FAIL:", err)
-		mpi.Abort(c, 1)
+		rankFail("%v", err)
 	}
 	// The METIS reader sizes the edge weights exactly: a capacity beyond
 	// them was never touched, but counted as live by the garbage

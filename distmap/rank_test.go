@@ -1,0 +1,42 @@
+package distmap
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/gpumap/gpumap/mpirank/mpi"
+)
+
+// The ranks of an mpitest test (mpitest.Child) share this set-up: MPI on
+// the test's own thread, a private copy of MPI_COMM_WORLD that returns
+// errors, and a failure that every rank sees (FAIL on the output, then
+// MPI_Abort, so no rank waits in a collective for one that failed).
+
+// rankComm initializes MPI and returns the copy, its size and this rank.
+// Defer rankRecover before it.
+func rankComm(t *testing.T) (c mpi.Comm, size, rank int) {
+	runtime.LockOSThread()
+	if err := mpi.Init(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := mpi.Copy(mpi.World(), true)
+	if err != nil {
+		rankFail("%v", err)
+	}
+	_, _, _, size, rank = mpi.Inspect(c)
+	return c, size, rank
+}
+
+// rankFail prints FAIL and the message and aborts every rank.
+func rankFail(format string, a ...any) {
+	fmt.Printf("FAIL: "+format+"\n", a...)
+	mpi.Abort(mpi.World(), 1)
+}
+
+// rankRecover turns a panic of the rank into rankFail (deferred).
+func rankRecover() {
+	if r := recover(); r != nil {
+		rankFail("panic: %v", r)
+	}
+}
