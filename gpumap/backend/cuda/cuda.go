@@ -50,6 +50,7 @@ type Backend struct {
 	team   uint32 // threads of the single-block kernels with barriers (at most TEAM in gpumap.cu)
 	phase  Phase
 	stats  Stats
+	prof   profiler // per-kernel measurement (SetProfile)
 }
 
 // Open loads the driver, picks GPU 0 and JIT-loads the kernels.
@@ -175,7 +176,9 @@ func (b *Backend) launch(name string, grid, block uint32, bytes int64, args ...d
 	c := b.count()
 	c.Launches++
 	c.DeviceBytes += bytes
-	return b.fn[name].Launch(b.stream, grid, block, args...)
+	return b.timed(name, Counts{Launches: 1, DeviceBytes: bytes}, func() error {
+		return b.fn[name].Launch(b.stream, grid, block, args...)
+	})
 }
 
 // loop runs a grid-stride kernel over n items.
@@ -195,7 +198,9 @@ func (b *Backend) fill32(p driver.Ptr, v uint32, words int64) error {
 	c := b.count()
 	c.Memsets++
 	c.DeviceBytes += 4 * words
-	return driver.Fill32(p, v, uint64(words))
+	return b.timed("memset", Counts{Memsets: 1, DeviceBytes: 4 * words}, func() error {
+		return driver.Fill32(p, v, uint64(words))
+	})
 }
 
 func (b *Backend) copyD2D(dst, src driver.Ptr, bytes int64) error {
@@ -205,7 +210,9 @@ func (b *Backend) copyD2D(dst, src driver.Ptr, bytes int64) error {
 	c := b.count()
 	c.D2D++
 	c.DeviceBytes += 2 * bytes
-	return driver.Copy(dst, src, uint64(bytes))
+	return b.timed("copy_d2d", Counts{D2D: 1, DeviceBytes: 2 * bytes}, func() error {
+		return driver.Copy(dst, src, uint64(bytes))
+	})
 }
 
 func (b *Backend) copyIn(dst driver.Ptr, src unsafe.Pointer, bytes int64, pinned bool) error {

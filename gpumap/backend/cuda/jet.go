@@ -160,13 +160,15 @@ func (j *gpuJet) LabelPropagation() error {
 		return err
 	}
 	j.moved(func(c *[ctlRead]int64) {
-		// jet_after's candidates and jet_apply's moves, known once counted.
-		b.stats.Phases[PhaseRefine].DeviceBytes += 50*c[6] + 16*c[4] + 24*c[3]
-		// jet_after: per edge of a candidate, the neighbour's block,
-		// candidacy and gain.
-		b.gatherIn(PhaseRefine, c[6], 4, 4*n)
-		b.gatherIn(PhaseRefine, c[6], 1, n)
-		b.gatherIn(PhaseRefine, c[6], 8, 8*n)
+		b.late(PhaseRefine, "jet_after", func() {
+			// jet_after's candidates and jet_apply's moves, known once counted.
+			b.stats.Phases[PhaseRefine].DeviceBytes += 50*c[6] + 16*c[4] + 24*c[3]
+			// jet_after: per edge of a candidate, the neighbour's block,
+			// candidacy and gain.
+			b.gatherIn(PhaseRefine, c[6], 4, 4*n)
+			b.gatherIn(PhaseRefine, c[6], 1, n)
+			b.gatherIn(PhaseRefine, c[6], 8, 8*n)
+		})
 	})
 	return nil
 }
@@ -210,11 +212,13 @@ func (j *gpuJet) Cost() (int64, error) {
 		return 0, err
 	}
 	if !j.full {
-		b.count().DeviceBytes += 28*j.ctl[5] + 16*j.ctl[3]
-		// Per edge of a moved vertex: the neighbour's moved flag, block
-		// and old block.
-		b.gather(j.ctl[5], 1, n)
-		b.gather(2*j.ctl[5], 4, 4*n)
+		b.late(b.phase, "jet_cost", func() {
+			b.count().DeviceBytes += 28*j.ctl[5] + 16*j.ctl[3]
+			// Per edge of a moved vertex: the neighbour's moved flag, block
+			// and old block.
+			b.gather(j.ctl[5], 1, n)
+			b.gather(2*j.ctl[5], 4, 4*n)
+		})
 	}
 	if j.step != nil {
 		j.step(j.ctl)
@@ -318,10 +322,12 @@ func (j *gpuJet) Rebalance(strong bool) error {
 		passes *= 2
 	}
 	j.moved(func(c *[ctlRead]int64) {
-		// What the candidates and moves cost, known once counted: their
-		// edges in reb_cand, their ids in the narrowing steps, their moves.
-		b.stats.Phases[PhaseRebalance].DeviceBytes += 40*c[6] + 20*c[4] + 17*passes*c[4] + 40*c[3]
-		b.gatherIn(PhaseRebalance, c[6], 4, 4*n) // reb_cand: the neighbours' blocks
+		b.late(PhaseRebalance, "reb_cand", func() {
+			// What the candidates and moves cost, known once counted: their
+			// edges in reb_cand, their ids in the narrowing steps, their moves.
+			b.stats.Phases[PhaseRebalance].DeviceBytes += 40*c[6] + 20*c[4] + 17*passes*c[4] + 40*c[3]
+			b.gatherIn(PhaseRebalance, c[6], 4, 4*n) // reb_cand: the neighbours' blocks
+		})
 	})
 	return nil
 }

@@ -141,6 +141,7 @@ func (b *Backend) UploadGraph(g *graph.Graph) (backend.Graph, error) {
 	}
 	defer done()
 	b.stats = Stats{}
+	b.prof.reset()
 	n, m2 := g.N(), g.DirectedEdges()
 	w32, w64 := g.Weights()
 	wb := int64(0)

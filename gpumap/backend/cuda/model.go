@@ -89,6 +89,7 @@ func (b *Backend) gather(count, elem, span int64) {
 	c := b.count()
 	c.Gathers[spanClass(span)] += count
 	c.GatherBytes += count * elem
+	b.prof.gathered(spanClass(span), count, count*elem)
 }
 
 // gatherIn is gather in phase p.
@@ -137,6 +138,11 @@ var (
 	RTX4090 = Device{Name: "RTX 4090", Bandwidth: 0.9e12, L2Bytes: 72 << 20, L2Bandwidth: 5e12, Launch: 5e-6, Sync: 20e-6,
 		PCIePinned: 25e9, PCIePageable: 12.5e9, SectorBytes: 32,
 		Specification: "0.9 TB/s device memory, L2 72 MB at 5 TB/s, 5 us per launch, 20 us per sync, PCIe 4.0 25 GB/s pinned (12.5 pageable)"}
+	// H200: the H100's chip with 4.8 TB/s HBM3e; for comparing the model
+	// with a real run on one (BenchmarkProfile).
+	H200 = Device{Name: "H200", Bandwidth: 4.3e12, L2Bytes: 50 << 20, L2Bandwidth: 7e12, Launch: 5e-6, Sync: 20e-6,
+		PCIePinned: 50e9, PCIePageable: 25e9, SectorBytes: 32,
+		Specification: "4.3 TB/s device memory, L2 50 MB at 7 TB/s, 5 us per launch, 20 us per sync, PCIe 5.0 50 GB/s pinned (25 pageable)"}
 )
 
 // Estimate is the modelled H100 time of c, host work excluded.

@@ -1,0 +1,146 @@
+package cuda
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gpumap/gpumap/gpumap/backend/cuda/driver"
+)
+
+// Profiling measures the model against a real device, kernel by kernel:
+// with SetProfile(true) every launch, memset and device copy is followed by
+// a synchronisation and its wall time is recorded beside its counts (the
+// bytes of its formula and the gathers counted just before it). The
+// synchronisations slow the mapping down (by about a sync per launch), so
+// a profiled run's total is not the mapping's time; its kernels' times
+// are, and the ratio of each to its modelled time says where the model is
+// wrong or a kernel is slow. Under the emulator the wall times measure the
+// emulator, and Profile says so.
+
+// KernelProfile is what one kernel did in the profiled mapping.
+type KernelProfile struct {
+	Name  string
+	Phase Phase
+	Counts
+	Wall time.Duration // measured, synchronised after each launch
+}
+
+// profiler holds the per-kernel records of the current mapping.
+type profiler struct {
+	on      bool
+	pending Counts         // gathers counted for the next launch
+	target  *KernelProfile // late's kernel
+	kernels map[[2]string]*KernelProfile
+}
+
+// SetProfile turns per-kernel measurement on or off (on: from the next
+// mapping's upload on; off by default). Turning it off keeps the last
+// profiled mapping's records for Profile.
+func (b *Backend) SetProfile(on bool) { b.prof.on = on }
+
+// reset starts a new mapping's records.
+func (p *profiler) reset() {
+	if p.on {
+		*p = profiler{on: true, kernels: map[[2]string]*KernelProfile{}}
+	}
+}
+
+// late runs f, which counts in phase ph what kernels already ran moved
+// (known only from counts read back), and attributes it to the kernel
+// name of that phase.
+func (b *Backend) late(ph Phase, name string, f func()) {
+	k := b.prof.kernels[[2]string{ph.String(), name}]
+	if !b.prof.on || k == nil {
+		f()
+		return
+	}
+	before := b.stats.Phases[ph]
+	b.prof.target = k
+	f()
+	b.prof.target = nil
+	k.DeviceBytes += b.stats.Phases[ph].DeviceBytes - before.DeviceBytes
+}
+
+// gathered attributes gathers to the next launch, or to late's kernel.
+func (p *profiler) gathered(s int, count, bytes int64) {
+	switch {
+	case !p.on:
+	case p.target != nil:
+		p.target.Gathers[s] += count
+		p.target.GatherBytes += bytes
+	default:
+		p.pending.Gathers[s] += count
+		p.pending.GatherBytes += bytes
+	}
+}
+
+// timed runs op (a launch or launch-like operation counted in c) and, when
+// profiling, synchronises and records its wall time under name.
+func (b *Backend) timed(name string, c Counts, op func() error) error {
+	if !b.prof.on {
+		return op()
+	}
+	start := time.Now()
+	if err := op(); err != nil {
+		return err
+	}
+	if err := b.stream.Synchronize(); err != nil {
+		return err
+	}
+	wall := time.Since(start)
+	key := [2]string{b.phase.String(), name}
+	k := b.prof.kernels[key]
+	if k == nil {
+		k = &KernelProfile{Name: name, Phase: b.phase}
+		b.prof.kernels[key] = k
+	}
+	c.Gathers, c.GatherBytes = b.prof.pending.Gathers, b.prof.pending.GatherBytes
+	b.prof.pending = Counts{}
+	k.add(c)
+	k.Wall += wall
+	return nil
+}
+
+// Profile is the profiled mapping's kernels, the slowest first.
+func (b *Backend) Profile() []KernelProfile {
+	var ks []KernelProfile
+	for _, k := range b.prof.kernels {
+		ks = append(ks, *k)
+	}
+	slices.SortFunc(ks, func(x, y KernelProfile) int {
+		return cmp.Or(cmp.Compare(y.Wall, x.Wall), cmp.Compare(x.Phase, y.Phase), strings.Compare(x.Name, y.Name))
+	})
+	return ks
+}
+
+// ProfileTable is Profile as a table: per kernel and phase its launches,
+// bytes, gathers, measured time, the model's time on d and their ratio,
+// and the bandwidth it reached (its formula's bytes over its time).
+func (b *Backend) ProfileTable(d Device) string {
+	var s strings.Builder
+	if driver.Emulated() {
+		s.WriteString("(emulated driver: the measured times are the emulator's)\n")
+	}
+	fmt.Fprintf(&s, "%-16s %-9s %8s %14s %11s %10s %10s %7s %9s\n", "kernel", "phase", "launches", "device_bytes",
+		"gathers", "real_ms", "model_ms", "ratio", "GB/s")
+	var tw, tm time.Duration
+	for _, k := range b.Profile() {
+		m := k.Counts.EstimateOn(d)
+		tw += k.Wall
+		tm += m
+		fmt.Fprintf(&s, "%-16s %-9s %8d %14d %11d %10.3f %10.3f %7.2f %9.1f\n", k.Name, k.Phase, k.Launches+k.Memsets+k.D2D,
+			k.DeviceBytes, k.GatherCount(), ms(k.Wall), ms(m), ratio(k.Wall, m), float64(k.DeviceBytes)/max(k.Wall.Seconds(), 1e-9)/1e9)
+	}
+	fmt.Fprintf(&s, "%-16s %-9s %8s %14s %11s %10.3f %10.3f %7.2f\n", "total", "", "", "", "", ms(tw), ms(tm), ratio(tw, tm))
+	return s.String()
+}
+
+func ratio(a, b time.Duration) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
