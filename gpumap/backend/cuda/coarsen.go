@@ -9,7 +9,9 @@ import (
 
 // scan replaces a[0..n) (int64s on the device, with room for a[n]) by its
 // exclusive prefix sums and stores the total in a[n]: scan_up sums every
-// thread's chunk, one block scans those sums, scan_down rescans the chunks.
+// thread's chunk, one block scans those sums (stored transposed for its
+// coalesced loads: threads must be a multiple of b.team), scan_down
+// rescans the chunks.
 // With total, the sum is also copied to the host.
 func (b *Backend) scan(ws *workspace, a driver.Ptr, n int64, total bool) (int64, error) {
 	if n <= 0 {
@@ -21,13 +23,17 @@ func (b *Backend) scan(ws *workspace, a driver.Ptr, n int64, total bool) (int64,
 	blocks := uint32(min(int64(b.scanB), (n+4*threads-1)/(4*threads)))
 	p := int64(blocks) * threads
 	per := (n + p - 1) / p
-	if err := b.launch("scan_up", blocks, threads, 8*n+8*p, driver.P(a), driver.I64(n), driver.I64(per), driver.P(ws.part)); err != nil {
+	if err := b.launch("scan_up", blocks, threads, 8*n+8*p, driver.P(a), driver.I64(n), driver.I64(per), driver.P(ws.part),
+		driver.I32(int32(b.team))); err != nil {
 		return 0, err
 	}
+	// scan_mid's threads load their q = p/team sums sbatch at a time, twice.
+	b.serial(2*ceilDiv(p/int64(b.team), sbatch)+2, 0)
 	if err := b.launch("scan_mid", 1, b.team, 16*p+8, driver.P(ws.part), driver.I32(int32(p)), driver.P(a+driver.Ptr(8*n))); err != nil {
 		return 0, err
 	}
-	if err := b.launch("scan_down", blocks, threads, 16*n+8*p, driver.P(a), driver.I64(n), driver.I64(per), driver.P(ws.part)); err != nil {
+	if err := b.launch("scan_down", blocks, threads, 16*n+8*p, driver.P(a), driver.I64(n), driver.I64(per), driver.P(ws.part),
+		driver.I32(int32(b.team))); err != nil {
 		return 0, err
 	}
 	if !total {
@@ -186,7 +192,9 @@ func (b *Backend) contract(dg *devGraph, match, cmap driver.Ptr) (*devGraph, err
 	}
 	err = errors.Join(b.copyD2D(cg.xadj, ws.flags, 8*(nc+1)), b.copyD2D(cg.vw, ws.cvw, 8*nc))
 	if err == nil {
-		err = b.loop("contract_compact", nc, 16*m2+(24+cg.wb)*m2c+32*nc, driver.P(ws.hv), driver.P(ws.hw), driver.P(ws.hp),
+		// Each slot's key and position, then an occupied slot's position and
+		// weight again; the coarse edges written; the row bounds.
+		err = b.loop("contract_compact", nc, 12*m2+(16+cg.wb)*m2c+24*nc, driver.P(ws.hv), driver.P(ws.hw), driver.P(ws.hp),
 			driver.P(ws.off), driver.P(cg.xadj), driver.P(cg.adj), driver.P(cg.ew32), driver.P(cg.ew64), driver.I32(int32(nc)))
 	}
 	if err == nil {

@@ -29,6 +29,8 @@ var errClosed = errors.New("cuda: the backend is closed")
 const (
 	threads = 256  // block size of the barrier-free kernels
 	spread  = 1024 // accumulators per sum of jet_cost (SPREAD in gpumap.cu)
+	rbatch  = 32   // bins per batch of loads in reb_refine (RBATCH in gpumap.cu)
+	sbatch  = 16   // partial sums per batch of loads in scan_mid (SBATCH in gpumap.cu)
 )
 
 var kernelNames = []string{"scan_up", "scan_mid", "scan_down", "edge_sources", "match_prefer", "match_resolve",
@@ -48,9 +50,13 @@ type Backend struct {
 	grid   uint32 // blocks of the grid-stride kernels
 	scanB  uint32 // blocks of a scan's passes
 	team   uint32 // threads of the single-block kernels with barriers (at most TEAM in gpumap.cu)
-	phase  Phase
-	stats  Stats
-	prof   profiler // per-kernel measurement (SetProfile)
+	// teamGrid bounds the blocks of the many-block kernels with barriers
+	// (block_weights): two per SM on a GPU, one per SM on the emulator,
+	// whose barriers cost real threads.
+	teamGrid uint32
+	phase    Phase
+	stats    Stats
+	prof     profiler // per-kernel measurement (SetProfile)
 }
 
 // Open loads the driver, picks GPU 0 and JIT-loads the kernels.
@@ -77,13 +83,13 @@ func Open() (*Backend, error) {
 	}
 	sms := uint32(max(b.dev.SMs, 1))
 	b.grid = sms * 32
-	b.scanB = sms * 4
+	b.scanB = sms // scan_mid, one block, reads each partial sum of a pass twice
 	// The single-block kernels (scans of partial sums, J and balance)
 	// get 256 threads; a device of a few SMs (the emulator) gets 64, which
 	// keeps their barriers cheap to emulate.
-	b.team = 256
+	b.team, b.teamGrid = 256, sms*2
 	if sms < 8 {
-		b.team = 64
+		b.team, b.teamGrid = 64, sms
 	}
 	return b, nil
 }
@@ -262,3 +268,5 @@ func alloc(bytes int64) (driver.Ptr, error) {
 }
 
 var _ backend.Backend = (*Backend)(nil)
+
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }

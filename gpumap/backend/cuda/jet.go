@@ -203,6 +203,9 @@ func (j *gpuJet) Cost() (int64, error) {
 		driver.P(a.spread), driver.I32(int32(n))); err != nil {
 		return 0, err
 	}
+	// One block: its threads' loads over the accumulators, the block
+	// weights (twice when it lists the room) and a few shared-memory steps.
+	b.serial(7+2*ceilDiv(int64(j.k), int64(b.team)), 0)
 	if err := b.launch("jet_stats", 1, b.team, 2*8*5*spread+24*int64(j.k), driver.I32(full), driver.P(a.spread),
 		driver.P(a.bw), driver.I32(int32(j.k)), driver.I64(j.lmax), driver.P(a.room), driver.P(a.roomList),
 		driver.P(a.ctl)); err != nil {
@@ -251,7 +254,12 @@ func (j *gpuJet) blockWeights() error {
 	if err := j.b.fill32(j.a.bw, 0, 2*int64(j.k)); err != nil {
 		return err
 	}
-	return j.b.loop("block_weights", j.n, 12*j.n, driver.P(j.pe), driver.P(j.g.vw), driver.P(j.a.bw), driver.I32(int32(j.n)))
+	// A team kernel: a block per SM or so, each adding up its vertices in
+	// shared memory before its atomics.
+	grid := uint32(min(int64(j.b.teamGrid), (j.n+int64(j.b.team)-1)/int64(j.b.team)))
+	j.b.serial(0, min(int64(grid)*int64(j.k), j.n)) // at most one atomic per block and PE
+	return j.b.launch("block_weights", grid, j.b.team,
+		12*j.n, driver.P(j.pe), driver.P(j.g.vw), driver.P(j.a.bw), driver.I32(int32(j.n)), driver.I32(int32(j.k)))
 }
 
 // Rebalance is weak or strong rebalancing on the device (see the kernels'
@@ -274,6 +282,12 @@ func (j *gpuJet) Rebalance(strong bool) error {
 	loop := func(name string, items, bytes int64, args ...driver.Arg) func() error {
 		return func() error { return b.loop(name, items, bytes, args...) }
 	}
+	// serial adds a launch's round trips on its critical path (reb_refine:
+	// a thread per PE loads its bins rbatch at a time; reb_cut: the NB
+	// buckets in two batches; reb_room: one block over the k PEs).
+	serial := func(chain int64, f func() error) func() error {
+		return func() error { b.serial(chain, 0); return f() }
+	}
 	nbins := int64(1) << a.binsLog
 	narrow := func(mode int32, member driver.Ptr) []func() error {
 		var steps []func() error
@@ -282,8 +296,8 @@ func (j *gpuJet) Rebalance(strong bool) error {
 				loop("reb_hist", n, n, driver.I32(mode), driver.P(j.pe), driver.P(ws.dest), driver.P(member),
 					driver.P(ws.bucket), driver.P(g.vw), driver.P(a.cut), driver.P(a.lo), driver.I32(int32(s)),
 					driver.I32(int32(nbins)), driver.P(a.hist), driver.I32(int32(n))),
-				loop("reb_refine", k, 16*k*nbins, driver.P(a.hist), driver.I32(int32(s)), driver.I32(int32(nbins)),
-					driver.P(a.cut), driver.P(a.need), driver.P(a.lo), driver.I32(int32(k))))
+				serial(ceilDiv(nbins, rbatch)+2, loop("reb_refine", k, 16*k*nbins, driver.P(a.hist), driver.I32(int32(s)), driver.I32(int32(nbins)),
+					driver.P(a.cut), driver.P(a.need), driver.P(a.lo), driver.I32(int32(k)))))
 		}
 		return steps
 	}
@@ -292,23 +306,23 @@ func (j *gpuJet) Rebalance(strong bool) error {
 			driver.P(j.pe), driver.P(a.labels), driver.P(a.dist), driver.P(a.bw), driver.I64(j.lmax), driver.P(a.room),
 			driver.P(a.roomList), driver.P(a.ctl), driver.I64(int64(j.seed)), driver.P(ws.hv), driver.P(ws.hw),
 			driver.P(ws.locked), driver.P(ws.cand), driver.P(ws.dest), driver.P(ws.bucket), driver.P(a.kw), driver.I32(int32(n))),
-		loop("reb_cut", k, 16*k*nb, driver.I32(0), driver.P(a.kw), driver.P(a.bw), driver.I64(j.lmax), driver.P(a.cut),
-			driver.P(a.need), driver.P(a.lo), driver.P(a.accepted), driver.P(a.ctl), driver.I32(int32(k))),
+		serial(4, loop("reb_cut", k, 16*k*nb, driver.I32(0), driver.P(a.kw), driver.P(a.bw), driver.I64(j.lmax), driver.P(a.cut),
+			driver.P(a.need), driver.P(a.lo), driver.P(a.accepted), driver.P(a.ctl), driver.I32(int32(k)))),
 	}
 	steps = append(steps, narrow(0, ws.cand)...)
 	steps = append(steps, loop("reb_evict", n, 2*n, driver.I32(strongArg), driver.P(j.pe), driver.P(ws.dest),
 		driver.P(ws.cand), driver.P(ws.bucket), driver.P(g.vw), driver.P(a.cut), driver.P(a.lo), driver.P(a.bw),
 		driver.P(a.kw), driver.P(ws.moved), driver.I32(int32(n))))
 	if strong {
-		steps = append(steps, loop("reb_cut", k, 16*k*nb, driver.I32(1), driver.P(a.kw), driver.P(a.bw), driver.I64(j.lmax),
-			driver.P(a.cut), driver.P(a.need), driver.P(a.lo), driver.P(a.accepted), driver.P(a.ctl), driver.I32(int32(k))))
+		steps = append(steps, serial(4, loop("reb_cut", k, 16*k*nb, driver.I32(1), driver.P(a.kw), driver.P(a.bw), driver.I64(j.lmax),
+			driver.P(a.cut), driver.P(a.need), driver.P(a.lo), driver.P(a.accepted), driver.P(a.ctl), driver.I32(int32(k)))))
 		steps = append(steps, narrow(1, ws.moved)...)
 		steps = append(steps,
 			loop("reb_over", n, 9*n, driver.P(ws.dest), driver.P(ws.bucket), driver.P(g.vw), driver.P(a.cut), driver.P(a.lo),
 				driver.P(ws.moved), driver.P(a.accepted), driver.P(ws.flags), driver.I32(int32(n))),
 			func() error { _, err := b.scan(ws, ws.flags, n, false); return err },
-			run("reb_room", 1, b.team, 32*k, driver.P(a.bw), driver.I32(int32(k)), driver.I64(j.lmax), driver.P(a.accepted),
-				driver.P(a.rem)),
+			serial(2+2*ceilDiv(k, int64(b.team)), run("reb_room", 1, b.team, 32*k, driver.P(a.bw), driver.I32(int32(k)),
+				driver.I64(j.lmax), driver.P(a.accepted), driver.P(a.rem))),
 			loop("reb_place", n, n, driver.P(j.pe), driver.P(ws.dest), driver.P(ws.moved), driver.P(ws.flags), driver.P(a.rem),
 				driver.P(g.vw), driver.P(a.bw), driver.I32(int32(k)), driver.I32(int32(n))))
 	}

@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 )
@@ -49,6 +50,12 @@ type Counts struct {
 	// DeviceBytes includes.
 	Gathers     [gatherSpans]int64
 	GatherBytes int64
+	// Chain is the memory round trips that wait for one another on the
+	// longest path through a kernel whose work is one thread's loop (a
+	// thread per PE, one block of threads): such a kernel costs its
+	// latency, not its bytes. Atomics are global atomic additions into
+	// few addresses (k block weights), which the L2 serialises.
+	Chain, Atomics int64
 }
 
 // gatherSpans bounds the arrays a gather may index: 2^47 bytes.
@@ -69,6 +76,8 @@ func (c *Counts) add(o Counts) {
 		c.Gathers[i] += g
 	}
 	c.GatherBytes += o.GatherBytes
+	c.Chain += o.Chain
+	c.Atomics += o.Atomics
 }
 
 // GatherCount is the number of gathers.
@@ -92,6 +101,15 @@ func (b *Backend) gather(count, elem, span int64) {
 	b.prof.gathered(spanClass(span), count, count*elem)
 }
 
+// serial counts, for the next launch in the current phase, the round
+// trips on its critical path and its atomics into few addresses.
+func (b *Backend) serial(chain, atomics int64) {
+	c := b.count()
+	c.Chain += chain
+	c.Atomics += atomics
+	b.prof.serial(chain, atomics)
+}
+
 // gatherIn is gather in phase p.
 func (b *Backend) gatherIn(p Phase, count, elem, span int64) {
 	prev := b.phase
@@ -109,40 +127,61 @@ func spanClass(span int64) int {
 	return s
 }
 
-// Device is a GPU as the model sees it. Bandwidths are effective ones
-// (what a streaming kernel reaches, about 90% of the data sheet's peak),
-// not peaks; a gather costs a 32-byte sector, from the L2 cache when its
-// array takes at most half of it (the rest of the working set competes
-// for the other half), else from device memory.
+// Device is a GPU as the model sees it, with figures measured on a real
+// device rather than taken from its data sheet.
+//
+// Calibration (H200, 2026-11-27, BenchmarkProfile: every launch timed
+// alone, 76 kernel rows of IM on rgg 2^20 and 2^22 and a 3D grid 2^21 and
+// of GPU-HM on rgg 2^22; and the unprofiled device phases of
+// BenchmarkIntegrated): a least-squares fit of the kernels whose time is
+// their traffic gives 11.5 us per synchronised launch, the bytes of the
+// launch sites' formulas at 1.66 TB/s (35% of the H200's 4.8 TB/s peak:
+// these are per-thread loops over CSR rows, not ideal streams) and
+// gathers' sectors at 7.8 TB/s (L2); within 10% on the totals but for rgg
+// 2^22, 26% over. Unprofiled runs took about 3 us less per launch: 8.5
+// us, so short and dependent are this pipeline's kernels that queueing
+// hides none of it. The kernels that were slow by design show the other
+// two terms: a loop of one thread that waits for each load (reb_refine,
+// 256 bins: 47 us above its launch; reb_cut, 66 buckets: 16 us) costs
+// 0.2 us per round trip; atomics into k = 192 or fewer block weights ran
+// at 3.7 G/s whatever k.
+//
+// The H100 is the same chip with 3.35 TB/s: its streamed bytes are
+// charged at the H200's measured efficiency of the H100's peak (1.16
+// TB/s), everything else as measured. The RTX 4090 (the paper's card,
+// 1.008 TB/s, 72 MB L2, 128 SMs) is not measured: 35% of its peak, its
+// L2 figure from microbenchmarks (~5 TB/s), the same launch, latency and
+// atomic costs.
 type Device struct {
 	Name          string
-	Bandwidth     float64 // bytes/s, device memory, effective
+	Bandwidth     float64 // bytes/s of the launch sites' byte formulas, measured efficiency
 	L2Bytes       int64   // L2 cache size
-	L2Bandwidth   float64 // bytes/s, L2 hits, effective
+	L2Bandwidth   float64 // bytes/s of gathered sectors that hit L2
 	Launch, Sync  float64 // s per launch (kernel, memset, device copy), per synchronisation
+	Latency       float64 // s per memory round trip on a kernel's critical path (Counts.Chain)
+	AtomicRate    float64 // atomics/s into few addresses (Counts.Atomics)
 	PCIePinned    float64 // bytes/s from page-locked host memory
 	PCIePageable  float64 // bytes/s otherwise (the driver stages the copy)
 	SectorBytes   int64   // what one gather moves
 	Specification string  // the device's figures, for the report
 }
 
-// The devices the model knows. H100 (SXM, 80 GB): 3.35 TB/s peak, 50 MB
-// L2. RTX 4090, the paper's card: 1.008 TB/s peak, 72 MB L2, 128 SMs;
-// its L2 figure is the one microbenchmarks report (~5 TB/s). Launch and
-// synchronisation costs are those of a stream with queued launches (a
-// launch queued behind a running kernel costs its issue time only).
+// The devices the model knows (see Device for where the figures come from).
 var (
-	H100 = Device{Name: "H100", Bandwidth: 3e12, L2Bytes: 50 << 20, L2Bandwidth: 7e12, Launch: 5e-6, Sync: 20e-6,
-		PCIePinned: 25e9, PCIePageable: 12.5e9, SectorBytes: 32,
-		Specification: "3 TB/s device memory, L2 50 MB at 7 TB/s, 5 us per launch, 20 us per sync, PCIe 25 GB/s pinned (12.5 pageable)"}
-	RTX4090 = Device{Name: "RTX 4090", Bandwidth: 0.9e12, L2Bytes: 72 << 20, L2Bandwidth: 5e12, Launch: 5e-6, Sync: 20e-6,
-		PCIePinned: 25e9, PCIePageable: 12.5e9, SectorBytes: 32,
-		Specification: "0.9 TB/s device memory, L2 72 MB at 5 TB/s, 5 us per launch, 20 us per sync, PCIe 4.0 25 GB/s pinned (12.5 pageable)"}
-	// H200: the H100's chip with 4.8 TB/s HBM3e; for comparing the model
-	// with a real run on one (BenchmarkProfile).
-	H200 = Device{Name: "H200", Bandwidth: 4.3e12, L2Bytes: 50 << 20, L2Bandwidth: 7e12, Launch: 5e-6, Sync: 20e-6,
-		PCIePinned: 50e9, PCIePageable: 25e9, SectorBytes: 32,
-		Specification: "4.3 TB/s device memory, L2 50 MB at 7 TB/s, 5 us per launch, 20 us per sync, PCIe 5.0 50 GB/s pinned (25 pageable)"}
+	H100 = Device{Name: "H100", Bandwidth: 1.16e12, L2Bytes: 50 << 20, L2Bandwidth: 7.8e12, Launch: 8.5e-6, Sync: 20e-6,
+		Latency: 0.2e-6, AtomicRate: 3.7e9, PCIePinned: 25e9, PCIePageable: 12.5e9, SectorBytes: 32,
+		Specification: "calibrated on an H200: 1.16 TB/s of counted bytes (35% of peak), L2 50 MB at 7.8 TB/s, " +
+			"8.5 us per launch, 20 us per sync, 0.2 us per round trip on a serial path, atomics into few addresses at 3.7 G/s, " +
+			"PCIe 25 GB/s pinned (12.5 pageable)"}
+	RTX4090 = Device{Name: "RTX 4090", Bandwidth: 0.35e12, L2Bytes: 72 << 20, L2Bandwidth: 5e12, Launch: 8.5e-6, Sync: 20e-6,
+		Latency: 0.2e-6, AtomicRate: 3.7e9, PCIePinned: 25e9, PCIePageable: 12.5e9, SectorBytes: 32,
+		Specification: "0.35 TB/s of counted bytes (35% of peak, as measured on an H200), L2 72 MB at 5 TB/s, " +
+			"8.5 us per launch, 20 us per sync, 0.2 us per round trip, atomics at 3.7 G/s, PCIe 4.0 25 GB/s pinned (12.5 pageable)"}
+	// H200: the device the calibration ran on (BenchmarkProfile).
+	H200 = Device{Name: "H200", Bandwidth: 1.66e12, L2Bytes: 50 << 20, L2Bandwidth: 7.8e12, Launch: 8.5e-6, Sync: 20e-6,
+		Latency: 0.2e-6, AtomicRate: 3.7e9, PCIePinned: 50e9, PCIePageable: 25e9, SectorBytes: 32,
+		Specification: "measured: 1.66 TB/s of counted bytes, L2 50 MB at 7.8 TB/s, 8.5 us per launch, 20 us per sync, " +
+			"0.2 us per round trip, atomics at 3.7 G/s, PCIe 5.0 50 GB/s pinned (25 pageable)"}
 )
 
 // Estimate is the modelled H100 time of c, host work excluded.
@@ -150,8 +189,9 @@ func (c Counts) Estimate() time.Duration { return c.EstimateOn(H100) }
 
 // EstimateOn is the modelled time of c on d, host work excluded: launches
 // and synchronisations at their fixed costs, streamed bytes at d's memory
-// bandwidth, every gather's sector from L2 or memory, transfers at PCIe
-// speed.
+// bandwidth, every gather's sector from L2 or memory, serial round trips
+// at d's latency, atomics into few addresses at d's rate, transfers at
+// PCIe speed.
 func (c Counts) EstimateOn(d Device) time.Duration {
 	mem := float64(c.DeviceBytes - c.GatherBytes)
 	l2 := 0.0
@@ -164,9 +204,10 @@ func (c Counts) EstimateOn(d Device) time.Duration {
 		}
 	}
 	t := float64(c.Launches+c.Memsets+c.D2D)*d.Launch + float64(c.Syncs)*d.Sync +
-		mem/d.Bandwidth + l2/d.L2Bandwidth + float64(c.H2DPinnedBytes)/d.PCIePinned +
+		mem/d.Bandwidth + l2/d.L2Bandwidth + float64(c.Chain)*d.Latency + float64(c.Atomics)/max(d.AtomicRate, 1) +
+		float64(c.H2DPinnedBytes)/d.PCIePinned +
 		float64(c.H2DBytes-c.H2DPinnedBytes+c.D2HBytes)/d.PCIePageable
-	return time.Duration(t * float64(time.Second))
+	return time.Duration(math.Round(t * float64(time.Second)))
 }
 
 // HostPhase is host work inside a GPU run, which the device model does
@@ -232,7 +273,7 @@ func (s Stats) Line() string {
 // the machine-readable line.
 func (s Stats) Table() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "estimated H100 time (a model, not a measurement): %s; est_4090: the RTX 4090, %s; "+
+	fmt.Fprintf(&b, "estimated H100 time (a model calibrated on a real H200, not a measurement): %s; est_4090: the RTX 4090, %s; "+
 		"a gather moves a 32-byte sector; host work measured, not modelled\n", H100.Specification, RTX4090.Specification)
 	fmt.Fprintf(&b, "%-10s %8s %7s %6s %12s %12s %14s %11s %10s %10s\n", "phase", "launches", "other", "syncs",
 		"h2d_bytes", "d2h_bytes", "device_bytes", "gathers", "est_ms", "est_4090")

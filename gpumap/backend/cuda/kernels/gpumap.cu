@@ -26,6 +26,12 @@ typedef long long i64;
 typedef unsigned long long u64;
 typedef unsigned char u8;
 
+#ifdef __CUDACC__
+#define UNROLL _Pragma("unroll")
+#else
+#define UNROLL
+#endif
+
 #define TEAM 256 // the largest block of a team kernel
 #define NB 66    // loss buckets: gain > 0, gain == 0, then 2 + floor(log2(-gain))
 
@@ -54,25 +60,42 @@ __device__ __forceinline__ double rating(i64 w, i64 cu, i64 cv) {
 // ---------------------------------------------------------------- scan ---
 //
 // Exclusive prefix sums of a[0..n) in three launches: scan_up sums each
-// thread's contiguous chunk of per elements, scan_mid (one block) scans
-// those partial sums, scan_down rescans every chunk from its offset. Two
-// barrier-free passes over a, and one small block.
+// thread's contiguous chunk of per elements, scan_mid (one block of team
+// threads) scans those partial sums, scan_down rescans every chunk from
+// its offset. Two barrier-free passes over a, and one small block.
+//
+// scan_mid's thread t owns the chunks t*q .. t*q+q-1 (q = chunks / team);
+// their sums are stored transposed, chunk t*q+j at part[j*team + t], so
+// that the block's loads are coalesced: one block reading its threads'
+// contiguous runs moved a 32-byte sector per 8 bytes and ran at 8 GB/s on
+// an H200 (15x its bytes' time).
 
-extern "C" __global__ void scan_up(const i64 *a, i64 n, i64 per, i64 *part) {
-    i64 lo = TID * per, hi = lo + per < n ? lo + per : n, s = 0;
-    for (i64 i = lo; i < hi; i++) s += a[i];
-    part[TID] = s;
+__device__ __forceinline__ i64 scan_slot(i64 chunk, i64 chunks, int team) {
+    const i64 q = chunks / team;
+    return (chunk % q) * team + chunk / q;
 }
 
-// Exclusive scan of part[0..np) by one block of at most TEAM threads;
-// *total receives the sum.
+extern "C" __global__ void scan_up(const i64 *a, i64 n, i64 per, i64 *part, int team) {
+    i64 lo = TID * per, hi = lo + per < n ? lo + per : n, s = 0;
+    for (i64 i = lo; i < hi; i++) s += a[i];
+    part[scan_slot(TID, NTHREADS, team)] = s;
+}
+
+// Exclusive scan of part[0..np) (np a multiple of the block's size, at
+// most TEAM threads; transposed as above); *total receives the sum.
+#define SBATCH 16 // loads in flight per thread
 extern "C" __global__ void scan_mid(i64 *part, int np, i64 *total) {
     __shared__ i64 s[TEAM];
     __shared__ i64 g[16];
-    const int t = threadIdx.x, T = blockDim.x, per = (np + T - 1) / T;
-    const int lo = t * per < np ? t * per : np, hi = lo + per < np ? lo + per : np;
+    const int t = threadIdx.x, T = blockDim.x, q = np / T;
     i64 sum = 0;
-    for (int i = lo; i < hi; i++) sum += part[i];
+    for (int j0 = 0; j0 < q; j0 += SBATCH) {
+        i64 x[SBATCH];
+        UNROLL
+        for (int i = 0; i < SBATCH; i++) x[i] = j0 + i < q ? part[(i64)(j0 + i) * T + t] : 0;
+        UNROLL
+        for (int i = 0; i < SBATCH; i++) sum += x[i];
+    }
     s[t] = sum;
     __syncthreads();
     const int gs = (T + 15) / 16; // threads per group
@@ -89,11 +112,21 @@ extern "C" __global__ void scan_mid(i64 *part, int np, i64 *total) {
     }
     __syncthreads();
     i64 acc = s[t] + g[t / gs];
-    for (int i = lo; i < hi; i++) { i64 x = part[i]; part[i] = acc; acc += x; }
+    for (int j0 = 0; j0 < q; j0 += SBATCH) {
+        i64 x[SBATCH];
+        UNROLL
+        for (int i = 0; i < SBATCH; i++) x[i] = j0 + i < q ? part[(i64)(j0 + i) * T + t] : 0;
+        UNROLL
+        for (int i = 0; i < SBATCH; i++)
+            if (j0 + i < q) {
+                part[(i64)(j0 + i) * T + t] = acc;
+                acc += x[i];
+            }
+    }
 }
 
-extern "C" __global__ void scan_down(i64 *a, i64 n, i64 per, const i64 *part) {
-    i64 lo = TID * per, hi = lo + per < n ? lo + per : n, acc = part[TID];
+extern "C" __global__ void scan_down(i64 *a, i64 n, i64 per, const i64 *part, int team) {
+    i64 lo = TID * per, hi = lo + per < n ? lo + per : n, acc = part[scan_slot(TID, NTHREADS, team)];
     for (i64 i = lo; i < hi; i++) { i64 x = a[i]; a[i] = acc; acc += x; }
 }
 
@@ -308,38 +341,71 @@ __device__ void sift_down(int *pos, int *key, i64 *w, i64 i, i64 len) {
     }
 }
 
-// Compacts every coarse vertex's occupied slots (in place), sorts them by
-// first position (insertion sort when short, heap sort otherwise) and
-// writes the adjacency list, with 32-bit weights (cew32: the coarse graph
-// of a graph whose weights total at most 2^31-1) or 64-bit ones.
+// Writes every coarse vertex's adjacency list in order of first position,
+// with 32-bit weights (cew32: the coarse graph of a graph whose weights
+// total at most 2^31-1) or 64-bit ones. The positions of a row are
+// distinct and below its slot count (a position is a member's edge), so a
+// row of at most 64 slots sorts by a 64-bit mask of its positions: an
+// entry's place is the number of positions below its own. Rows up to
+// CMASK*64 slots do the same with a mask of CMASK words; longer ones (hubs)
+// are compacted in place and heap sorted. A one-thread sort through global
+// memory had every step wait for the one before (measured on an H200: 20x
+// its bytes' time); the mask reads each slot twice, with no dependence
+// between slots.
+#define CMASK 16
 extern "C" __global__ void contract_compact(int *hv, i64 *hw, int *hp, const i64 *off, const i64 *cxadj,
                                             int *cadj, int *cew32, i64 *cew64, int nc) {
     GRID_LOOP(c, nc) {
-        int *key = hv + off[c], *pos = hp + off[c];
-        i64 *w = hw + off[c];
-        i64 len = 0;
-        for (i64 j = 0; j < off[c + 1] - off[c]; j++)
-            if (key[j] >= 0) { key[len] = key[j]; w[len] = w[j]; pos[len] = pos[j]; len++; }
-        if (len <= 24) {
-            for (i64 i = 1; i < len; i++) {
-                int kk = key[i], pp = pos[i];
-                i64 ww = w[i], j = i - 1;
-                while (j >= 0 && pos[j] > pp) { key[j + 1] = key[j]; w[j + 1] = w[j]; pos[j + 1] = pos[j]; j--; }
-                key[j + 1] = kk;
-                w[j + 1] = ww;
-                pos[j + 1] = pp;
+        const i64 lo = off[c], len = off[c + 1] - lo, o = cxadj[c];
+        int *key = hv + lo, *pos = hp + lo;
+        i64 *w = hw + lo;
+        if (len <= 64) {
+            u64 mask = 0;
+            for (i64 j = 0; j < len; j++)
+                if (key[j] >= 0) mask |= 1ULL << pos[j];
+            for (i64 j = 0; j < len; j++) {
+                const int kk = key[j];
+                if (kk < 0) continue;
+                const i64 r = o + __popcll(mask & ((1ULL << pos[j]) - 1));
+                cadj[r] = kk;
+                if (cew32) cew32[r] = (int)w[j];
+                else cew64[r] = w[j];
             }
-        } else {
-            for (i64 i = len / 2 - 1; i >= 0; i--) sift_down(pos, key, w, i, len);
-            for (i64 end = len - 1; end > 0; end--) {
-                int tp = pos[0]; pos[0] = pos[end]; pos[end] = tp;
-                int tk = key[0]; key[0] = key[end]; key[end] = tk;
-                i64 tw = w[0]; w[0] = w[end]; w[end] = tw;
-                sift_down(pos, key, w, 0, end);
-            }
+            continue;
         }
-        i64 o = cxadj[c];
-        for (i64 i = 0; i < len; i++) {
+        if (len <= CMASK * 64) {
+            u64 mask[CMASK];
+            int below[CMASK];
+            const int words = (int)((len + 63) >> 6);
+            for (int i = 0; i < words; i++) mask[i] = 0;
+            for (i64 j = 0; j < len; j++)
+                if (key[j] >= 0) mask[pos[j] >> 6] |= 1ULL << (pos[j] & 63);
+            for (int i = 0, acc = 0; i < words; i++) {
+                below[i] = acc;
+                acc += __popcll(mask[i]);
+            }
+            for (i64 j = 0; j < len; j++) {
+                const int kk = key[j];
+                if (kk < 0) continue;
+                const int p = pos[j];
+                const i64 r = o + below[p >> 6] + __popcll(mask[p >> 6] & ((1ULL << (p & 63)) - 1));
+                cadj[r] = kk;
+                if (cew32) cew32[r] = (int)w[j];
+                else cew64[r] = w[j];
+            }
+            continue;
+        }
+        i64 n = 0;
+        for (i64 j = 0; j < len; j++)
+            if (key[j] >= 0) { key[n] = key[j]; w[n] = w[j]; pos[n] = pos[j]; n++; }
+        for (i64 i = n / 2 - 1; i >= 0; i--) sift_down(pos, key, w, i, n);
+        for (i64 end = n - 1; end > 0; end--) {
+            int tp = pos[0]; pos[0] = pos[end]; pos[end] = tp;
+            int tk = key[0]; key[0] = key[end]; key[end] = tk;
+            i64 tw = w[0]; w[0] = w[end]; w[end] = tw;
+            sift_down(pos, key, w, 0, end);
+        }
+        for (i64 i = 0; i < n; i++) {
             cadj[o + i] = key[i];
             if (cew32) cew32[o + i] = (int)w[i];
             else cew64[o + i] = w[i];
@@ -403,8 +469,56 @@ __device__ int best_block(int p, i64 cur, i64 base, int t, const int *cb, const 
     return best;
 }
 
-extern "C" __global__ void block_weights(const int *part, const i64 *vw, i64 *bw, int n) {
-    GRID_LOOP(v, n) atomicAdd((unsigned long long *)&bw[part[v]], (unsigned long long)vw[v]);
+// The blocks' weights (bw zeroed before). One global atomic per vertex
+// ran at about 4 G atomics/s into the k addresses (14x its bytes' time on
+// an H200 for k = 192, more for the 4 to 8 blocks of a GPU-HM split), so
+// each block of threads adds up a contiguous range of vertices in shared
+// memory first (neighbouring ids tend to share a PE: few PEs per range)
+// and adds one total per PE it met to bw; with at most BWK PEs every
+// thread keeps a table in registers before that. A team kernel, launched
+// with a few blocks per SM. With more than BWSH PEs it adds per run of
+// consecutive ids of the same PE instead.
+#define BWK 8
+#define BWSH 1024
+extern "C" __global__ void block_weights(const int *part, const i64 *vw, i64 *bw, int n, int k) {
+    __shared__ i64 sh[BWSH];
+    const int t = threadIdx.x, T = blockDim.x;
+    const i64 chunk = (n + gridDim.x - 1) / gridDim.x, lo = blockIdx.x * chunk,
+              hi = lo + chunk < n ? lo + chunk : n;
+    if (k > BWSH) {
+        int cur = -1;
+        i64 acc = 0;
+        for (i64 v = lo + t; v < hi; v += T) {
+            const int p = part[v];
+            if (p != cur) {
+                if (acc) atomicAdd((unsigned long long *)&bw[cur], (unsigned long long)acc);
+                cur = p;
+                acc = 0;
+            }
+            acc += vw[v];
+        }
+        if (acc) atomicAdd((unsigned long long *)&bw[cur], (unsigned long long)acc);
+        return;
+    }
+    for (int b = t; b < k; b += T) sh[b] = 0;
+    __syncthreads();
+    if (k <= BWK) {
+        i64 r[BWK] = {0, 0, 0, 0, 0, 0, 0, 0};
+        for (i64 v = lo + t; v < hi; v += T) {
+            const int p = part[v];
+            const i64 w = vw[v];
+            UNROLL
+            for (int b = 0; b < BWK; b++) r[b] += p == b ? w : 0;
+        }
+        UNROLL
+        for (int b = 0; b < BWK; b++)
+            if (r[b]) atomicAdd((unsigned long long *)&sh[b], (unsigned long long)r[b]);
+    } else {
+        for (i64 v = lo + t; v < hi; v += T) atomicAdd((unsigned long long *)&sh[part[v]], (unsigned long long)vw[v]);
+    }
+    __syncthreads();
+    for (int b = t; b < k; b += T)
+        if (sh[b]) atomicAdd((unsigned long long *)&bw[b], (unsigned long long)sh[b]);
 }
 
 // The loop's control block on the device. The host reads its first seven
@@ -467,6 +581,7 @@ extern "C" __global__ void jet_cost(int full, const i64 *xadj, const int *adj, W
 extern "C" __global__ void jet_stats(int full, i64 *spread, const i64 *bw, int k, i64 lmax, int *room,
                                      int *roomList, jet_ctl *ctl) {
     __shared__ i64 s[8][TEAM];
+    __shared__ i64 r[8][16];
     __shared__ i64 sigma, excess;
     const int t = threadIdx.x, T = blockDim.x;
     i64 x[8] = {0, 0, 0, 0, 0, 0, 0, 0}; // 5 sums, excess, max, total weight
@@ -483,12 +598,21 @@ extern "C" __global__ void jet_stats(int full, i64 *spread, const i64 *bw, int k
     }
     for (int i = 0; i < 8; i++) s[i][t] = x[i];
     __syncthreads();
+    // 8 x 16 partial results of gs threads each, then thread 0 adds those
+    // up (one thread over all 8 x T took longer than the rest together).
+    const int gs = (T + 15) / 16;
+    for (int task = t; task < 8 * 16; task += T) {
+        const int i = task / 16, lo = (task % 16) * gs, hi = lo + gs < T ? lo + gs : T;
+        i64 acc = 0;
+        for (int a = lo; a < hi; a++) acc = i == 6 ? (s[6][a] > acc ? s[6][a] : acc) : acc + s[i][a];
+        r[i][task % 16] = acc;
+    }
+    __syncthreads();
     if (t == 0) {
-        for (int a = 1; a < T; a++)
-            for (int i = 0; i < 8; i++) {
-                if (i == 6) x[6] = s[6][a] > x[6] ? s[6][a] : x[6];
-                else x[i] += s[i][a];
-            }
+        for (int i = 0; i < 8; i++) {
+            x[i] = 0;
+            for (int a = 0; a < 16; a++) x[i] = i == 6 ? (r[6][a] > x[6] ? r[6][a] : x[6]) : x[i] + r[i][a];
+        }
         ctl->J = full ? x[0] : ctl->J + x[0];
         ctl->moved = x[1];
         ctl->cands = x[2];
@@ -512,13 +636,19 @@ extern "C" __global__ void jet_stats(int full, i64 *spread, const i64 *bw, int k
     }
     s[0][t] = cnt;
     __syncthreads();
+    if (t < 16) { // scan_mid's two-level scan of the counts
+        i64 acc = 0;
+        for (int i = t * gs; i < (t + 1) * gs && i < T; i++) { i64 c = s[0][i]; s[0][i] = acc; acc += c; }
+        r[0][t] = acc;
+    }
+    __syncthreads();
     if (t == 0) {
         i64 acc = 0;
-        for (int a = 0; a < T; a++) { i64 c = s[0][a]; s[0][a] = acc; acc += c; }
+        for (int i = 0; i < 16; i++) { i64 c = r[0][i]; r[0][i] = acc; acc += c; }
         ctl->nroom = acc;
     }
     __syncthreads();
-    i64 at = s[0][t];
+    i64 at = s[0][t] + r[0][t / gs];
     for (int b = lo; b < hi; b++)
         if (room[b]) roomList[at++] = b;
 }
@@ -663,7 +793,10 @@ extern "C" __global__ void reb_cand(const i64 *xadj, const int *adj, WT, const i
 // whose cumulative weight reaches the target (cut; NB when none does, -1
 // when the target is not positive), the weight still needed inside it
 // (need) and the start of the id search (lo = 0). Clears kw. Mode 0 also
-// clears accepted and ends the round's use of ctl->round.
+// clears accepted and ends the round's use of ctl->round. The buckets are
+// loaded NB/2 at a time before any is used: one thread per key, and a
+// load that waits for the one before made this kernel latency-bound
+// (5.5x its modelled time on an H200).
 extern "C" __global__ void reb_cut(int mode, i64 *kw, const i64 *bw, i64 lmax, int *cut, i64 *need, i64 *lo,
                                    i64 *accepted, jet_ctl *ctl, int k) {
     GRID_LOOP(b, k) {
@@ -674,11 +807,18 @@ extern "C" __global__ void reb_cut(int mode, i64 *kw, const i64 *bw, i64 lmax, i
         i64 target = mode == 0 ? bw[b] - lmax : lmax - bw[b] + 1;
         int c = target > 0 ? NB : -1;
         i64 cum = 0, nd = 0;
-        for (int i = 0; i < NB; i++) {
-            i64 x = kw[b * NB + i];
-            kw[b * NB + i] = 0;
-            if (c == NB && cum + x >= target) { c = i; nd = target - cum; }
-            cum += x;
+        i64 *row = kw + b * NB;
+        for (int i0 = 0; i0 < NB; i0 += NB / 2) {
+            i64 x[NB / 2];
+            UNROLL
+            for (int i = 0; i < NB / 2; i++) x[i] = row[i0 + i];
+            UNROLL
+            for (int i = 0; i < NB / 2; i++) row[i0 + i] = 0;
+            UNROLL
+            for (int i = 0; i < NB / 2; i++) {
+                if (c == NB && cum + x[i] >= target) { c = i0 + i; nd = target - cum; }
+                cum += x[i];
+            }
         }
         cut[b] = c;
         need[b] = nd;
@@ -705,19 +845,37 @@ extern "C" __global__ void reb_hist(int mode, const int *part, const int *dest, 
 
 // Moves every key's search to the bin where the weight reaches need (and
 // takes what the bins before it hold off need); clears the bins. After the
-// last step (shift 0), lo is the crossing vertex.
+// last step (shift 0), lo is the crossing vertex. One thread per key: the
+// bins are loaded RBATCH at a time before any is used, and once the bin is
+// found the rest are only cleared. (A loop that loaded one bin, stored its
+// zero and tested it waited a memory round trip per bin: 58 us per launch
+// for 256 bins on an H200.)
+#define RBATCH 32
 extern "C" __global__ void reb_refine(i64 *hist, int shift, int bins, const int *cut, i64 *need, i64 *lo, int k) {
     GRID_LOOP(b, k) {
         i64 *h = hist + b * bins;
         if (cut[b] < 0 || cut[b] >= NB) continue;
         i64 cum = 0, nd = need[b];
         int found = -1;
-        for (int i = 0; i < bins; i++) {
-            i64 x = h[i];
-            h[i] = 0;
-            if (found < 0 && cum + x >= nd) { found = i; need[b] = nd - cum; }
-            cum += x;
+        for (int i0 = 0; i0 < bins; i0 += RBATCH) {
+            const int m = bins - i0 < RBATCH ? bins - i0 : RBATCH;
+            if (found >= 0) {
+                for (int i = 0; i < m; i++) h[i0 + i] = 0;
+                continue;
+            }
+            i64 x[RBATCH];
+            UNROLL
+            for (int i = 0; i < RBATCH; i++) x[i] = i < m ? h[i0 + i] : 0;
+            UNROLL
+            for (int i = 0; i < RBATCH; i++)
+                if (i < m) h[i0 + i] = 0;
+            UNROLL
+            for (int i = 0; i < RBATCH; i++) {
+                if (found < 0 && i < m && cum + x[i] >= nd) { found = i0 + i; nd -= cum; }
+                cum += x[i];
+            }
         }
+        if (found >= 0) need[b] = nd;
         lo[b] += found < 0 ? (i64)bins << shift : (i64)found << shift;
     }
 }
