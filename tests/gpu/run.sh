@@ -13,8 +13,16 @@
 # counters, which a real run can be compared with), BenchmarkMultisection
 # (GPU-HM and GPU-HM-ultra), and maps every graph in GRAPHS (default:
 # build/gpu/graphs, if copied) with the command on both backends, keeping
-# the "gpu:" line (BENCH narrows the benchmarks, e.g.
-# BENCH=Integrated/rgg2d_2^22). Logs land in OUT (default: build/gpu/out).
+# the "gpu:" line (BENCH narrows the benchmarks: patterns separated by
+# spaces, each run on its own, e.g. BENCH='Integrated/rgg2d_2\^22/gpu
+# Profile'; BENCHTIME, 3x, the runs of each). BenchmarkProfile times every
+# kernel beside the model (the model's check on a real device); GRAPHS=none
+# skips the command runs. Logs land in OUT (default: build/gpu/out).
+#
+# The check of the kernels and the model, about 2 minutes on an H200:
+#
+#   BENCH='Profile Integrated/(rgg2d_2\^2[02]|grid3d_2\^21)/gpu Multisection/rgg2d_2\^22/default' \
+#   BENCHTIME=1x GRAPHS=none build/gpu/run.sh "$OUT"
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$here/out}
@@ -24,7 +32,10 @@ nvidia-smi -L >"$out/device.txt" 2>&1
 nproc >>"$out/device.txt"
 "$here/cuda.test" -test.v -test.run . -test.skip TestPTXMatchesSource -test.count 1 2>&1 | tee "$out/tests.txt"
 rc=${PIPESTATUS[0]}
-"$here/cuda.test" -test.run xxx -test.bench "${BENCH:-Integrated|Multisection}" -test.benchtime 3x 2>&1 | tee "$out/bench.txt"
+read -r -a pats <<<"${BENCH:-Integrated|Multisection}"
+for pat in "${pats[@]}"; do
+	"$here/cuda.test" -test.run xxx -test.bench "$pat" -test.benchtime "${BENCHTIME:-3x}" 2>&1
+done | tee "$out/bench.txt"
 if [ -d "$graphs" ]; then
 	for g in "$graphs"/*.graph; do
 		for a in im hm; do
