@@ -27,8 +27,9 @@ func (b *Backend) scan(ws *workspace, a driver.Ptr, n int64, total bool) (int64,
 		driver.I32(int32(b.team))); err != nil {
 		return 0, err
 	}
-	// scan_mid's threads load their q = p/team sums sbatch at a time, twice.
-	b.serial(2*ceilDiv(p/int64(b.team), sbatch)+2, 0)
+	// scan_mid's threads load their sums sbatch at a time, twice: on the
+	// model's device, one sum per block of a pass each.
+	b.serial(2*ceilDiv(min(modelSMs, ceilDiv(n, 4*threads)), sbatch)+2, 0)
 	if err := b.launch("scan_mid", 1, b.team, 16*p+8, driver.P(ws.part), driver.I32(int32(p)), driver.P(a+driver.Ptr(8*n))); err != nil {
 		return 0, err
 	}

@@ -27,10 +27,17 @@ var ErrOutOfMemory = errors.New("the GPU ran out of memory")
 var errClosed = errors.New("cuda: the backend is closed")
 
 const (
-	threads = 256  // block size of the barrier-free kernels
-	spread  = 1024 // accumulators per sum of jet_cost (SPREAD in gpumap.cu)
-	rbatch  = 32   // bins per batch of loads in reb_refine (RBATCH in gpumap.cu)
-	sbatch  = 16   // partial sums per batch of loads in scan_mid (SBATCH in gpumap.cu)
+	threads  = 256  // block size of the barrier-free kernels
+	spread   = 1024 // accumulators per sum of jet_cost (SPREAD in gpumap.cu)
+	rbatch   = 32   // bins per batch of loads in reb_refine (RBATCH in gpumap.cu)
+	sbatch   = 16   // partial sums per batch of loads in scan_mid (SBATCH in gpumap.cu)
+	bwShared = 1024 // the most PEs block_weights sums in shared memory (BWSH in gpumap.cu)
+	// The launch geometry at which the model prices serial paths and
+	// atomics (Counts.Chain, Counts.Atomics): an H100's or H200's 132 SMs
+	// and 256-thread single blocks, whatever device ran (the emulator's 2
+	// SMs and 64-thread blocks would price another device).
+	modelSMs  = 132
+	modelTeam = 256
 )
 
 var kernelNames = []string{"scan_up", "scan_mid", "scan_down", "edge_sources", "match_prefer", "match_resolve",

@@ -205,7 +205,7 @@ func (j *gpuJet) Cost() (int64, error) {
 	}
 	// One block: its threads' loads over the accumulators, the block
 	// weights (twice when it lists the room) and a few shared-memory steps.
-	b.serial(7+2*ceilDiv(int64(j.k), int64(b.team)), 0)
+	b.serial(7+2*ceilDiv(int64(j.k), modelTeam), 0)
 	if err := b.launch("jet_stats", 1, b.team, 2*8*5*spread+24*int64(j.k), driver.I32(full), driver.P(a.spread),
 		driver.P(a.bw), driver.I32(int32(j.k)), driver.I64(j.lmax), driver.P(a.room), driver.P(a.roomList),
 		driver.P(a.ctl)); err != nil {
@@ -257,7 +257,9 @@ func (j *gpuJet) blockWeights() error {
 	// A team kernel: a block per SM or so, each adding up its vertices in
 	// shared memory before its atomics.
 	grid := uint32(min(int64(j.b.teamGrid), (j.n+int64(j.b.team)-1)/int64(j.b.team)))
-	j.b.serial(0, min(int64(grid)*int64(j.k), j.n)) // at most one atomic per block and PE
+	if j.k <= bwShared { // at most one atomic per block and PE (beyond, the PEs are many addresses)
+		j.b.serial(0, min(2*modelSMs*int64(j.k), j.n))
+	}
 	return j.b.launch("block_weights", grid, j.b.team,
 		12*j.n, driver.P(j.pe), driver.P(j.g.vw), driver.P(j.a.bw), driver.I32(int32(j.n)), driver.I32(int32(j.k)))
 }
@@ -321,7 +323,7 @@ func (j *gpuJet) Rebalance(strong bool) error {
 			loop("reb_over", n, 9*n, driver.P(ws.dest), driver.P(ws.bucket), driver.P(g.vw), driver.P(a.cut), driver.P(a.lo),
 				driver.P(ws.moved), driver.P(a.accepted), driver.P(ws.flags), driver.I32(int32(n))),
 			func() error { _, err := b.scan(ws, ws.flags, n, false); return err },
-			serial(2+2*ceilDiv(k, int64(b.team)), run("reb_room", 1, b.team, 32*k, driver.P(a.bw), driver.I32(int32(k)),
+			serial(2+2*ceilDiv(k, modelTeam), run("reb_room", 1, b.team, 32*k, driver.P(a.bw), driver.I32(int32(k)),
 				driver.I64(j.lmax), driver.P(a.accepted), driver.P(a.rem))),
 			loop("reb_place", n, n, driver.P(j.pe), driver.P(ws.dest), driver.P(ws.moved), driver.P(ws.flags), driver.P(a.rem),
 				driver.P(g.vw), driver.P(a.bw), driver.I32(int32(k)), driver.I32(int32(n))))

@@ -59,7 +59,8 @@ func TestProfileAddsUp(t *testing.T) {
 // launch) and prints the measured time of each kernel beside the model's,
 // on a real GPU the check of the model (on the emulator it times the
 // emulator): integrated mapping of rgg 2^20 and 2^22 and a 3D grid of
-// 2^21 vertices onto 4:8:6, and GPU-HM of rgg 2^22.
+// 2^21 vertices onto 4:8:6, GPU-HM of rgg 2^22, and integrated mapping of
+// the wide instance (rgg of 121,192 vertices onto 4:8:64:8:6).
 //
 //	go test -run xxx -bench Profile -benchtime 1x ./gpumap/backend/cuda
 func BenchmarkProfile(b *testing.B) {
@@ -73,25 +74,32 @@ func BenchmarkProfile(b *testing.B) {
 		d = H200
 	}
 	top, _ := topology.Parse("4:8:6", "1:10:100")
+	wide, _ := topology.Parse("4:8:64:8:6", "1:10:100:1000:10000")
 	for _, in := range []struct {
 		name string
 		hm   bool
 		gen  func() *graph.Graph
+		top  *topology.Topology // 4:8:6 when nil
 	}{
-		{"im/rgg2d_2^20", false, func() *graph.Graph { return graph.RandomGeometric(1<<20, 1) }},
-		{"im/rgg2d_2^22", false, func() *graph.Graph { return graph.RandomGeometric(1<<22, 1) }},
-		{"im/grid3d_2^21", false, func() *graph.Graph { return graph.Grid(128, 128, 128) }},
-		{"hm/rgg2d_2^22", true, func() *graph.Graph { return graph.RandomGeometric(1<<22, 1) }},
+		{"im/rgg2d_2^20", false, func() *graph.Graph { return graph.RandomGeometric(1<<20, 1) }, nil},
+		{"im/rgg2d_2^22", false, func() *graph.Graph { return graph.RandomGeometric(1<<22, 1) }, nil},
+		{"im/grid3d_2^21", false, func() *graph.Graph { return graph.Grid(128, 128, 128) }, nil},
+		{"hm/rgg2d_2^22", true, func() *graph.Graph { return graph.RandomGeometric(1<<22, 1) }, nil},
+		// k close to n: the per-PE kernels over 98,304 PEs
+		{"im/wide_rgg2d_121192", false, func() *graph.Graph { return graph.RandomGeometric(121192, 1) }, wide},
 	} {
 		b.Run(in.name, func(b *testing.B) {
-			g := in.gen()
+			g, tp := in.gen(), in.top
+			if tp == nil {
+				tp = top
+			}
 			for i := 0; i < b.N; i++ {
 				gpu.SetProfile(true)
 				var err error
 				if in.hm {
-					_, _, err = devhm.Map(gpu, par.New(0), g, top, 0.03, devhm.Default)
+					_, _, err = devhm.Map(gpu, par.New(0), g, tp, 0.03, devhm.Default)
 				} else {
-					_, _, err = integrated.Map(gpu, par.New(0), g, top, 0.03, integrated.Config{Seed: 1, CoarsenC: 30, CapDiv: 8})
+					_, _, err = integrated.Map(gpu, par.New(0), g, tp, 0.03, integrated.Config{Seed: 1, CoarsenC: 30, CapDiv: 8})
 				}
 				gpu.SetProfile(false)
 				if err != nil {
