@@ -426,12 +426,19 @@ __device__ __forceinline__ i64 D(const u64 *labels, const i64 *dist, int a, int 
 }
 
 // gather writes v's connectivity to its adjacent blocks (block, weight)
-// into v's own slot range of cb/cw and returns their count. With future,
+// into cb/cw from base on and returns their count. With future,
 // neighbours that moving[] marks and that rank before v (higher gain, then
 // lower id) count at their destination.
-__device__ int gather(int v, const i64 *xadj, const int *adj, WT, const int *part, int *cb, i64 *cw,
+//
+// The slots are the thread's own table (LSLOTS entries, in registers or
+// local memory) when v has at most LSLOTS neighbours, else v's range of
+// the scratch arrays (base = xadj[v]): a table in device memory, written
+// and read back by one thread at addresses far from its neighbours', made
+// 24 of the 32 bytes per edge of jet_lp (2-3x its modelled time on an
+// H200).
+#define LSLOTS 16
+__device__ int gather(int v, const i64 *xadj, const int *adj, WT, const int *part, int *cb, i64 *cw, i64 base,
                       const int *dest, const u8 *moving, const i64 *gain) {
-    i64 base = xadj[v];
     int t = 0;
     for (i64 e = xadj[v]; e < xadj[v + 1]; e++) {
         int u = adj[e];
@@ -661,12 +668,17 @@ extern "C" __global__ void jet_lp(const i64 *xadj, const int *adj, WT, const int
     GRID_LOOP(v, n) {
         cand[v] = 0;
         if (locked[v]) continue;
-        int t = gather((int)v, xadj, adj, ew32, ew64, part, cb, cw, 0, 0, 0);
-        i64 base = xadj[v];
+        int lcb[LSLOTS];
+        i64 lcw[LSLOTS];
+        const bool own = xadj[v + 1] - xadj[v] <= LSLOTS;
+        int *cbv = own ? lcb : cb;
+        i64 *cwv = own ? lcw : cw;
+        const i64 base = own ? 0 : xadj[v];
+        int t = gather((int)v, xadj, adj, ew32, ew64, part, cbv, cwv, base, 0, 0, 0);
         int p = part[v];
-        i64 cur = cost_at(p, base, t, cb, cw, labels, dist);
+        i64 cur = cost_at(p, base, t, cbv, cwv, labels, dist);
         i64 bg;
-        int best = best_block(p, cur, base, t, cb, cw, labels, dist, 0, &bg);
+        int best = best_block(p, cur, base, t, cbv, cwv, labels, dist, 0, &bg);
         if (best >= 0 && bg >= 0) { cand[v] = 1; dest[v] = best; gain[v] = bg; }
     }
 }
@@ -679,9 +691,14 @@ extern "C" __global__ void jet_after(const i64 *xadj, const int *adj, WT, const 
     GRID_LOOP(v, n) {
         moved[v] = 0;
         if (!cand[v]) continue;
-        int t = gather((int)v, xadj, adj, ew32, ew64, part, cb, cw, dest, cand, gain);
-        i64 base = xadj[v];
-        if (cost_at(part[v], base, t, cb, cw, labels, dist) - cost_at(dest[v], base, t, cb, cw, labels, dist) >= 0)
+        int lcb[LSLOTS];
+        i64 lcw[LSLOTS];
+        const bool own = xadj[v + 1] - xadj[v] <= LSLOTS;
+        int *cbv = own ? lcb : cb;
+        i64 *cwv = own ? lcw : cw;
+        const i64 base = own ? 0 : xadj[v];
+        int t = gather((int)v, xadj, adj, ew32, ew64, part, cbv, cwv, base, dest, cand, gain);
+        if (cost_at(part[v], base, t, cbv, cwv, labels, dist) - cost_at(dest[v], base, t, cbv, cwv, labels, dist) >= 0)
             moved[v] = 1;
     }
 }
@@ -771,14 +788,19 @@ extern "C" __global__ void reb_cand(const i64 *xadj, const int *adj, WT, const i
         int p = part[v];
         i64 w = vw[v];
         if (bw[p] <= lmax || w == 0 || 2 * w > 3 * (bw[p] - avg)) continue;
-        int t = gather((int)v, xadj, adj, ew32, ew64, part, cb, cw, 0, 0, 0);
-        i64 base = xadj[v];
-        i64 cur = cost_at(p, base, t, cb, cw, labels, dist);
+        int lcb[LSLOTS];
+        i64 lcw[LSLOTS];
+        const bool own = xadj[v + 1] - xadj[v] <= LSLOTS;
+        int *cbv = own ? lcb : cb;
+        i64 *cwv = own ? lcw : cw;
+        const i64 base = own ? 0 : xadj[v];
+        int t = gather((int)v, xadj, adj, ew32, ew64, part, cbv, cwv, base, 0, 0, 0);
+        i64 cur = cost_at(p, base, t, cbv, cwv, labels, dist);
         i64 bg;
-        int best = best_block(p, cur, base, t, cb, cw, labels, dist, room, &bg);
+        int best = best_block(p, cur, base, t, cbv, cwv, labels, dist, room, &bg);
         if (best < 0) {
             best = roomList[splitmix((u64)v ^ rseed) % (u64)nroom];
-            bg = cur - cost_at(best, base, t, cb, cw, labels, dist);
+            bg = cur - cost_at(best, base, t, cbv, cwv, labels, dist);
         }
         int bk = loss_bucket(bg);
         cand[v] = 1;
