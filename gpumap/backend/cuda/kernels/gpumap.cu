@@ -481,10 +481,10 @@ __device__ int best_block(int p, i64 cur, i64 base, int t, const int *cb, const 
 // an H200 for k = 192, more for the 4 to 8 blocks of a GPU-HM split), so
 // each block of threads adds up a contiguous range of vertices in shared
 // memory first (neighbouring ids tend to share a PE: few PEs per range)
-// and adds one total per PE it met to bw; with at most BWK PEs every
-// thread keeps a table in registers before that. A team kernel, launched
-// with a few blocks per SM. With more than BWSH PEs it adds per run of
-// consecutive ids of the same PE instead.
+// and adds one total per PE it met to bw; before that every thread keeps
+// a table in registers (at most BWK PEs) or adds per run of one PE. A team
+// kernel, launched with two blocks per SM. With more than BWSH PEs it adds
+// per run of one PE straight into bw.
 #define BWK 8
 #define BWSH 1024
 extern "C" __global__ void block_weights(const int *part, const i64 *vw, i64 *bw, int n, int k) {
@@ -520,8 +520,19 @@ extern "C" __global__ void block_weights(const int *part, const i64 *vw, i64 *bw
         UNROLL
         for (int b = 0; b < BWK; b++)
             if (r[b]) atomicAdd((unsigned long long *)&sh[b], (unsigned long long)r[b]);
-    } else {
-        for (i64 v = lo + t; v < hi; v += T) atomicAdd((unsigned long long *)&sh[part[v]], (unsigned long long)vw[v]);
+    } else { // a thread's vertices of a range tend to share a PE: one shared atomic per run
+        int cur = -1;
+        i64 acc = 0;
+        for (i64 v = lo + t; v < hi; v += T) {
+            const int p = part[v];
+            if (p != cur) {
+                if (acc) atomicAdd((unsigned long long *)&sh[cur], (unsigned long long)acc);
+                cur = p;
+                acc = 0;
+            }
+            acc += vw[v];
+        }
+        if (acc) atomicAdd((unsigned long long *)&sh[cur], (unsigned long long)acc);
     }
     __syncthreads();
     for (int b = t; b < k; b += T)
