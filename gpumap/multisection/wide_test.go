@@ -2,6 +2,8 @@ package multisection
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -54,4 +56,62 @@ func TestWideSameMappingForAnyWorkerCount(t *testing.T) {
 			t.Fatalf("threads=%d: another mapping than threads=1", threads)
 		}
 	}
+}
+
+// Truncate cuts the fewest bottom levels whose groups hold GroupMin
+// vertices on average, and leaves at least one level on top.
+func TestTruncateByHand(t *testing.T) {
+	w := WideConfig{PerPE: 4, MinK: 4096, GroupMin: 16}
+	for _, c := range []struct {
+		n          int
+		h          string
+		bottom     int // 0: no truncation
+		top        string
+		size, topK int
+	}{
+		// 1.23 per PE: 4.9 per socket, 39 per group of 32 PEs
+		{121192, "4:8:64:8:6", 2, "64:8:6 / 100:1000:10000", 32, 3072},
+		// 3.05 per PE: 12.2 per socket, 97.7 per 32 PEs
+		{100000, "4:8:16:8:8", 2, "16:8:8 / 100:1000:10000", 32, 1024},
+		// 3.9 per PE: 15.6 per socket of 4, 62 per 16 PEs
+		{16000, "4:4:256", 2, "256 / 100", 16, 256},
+		{16384, "4:8:16:8", 0, "", 0, 0},       // 4 per PE: not wide
+		{4000, "1024:4", 1, "4 / 10", 1024, 4}, // 1000 per socket of 1024 PEs
+		{8000, "8192", 0, "", 0, 0},            // no level above a cut
+		{100000, "4:8:64:8:6", 2, "64:8:6 / 100:1000:10000", 32, 3072},
+	} {
+		top, err := topology.Parse(c.h, dists(strings.Count(c.h, ":")+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, ok := w.Truncate(c.n, top)
+		if ok != (c.bottom > 0) {
+			t.Errorf("n=%d %s: truncated %v, want %v", c.n, c.h, ok, c.bottom > 0)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if tr.Bottom != c.bottom || tr.Size != c.size || tr.Top.K() != c.topK || tr.Top.String() != c.top {
+			t.Errorf("n=%d %s: %d levels cut, groups of %d, top %s (k=%d); want %d, %d, %s (k=%d)",
+				c.n, c.h, tr.Bottom, tr.Size, tr.Top, tr.Top.K(), c.bottom, c.size, c.top, c.topK)
+		}
+		if g := tr.Group(5); g.Level != c.bottom || g.Lo != 5*c.size || g.Hi != 6*c.size {
+			t.Errorf("n=%d %s: group of top PE 5 is %+v", c.n, c.h, g)
+		}
+	}
+	irregular, _ := topology.NewTree([][]int{{0, 0, 1}}, []int64{1, 10})
+	if _, ok := (WideConfig{PerPE: 4, MinK: 1, GroupMin: 1}).Truncate(2, irregular); ok {
+		t.Errorf("an irregular machine was truncated")
+	}
+}
+
+// dists is 1:10:100:... with l levels.
+func dists(l int) string {
+	s := "1"
+	for d, i := 1, 1; i < l; i++ {
+		d *= 10
+		s += ":" + strconv.Itoa(d)
+	}
+	return s
 }
