@@ -31,7 +31,10 @@ type Config struct {
 type Times struct {
 	Coarsen, Initial, Uncoarsen time.Duration
 	InitialHost                 time.Duration
-	Levels                      int
+	// SplitHost is the host's split of the groups into PEs on wide
+	// machines (multisection.FillGroups), measured as InitialHost is.
+	SplitHost time.Duration
+	Levels    int
 }
 
 // Map computes a mapping of g onto top with imbalance eps on backend b.
@@ -47,6 +50,18 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 	k := top.K()
 	lmax := graph.Lmax(g.TotalVertexWeight(), k, eps)
 	maxW := max(lmax/cfg.CapDiv, g.MaxVertexWeight(), 1)
+	// Wide machines (k close to n) are truncated (multisection.Truncate):
+	// the coarse levels map onto the machine above the bottom groups, whose
+	// PEs are groups that hold a few dozen vertices, so that the graph
+	// coarsens below n and the host maps a small graph; on the input graph
+	// the groups are split into their PEs and refined on the whole machine.
+	tr, wide := cfg.Initial.Wide.Truncate(g.N(), top)
+	coarseTop, coarseLmax, stop := top, lmax, cfg.CoarsenC*k
+	if wide {
+		coarseTop, coarseLmax = tr.Top, tr.TopLmax(lmax)
+		stop = max(cfg.Initial.Wide.CoarsenC, 1) * tr.Top.K()
+		maxW = max(coarseLmax/max(cfg.Initial.Wide.CapDiv, 1), g.MaxVertexWeight(), 1)
+	}
 
 	start := time.Now()
 	dg, err := b.UploadGraph(g)
@@ -67,7 +82,7 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 			b.Free(dpe)
 		}
 	}()
-	for cur := dg; cur.N() > cfg.CoarsenC*k; {
+	for cur := dg; cur.N() > stop; {
 		match, err := b.Match(cur, maxW, cfg.Seed+uint64(len(cmaps))*0x9e37)
 		if err != nil {
 			return nil, tm, err
@@ -96,7 +111,14 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 	ic := cfg.Initial
 	ic.Eps, ic.Seed = eps, cfg.Seed
 	var pe []int32
-	_, tm.InitialHost = runstat.Timed(func() { pe = multisection.Map(x, coarsest, top, ic) })
+	_, tm.InitialHost = runstat.Timed(func() {
+		if wide {
+			_, shared := multisection.Slack(g, k, eps)
+			pe = multisection.MapTop(x, coarsest, tr, g.TotalVertexWeight(), lmax, shared, ic)
+		} else {
+			pe = multisection.Map(x, coarsest, top, ic)
+		}
+	})
 	if dpe, err = b.UploadVector(pe); err != nil {
 		return nil, tm, err
 	}
@@ -114,8 +136,27 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 			dpe = fine
 		}
 		jc.Seed = cfg.Seed ^ uint64(i)*0x51
-		if err := b.Refine(graphs[i], dpe, top, lmax, jc); err != nil {
+		if err := b.Refine(graphs[i], dpe, coarseTop, coarseLmax, jc); err != nil {
 			return nil, tm, fmt.Errorf("refining level %d: %w", i, err)
+		}
+	}
+	if wide {
+		// The groups into their PEs on the host (linear, FillGroups), and
+		// the whole machine refined by the Jet loop.
+		group, err := b.DownloadVector(dpe)
+		if err != nil {
+			return nil, tm, err
+		}
+		var fine []int32
+		_, tm.SplitHost = runstat.Timed(func() { fine = multisection.FillGroups(x, g, top, tr, group) })
+		b.Free(dpe)
+		dpe = nil
+		if dpe, err = b.UploadVector(fine); err != nil {
+			return nil, tm, err
+		}
+		jc.Seed = cfg.Seed ^ 0x5117
+		if err := b.Refine(dg, dpe, top, lmax, jc); err != nil {
+			return nil, tm, fmt.Errorf("refining the PEs: %w", err)
 		}
 	}
 	out, err := b.DownloadVector(dpe)
