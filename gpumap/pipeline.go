@@ -456,17 +456,20 @@ var lightOneToOne = oneToOneConfig{seedsPer: 1 << 30, maxSeeds: 1, topPer: 1 << 
 // propagation only (cut of 4-PE groups +0.8%, of PEs +0.04%, weighted 9
 // and 1 of 10,000): J 26.57M -> 26.24M at 0.45x the CPU time with the
 // final J refinement skipped. Integrated mapping truncates the machine
-// below groups of 16+ vertices (multisection.Truncate; there 32 PEs, 39
-// vertices), coarsens to 2 vertices per group of at most half a group's
-// capacity, and maps the top there with 3 tries of the top split and of
-// its children's, label propagation below, and the slack shared equally:
-// host work 2.1 s -> 0.1 s (emulated GPU), J 27.2M -> 33.0M (the top cut:
-// 1,263 -> 1,720 edges).
+// below groups of 64+ vertices (multisection.Stages; there 2048 PEs,
+// 2,525 vertices), coarsens to 8 vertices per group, each at most half a
+// group's capacity, maps the top there with 3 tries of the top split and
+// of its children's, label propagation below and the slack shared
+// equally, and refines on the way down; on the input graph the groups go
+// to groups of 16+ vertices (32 PEs), then to PEs: host work 2.1 s ->
+// 0.08 s (emulated GPU, load 25), J 27.2M -> 29.8M. Groups of 16+
+// vertices from the start: J 33.0M (little room for Jet to move between
+// nodes: top cut 1,720 edges against 1,367).
 var wideDefault = multisection.WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3,
 	FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1},
 	MidPerChild: 64, Mid: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 2,
 		FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}},
-	GroupMin: 16, CoarsenC: 2, CapDiv: 2, TopTries: 3, TopSlackDepth: 1,
+	GroupMin: 64, FineGroupMin: 16, CoarsenC: 8, CapDiv: 2, TopTries: 3, TopSlackDepth: 1,
 	Coarse: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1}}
 
 // wideFast: fast's splits into groups of fewer than 16 vertices run label
@@ -474,7 +477,7 @@ var wideDefault = multisection.WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3,
 // one try of each split.
 var wideFast = multisection.WideConfig{PerPE: 4, MinK: 4096,
 	FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1},
-	GroupMin: 16, CoarsenC: 2, CapDiv: 2, TopTries: 1, TopSlackDepth: 1,
+	GroupMin: 64, FineGroupMin: 16, CoarsenC: 8, CapDiv: 2, TopTries: 1, TopSlackDepth: 1,
 	Coarse: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1}}
 
 var presets = [...]presetConfig{

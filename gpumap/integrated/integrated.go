@@ -50,12 +50,17 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 	k := top.K()
 	lmax := graph.Lmax(g.TotalVertexWeight(), k, eps)
 	maxW := max(lmax/cfg.CapDiv, g.MaxVertexWeight(), 1)
-	// Wide machines (k close to n) are truncated (multisection.Truncate):
-	// the coarse levels map onto the machine above the bottom groups, whose
-	// PEs are groups that hold a few dozen vertices, so that the graph
-	// coarsens below n and the host maps a small graph; on the input graph
-	// the groups are split into their PEs and refined on the whole machine.
-	tr, wide := cfg.Initial.Wide.Truncate(g.N(), top)
+	// Wide machines (k close to n) are truncated (multisection.Stages):
+	// the coarse levels map onto the machine above bottom groups that hold
+	// many vertices, so that the graph coarsens below n and the host maps
+	// a small graph; on the input graph the groups are split into smaller
+	// groups, then into PEs, each stage refined on its machine.
+	stages := cfg.Initial.Wide.Stages(g.N(), top)
+	wide := stages != nil
+	var tr multisection.Truncation
+	if wide {
+		tr = stages[0]
+	}
 	coarseTop, coarseLmax, stop := top, lmax, cfg.CoarsenC*k
 	if wide {
 		coarseTop, coarseLmax = tr.Top, tr.TopLmax(lmax)
@@ -140,23 +145,26 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 			return nil, tm, fmt.Errorf("refining level %d: %w", i, err)
 		}
 	}
-	if wide {
-		// The groups into their PEs on the host (linear, FillGroups), and
-		// the whole machine refined by the Jet loop.
+	for s := 1; s < len(stages); s++ {
+		// The groups into the next stage's groups, and at last into PEs,
+		// on the host (linear, FillGroups), each stage refined by the Jet
+		// loop.
 		group, err := b.DownloadVector(dpe)
 		if err != nil {
 			return nil, tm, err
 		}
+		st := stages[s]
 		var fine []int32
-		_, tm.SplitHost = runstat.Timed(func() { fine = multisection.FillGroups(x, g, top, tr, group) })
+		_, d := runstat.Timed(func() { fine = multisection.FillGroups(x, g, st.Top, stages[s-1].Within(st), group) })
+		tm.SplitHost += d
 		b.Free(dpe)
 		dpe = nil
 		if dpe, err = b.UploadVector(fine); err != nil {
 			return nil, tm, err
 		}
-		jc.Seed = cfg.Seed ^ 0x5117
-		if err := b.Refine(dg, dpe, top, lmax, jc); err != nil {
-			return nil, tm, fmt.Errorf("refining the PEs: %w", err)
+		jc.Seed = cfg.Seed ^ 0x5117 ^ uint64(s)
+		if err := b.Refine(dg, dpe, st.Top, st.TopLmax(lmax), jc); err != nil {
+			return nil, tm, fmt.Errorf("refining stage %d: %w", s, err)
 		}
 	}
 	out, err := b.DownloadVector(dpe)

@@ -83,10 +83,12 @@ type WideConfig struct {
 	// SecondTries, those below them the partitioner Coarse (when
 	// Tries > 0), and its slack is shared with TopSlackDepth (see
 	// Config.SlackDepth).
-	GroupMin, CoarsenC, TopTries int
-	CapDiv                       int64
-	Coarse                       partition.Config
-	TopSlackDepth                float64
+	// FineGroupMin, when it cuts fewer levels, adds a finer stage
+	// (Stages).
+	GroupMin, FineGroupMin, CoarsenC, TopTries int
+	CapDiv                                     int64
+	Coarse                                     partition.Config
+	TopSlackDepth                              float64
 }
 
 // Applies reports whether a mapping of n vertices onto k PEs is wide.

@@ -51,6 +51,36 @@ func (w WideConfig) Truncate(n int, top *topology.Topology) (Truncation, bool) {
 	return Truncation{}, false
 }
 
+// Stages returns the machines that integrated mapping refines on, from
+// the coarse levels' to the whole machine: Truncate's (groups of GroupMin
+// vertices), then, when it cuts fewer levels, the truncation below groups
+// of FineGroupMin vertices, then the whole machine (Bottom 0, Size 1).
+// Nil when the machine is not truncated. On the coarse levels large
+// groups leave Jet room to move vertices between nodes (rgg 121k onto
+// 4:8:64:8:6: cut between nodes 1,361 with groups of 2048 PEs, 1,720 with
+// groups of 32); the finer stage then settles the groups of 32 PEs (their
+// cut weighs 100) before the PEs.
+func (w WideConfig) Stages(n int, top *topology.Topology) []Truncation {
+	tr, ok := w.Truncate(n, top)
+	if !ok {
+		return nil
+	}
+	stages := []Truncation{tr}
+	fine := w
+	fine.GroupMin = w.FineGroupMin
+	if f, ok := fine.Truncate(n, top); ok && f.Bottom < tr.Bottom {
+		stages = append(stages, f)
+	}
+	return append(stages, Truncation{Top: top, Size: 1})
+}
+
+// Within is tr, a truncation of a machine, as a truncation of finer's
+// Top, the same machine truncated below fewer levels: its groups are
+// groups of finer's PEs.
+func (tr Truncation) Within(finer Truncation) Truncation {
+	return Truncation{Top: tr.Top, Bottom: tr.Bottom - finer.Bottom, Size: tr.Size / finer.Size}
+}
+
 // Group is the bottom group of the whole machine that Top's PE t stands
 // for.
 func (tr Truncation) Group(t int32) topology.Group {

@@ -115,3 +115,38 @@ func dists(l int) string {
 	}
 	return s
 }
+
+// Stages: the coarse truncation, the finer one when it cuts fewer levels,
+// and the whole machine; Within renumbers a truncation's groups as groups
+// of a finer stage's PEs.
+func TestStagesByHand(t *testing.T) {
+	top, _ := topology.Parse("4:8:64:8:6", "1:10:100:1000:10000")
+	w := WideConfig{PerPE: 4, MinK: 4096, GroupMin: 64, FineGroupMin: 16}
+	st := w.Stages(121192, top)
+	if len(st) != 3 {
+		t.Fatalf("%d stages, want 3", len(st))
+	}
+	for i, c := range []struct {
+		bottom, size int
+		top          string
+	}{{3, 2048, "8:6 / 1000:10000"}, {2, 32, "64:8:6 / 100:1000:10000"}, {0, 1, top.String()}} {
+		if st[i].Bottom != c.bottom || st[i].Size != c.size || st[i].Top.String() != c.top {
+			t.Errorf("stage %d: %d levels cut, groups of %d, top %s; want %d, %d, %s",
+				i, st[i].Bottom, st[i].Size, st[i].Top, c.bottom, c.size, c.top)
+		}
+	}
+	if in := st[0].Within(st[1]); in.Bottom != 1 || in.Size != 64 || in.Top != st[0].Top {
+		t.Errorf("stage 0 within stage 1: %d levels, groups of %d", in.Bottom, in.Size)
+	}
+	if in := st[0].Within(st[2]); in != st[0] {
+		t.Errorf("stage 0 within the whole machine: %+v, want itself", in)
+	}
+	// The finer truncation cuts as many levels: no second stage.
+	w.FineGroupMin = 64
+	if st := w.Stages(121192, top); len(st) != 2 || st[1].Bottom != 0 {
+		t.Errorf("FineGroupMin = GroupMin: %d stages, want the truncation and the machine", len(st))
+	}
+	if st := (WideConfig{PerPE: 4, MinK: 4096}).Stages(121192, top); st != nil {
+		t.Errorf("GroupMin 0: %d stages, want none", len(st))
+	}
+}

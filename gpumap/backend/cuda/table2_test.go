@@ -54,7 +54,7 @@ func BenchmarkTable2(b *testing.B) {
 			// The default preset's truncation of wide machines
 			// (gpumap/pipeline.go, wideDefault).
 			cfg.Initial.Wide = multisection.WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3,
-				GroupMin: 16, CoarsenC: 2, CapDiv: 2, TopTries: 3, TopSlackDepth: 1,
+				GroupMin: 64, FineGroupMin: 16, CoarsenC: 8, CapDiv: 2, TopTries: 3, TopSlackDepth: 1,
 				Coarse: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1}}
 			for i := 0; i < b.N; i++ {
 				_, tm, err := integrated.Map(gpu, par.New(0), g, top, 0.03, cfg)
