@@ -31,8 +31,9 @@ type Config struct {
 type Times struct {
 	Coarsen, Initial, Uncoarsen time.Duration
 	InitialHost                 time.Duration
-	// SplitHost is the host's split of the groups into PEs on wide
-	// machines (multisection.FillGroups), measured as InitialHost is.
+	// SplitHost is the host's splits of groups into smaller groups and
+	// PEs on wide machines (multisection.FillGroups), measured as
+	// InitialHost is.
 	SplitHost time.Duration
 	Levels    int
 }
@@ -52,9 +53,10 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 	maxW := max(lmax/cfg.CapDiv, g.MaxVertexWeight(), 1)
 	// Wide machines (k close to n) are truncated (multisection.Stages):
 	// the coarse levels map onto the machine above bottom groups that hold
-	// many vertices, so that the graph coarsens below n and the host maps
-	// a small graph; on the input graph the groups are split into smaller
-	// groups, then into PEs, each stage refined on its machine.
+	// many vertices (the coarser the graph, the larger: CoarseStage), so
+	// that the graph coarsens below n and the host maps a small graph; as
+	// the graph gets finer the groups are split into smaller groups, on
+	// the input graph down to PEs, each stage refined on its machine.
 	stages := cfg.Initial.Wide.Stages(g.N(), top)
 	wide := stages != nil
 	var tr multisection.Truncation
@@ -116,6 +118,10 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 	ic := cfg.Initial
 	ic.Eps, ic.Seed = eps, cfg.Seed
 	var pe []int32
+	if wide {
+		tr = cfg.Initial.Wide.CoarseStage(coarsest.N(), top, stages[0])
+		coarseTop, coarseLmax = tr.Top, tr.TopLmax(lmax)
+	}
 	_, tm.InitialHost = runstat.Timed(func() {
 		if wide {
 			_, shared := multisection.Slack(g, k, eps)
@@ -130,6 +136,29 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 	tm.Initial = time.Since(start)
 
 	start = time.Now()
+	// split splits the groups of stage from into those of stage to on
+	// level i, on the host (linear, FillGroups; a coarse level's graph
+	// makes the trip, a small one).
+	split := func(i int, from, to multisection.Truncation) error {
+		host := g
+		if i > 0 {
+			var err error
+			if host, err = b.DownloadGraph(graphs[i]); err != nil {
+				return err
+			}
+		}
+		group, err := b.DownloadVector(dpe)
+		if err != nil {
+			return err
+		}
+		var fine []int32
+		_, d := runstat.Timed(func() { fine = multisection.FillGroups(x, host, to.Top, from.Within(to), group) })
+		tm.SplitHost += d
+		b.Free(dpe)
+		dpe = nil
+		dpe, err = b.UploadVector(fine)
+		return err
+	}
 	jc := cfg.Jet
 	for i := len(cmaps); i >= 0; i-- {
 		if i < len(cmaps) {
@@ -140,6 +169,21 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 			b.Free(dpe)
 			dpe = fine
 		}
+		if wide {
+			// Finer graphs, smaller groups (CoarseStage); the input graph
+			// starts at the first stage.
+			next := stages[0]
+			if i > 0 {
+				next = cfg.Initial.Wide.CoarseStage(graphs[i].N(), top, stages[0])
+			}
+			if next.Bottom < tr.Bottom {
+				if err := split(i, tr, next); err != nil {
+					return nil, tm, err
+				}
+				tr = next
+				coarseTop, coarseLmax = tr.Top, tr.TopLmax(lmax)
+			}
+		}
 		jc.Seed = cfg.Seed ^ uint64(i)*0x51
 		if err := b.Refine(graphs[i], dpe, coarseTop, coarseLmax, jc); err != nil {
 			return nil, tm, fmt.Errorf("refining level %d: %w", i, err)
@@ -147,19 +191,9 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 	}
 	for s := 1; s < len(stages); s++ {
 		// The groups into the next stage's groups, and at last into PEs,
-		// on the host (linear, FillGroups), each stage refined by the Jet
-		// loop.
-		group, err := b.DownloadVector(dpe)
-		if err != nil {
-			return nil, tm, err
-		}
+		// each stage refined by the Jet loop.
 		st := stages[s]
-		var fine []int32
-		_, d := runstat.Timed(func() { fine = multisection.FillGroups(x, g, st.Top, stages[s-1].Within(st), group) })
-		tm.SplitHost += d
-		b.Free(dpe)
-		dpe = nil
-		if dpe, err = b.UploadVector(fine); err != nil {
+		if err := split(0, stages[s-1], st); err != nil {
 			return nil, tm, err
 		}
 		jc.Seed = cfg.Seed ^ 0x5117 ^ uint64(s)

@@ -35,20 +35,46 @@ func (w WideConfig) Truncate(n int, top *topology.Topology) (Truncation, bool) {
 	if w.GroupMin <= 0 || !regular || !w.Applies(n, top.K()) {
 		return Truncation{}, false
 	}
-	dist := top.Distances()
 	size := 1
 	for b := 1; b < len(arity); b++ {
 		size *= arity[b-1]
-		if float64(n)*float64(size) < float64(w.GroupMin)*float64(top.K()) {
-			continue
+		if float64(n)*float64(size) >= float64(w.GroupMin)*float64(top.K()) {
+			return truncateAt(top, b), true
 		}
-		t, err := topology.NewRegular(arity[b:], dist[b:])
-		if err != nil {
-			return Truncation{}, false
-		}
-		return Truncation{Top: t, Bottom: b, Size: size}, true
 	}
 	return Truncation{}, false
+}
+
+// truncateAt is top, regular, truncated below its b lowest levels.
+func truncateAt(top *topology.Topology, b int) Truncation {
+	arity, _ := top.Arity()
+	dist := top.Distances()
+	size := 1
+	for _, a := range arity[:b] {
+		size *= a
+	}
+	t, err := topology.NewRegular(arity[b:], dist[b:])
+	if err != nil { // a part of a valid machine
+		panic(err)
+	}
+	return Truncation{Top: t, Bottom: b, Size: size}
+}
+
+// CoarseStage is the machine that integrated mapping refines a coarse
+// graph of n vertices on: the truncation whose groups hold GroupMin of its
+// vertices on average, never finer than first (the coarse levels' stage),
+// and the machine below its top level when even those groups hold fewer.
+// Coarser graphs get larger groups, which leave Jet room to move vertices
+// between nodes; the groups are split as the graph gets finer.
+func (w WideConfig) CoarseStage(n int, top *topology.Topology, first Truncation) Truncation {
+	tr, ok := w.Truncate(n, top)
+	switch {
+	case !ok:
+		return truncateAt(top, top.Levels()-1)
+	case tr.Bottom < first.Bottom:
+		return first
+	}
+	return tr
 }
 
 // Stages returns the machines that integrated mapping refines on, from

@@ -150,3 +150,23 @@ func TestStagesByHand(t *testing.T) {
 		t.Errorf("GroupMin 0: %d stages, want none", len(st))
 	}
 }
+
+// CoarseStage: coarser graphs get larger groups, never smaller than the
+// first stage's, and the groups below the top level when even those hold
+// fewer than GroupMin vertices.
+func TestCoarseStageByHand(t *testing.T) {
+	top, _ := topology.Parse("4:8:64:8:6", "1:10:100:1000:10000")
+	w := WideConfig{PerPE: 4, MinK: 4096, GroupMin: 64, FineGroupMin: 16}
+	first := w.Stages(121192, top)[0]
+	for _, c := range []struct{ n, bottom int }{
+		{121192, 3}, // 2,525 per group of 2048 PEs (not 39 per 32: never finer than first)
+		{3072, 3},   // 64 per group of 2048
+		{3071, 4},   // 63.98: the nodes, 512 each
+		{384, 4},
+		{100, 4}, // 16.7 per node: still the nodes
+	} {
+		if st := w.CoarseStage(c.n, top, first); st.Bottom != c.bottom || st.Top.K() != top.K()/st.Size {
+			t.Errorf("n=%d: %d levels cut (top k=%d, groups of %d), want %d", c.n, st.Bottom, st.Top.K(), st.Size, c.bottom)
+		}
+	}
+}
