@@ -197,23 +197,24 @@ func FillGroups(x *par.Exec, g *graph.Graph, top *topology.Topology, tr Truncati
 		members[fill[t]] = int32(v)
 		fill[t]++
 	}
-	f := &filler{g: g, top: top, pe: make([]int32, n), mark: make([]int64, n), conn: make([]int64, n),
+	f := &filler{g: g, top: top, group: group, pe: make([]int32, n), mark: make([]int64, n), conn: make([]int64, n),
 		taken: make([]bool, n)}
 	x.Each(k, func(_, t int) {
 		if vs := members[first[t]:first[t+1]]; len(vs) > 0 {
 			// Stamps of group t start above every earlier group's; 0 is
 			// every mark at the start.
-			f.split(vs, tr.Group(int32(t)), int64(t+1)<<32)
+			f.split(vs, int32(t), tr.Group(int32(t)), int64(t+1)<<32)
 		}
 	})
 	return f.pe
 }
 
 // filler is FillGroups' state; a vertex's entries are used only by the
-// task of its group.
+// task of its group (group, read only, is checked before them).
 type filler struct {
 	g     *graph.Graph
 	top   *topology.Topology
+	group []int32
 	pe    []int32
 	mark  []int64 // the stamp of the set being split that holds the vertex
 	conn  []int64 // edge weight into the set being grown
@@ -221,10 +222,10 @@ type filler struct {
 }
 
 // split assigns set (a group's in increasing ids, a child's in the order
-// it grew) to the PEs of grp; stamp and the
+// it grew), vertices of group t, to the PEs of grp; stamp and the
 // stamps after it are unique to this call and its recursion. It returns
 // the next unused stamp.
-func (f *filler) split(set []int32, grp topology.Group, stamp int64) int64 {
+func (f *filler) split(set []int32, t int32, grp topology.Group, stamp int64) int64 {
 	if grp.Level == 0 || len(set) == 0 {
 		for _, v := range set {
 			f.pe[v] = int32(grp.Lo)
@@ -233,7 +234,7 @@ func (f *filler) split(set []int32, grp topology.Group, stamp int64) int64 {
 	}
 	children := f.top.Children(grp)
 	if len(children) == 1 {
-		return f.split(set, children[0], stamp)
+		return f.split(set, t, children[0], stamp)
 	}
 	g := f.g
 	var left int64
@@ -291,7 +292,9 @@ func (f *filler) split(set []int32, grp topology.Group, stamp int64) int64 {
 			buf = append(buf, v)
 			w += g.VW[v]
 			for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-				if u := g.Adj[e]; f.mark[u] == stamp && !f.taken[u] {
+				// Another group's vertex is another task's: its marks
+				// are not read.
+				if u := g.Adj[e]; f.group[u] == t && f.mark[u] == stamp && !f.taken[u] {
 					if f.conn[u] == 0 {
 						frontier = append(frontier, u)
 					}
@@ -314,7 +317,7 @@ func (f *filler) split(set []int32, grp topology.Group, stamp int64) int64 {
 	stamp++
 	lo := 0
 	for i, c := range children {
-		stamp = f.split(buf[lo:ends[i]], c, stamp)
+		stamp = f.split(buf[lo:ends[i]], t, c, stamp)
 		lo = ends[i]
 	}
 	return stamp
