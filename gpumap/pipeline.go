@@ -456,15 +456,14 @@ var lightOneToOne = oneToOneConfig{seedsPer: 1 << 30, maxSeeds: 1, topPer: 1 << 
 // propagation only (cut of 4-PE groups +0.8%, of PEs +0.04%, weighted 9
 // and 1 of 10,000): J 26.57M -> 26.24M at 0.45x the CPU time with the
 // final J refinement skipped. Integrated mapping truncates the machine
-// below groups of 64+ vertices (multisection.Stages; there 2048 PEs,
-// 2,525 vertices), coarsens to 8 vertices per group, each at most half a
-// group's capacity, maps the top there with 3 tries of the top split and
-// of its children's, label propagation below and the slack shared
-// equally, and refines on the way down; on the input graph the groups go
-// to groups of 16+ vertices (32 PEs), then to PEs: host work 2.1 s ->
-// 0.08 s (emulated GPU, load 25), J 27.2M -> 29.8M. Groups of 16+
-// vertices from the start: J 33.0M (little room for Jet to move between
-// nodes: top cut 1,720 edges against 1,367).
+// (multisection.Stages, CoarseStage): groups of 64+ vertices per level
+// (the nodes on the coarsest graphs, then 2048 PEs), coarsened to 8
+// vertices per 2048-PE group, each at most half a group's capacity; the
+// top mapped with 3 tries of the top split and of its children's, label
+// propagation below and the slack shared equally; on the input graph
+// groups of 16+ vertices (32 PEs), then PEs: host work 2.1 s -> 0.05-0.09
+// s (emulated GPU, load 50), J +9-51% on held-out graphs (DEVELOPERS.md).
+// Groups of 16+ vertices from the start: J 33.0M, no faster.
 var wideDefault = multisection.WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3,
 	FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1},
 	MidPerChild: 64, Mid: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 2,
