@@ -13,10 +13,13 @@ import (
 )
 
 // A wide mapping (k = 4096 PEs, 1.5 vertices per PE): the default preset
-// skips the final J refinement, and integrated mapping gives the same
-// mapping on the CPU and, when the emulated driver is there, on the GPU
-// (which never runs the host's J pass), whose "gpu:" line adds the
-// measured host work to the device model.
+// skips the final J refinement; integrated mapping coarsens the graph
+// (onto the machine truncated below groups of 32 PEs, 48 vertices each:
+// before, it coarsened to 30 k vertices, that is not at all, and the host
+// mapped the whole graph) and gives the same mapping on the CPU and, when
+// the emulated driver is there, on the GPU (which never runs the host's J
+// pass), whose "gpu:" line adds the measured host work to the device
+// model.
 func TestWideMapping(t *testing.T) {
 	top, _ := topology.Parse("4:8:16:8", "1:10:100:1000")
 	g := graph.RandomGeometric(6144, 17)
@@ -28,12 +31,16 @@ func TestWideMapping(t *testing.T) {
 	if !res.Metrics.Feasible || !strings.Contains(log.String(), "refine-J: skipped") {
 		t.Errorf("feasible %v, log:\n%s", res.Metrics.Feasible, log.String())
 	}
-	cpu, err := Map(g, top, Options{Preset: Default, Eps: 0.03, Seed: 1, Backend: CPU, Algorithm: Integrated})
+	log.Reset()
+	cpu, err := Map(g, top, Options{Preset: Default, Eps: 0.03, Seed: 1, Backend: CPU, Algorithm: Integrated, Progress: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !cpu.Metrics.Feasible {
 		t.Fatalf("IM on the CPU: infeasible")
+	}
+	if l := regexp.MustCompile(`integrated on [^\n]*: ([0-9]+) levels`).FindStringSubmatch(log.String()); l == nil || l[1] == "0" {
+		t.Errorf("IM did not coarsen the graph:\n%s", log.String())
 	}
 	if testing.Short() {
 		return

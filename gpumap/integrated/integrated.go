@@ -31,7 +31,11 @@ type Config struct {
 type Times struct {
 	Coarsen, Initial, Uncoarsen time.Duration
 	InitialHost                 time.Duration
-	Levels                      int
+	// SplitHost is the host's splits of groups into smaller groups and
+	// PEs on wide machines (multisection.FillGroups), measured as
+	// InitialHost is.
+	SplitHost time.Duration
+	Levels    int
 }
 
 // Map computes a mapping of g onto top with imbalance eps on backend b.
@@ -47,6 +51,24 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 	k := top.K()
 	lmax := graph.Lmax(g.TotalVertexWeight(), k, eps)
 	maxW := max(lmax/cfg.CapDiv, g.MaxVertexWeight(), 1)
+	// Wide machines (k close to n) are truncated (multisection.Stages):
+	// the coarse levels map onto the machine above bottom groups that hold
+	// many vertices (the coarser the graph, the larger: CoarseStage), so
+	// that the graph coarsens below n and the host maps a small graph; as
+	// the graph gets finer the groups are split into smaller groups, on
+	// the input graph down to PEs, each stage refined on its machine.
+	stages := cfg.Initial.Wide.Stages(g.N(), top)
+	wide := stages != nil
+	var tr multisection.Truncation
+	if wide {
+		tr = stages[0]
+	}
+	coarseTop, coarseLmax, stop := top, lmax, cfg.CoarsenC*k
+	if wide {
+		coarseTop, coarseLmax = tr.Top, tr.TopLmax(lmax)
+		stop = max(cfg.Initial.Wide.CoarsenC, 1) * tr.Top.K()
+		maxW = max(coarseLmax/max(cfg.Initial.Wide.CapDiv, 1), g.MaxVertexWeight(), 1)
+	}
 
 	start := time.Now()
 	dg, err := b.UploadGraph(g)
@@ -67,7 +89,7 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 			b.Free(dpe)
 		}
 	}()
-	for cur := dg; cur.N() > cfg.CoarsenC*k; {
+	for cur := dg; cur.N() > stop; {
 		match, err := b.Match(cur, maxW, cfg.Seed+uint64(len(cmaps))*0x9e37)
 		if err != nil {
 			return nil, tm, err
@@ -96,13 +118,47 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 	ic := cfg.Initial
 	ic.Eps, ic.Seed = eps, cfg.Seed
 	var pe []int32
-	_, tm.InitialHost = runstat.Timed(func() { pe = multisection.Map(x, coarsest, top, ic) })
+	if wide {
+		tr = cfg.Initial.Wide.CoarseStage(coarsest.N(), top, stages[0])
+		coarseTop, coarseLmax = tr.Top, tr.TopLmax(lmax)
+	}
+	_, tm.InitialHost = runstat.Timed(func() {
+		if wide {
+			_, shared := multisection.Slack(g, k, eps)
+			pe = multisection.MapTop(x, coarsest, tr, g.TotalVertexWeight(), lmax, shared, ic)
+		} else {
+			pe = multisection.Map(x, coarsest, top, ic)
+		}
+	})
 	if dpe, err = b.UploadVector(pe); err != nil {
 		return nil, tm, err
 	}
 	tm.Initial = time.Since(start)
 
 	start = time.Now()
+	// split splits the groups of stage from into those of stage to on
+	// level i, on the host (linear, FillGroups; a coarse level's graph
+	// makes the trip, a small one).
+	split := func(i int, from, to multisection.Truncation) error {
+		host := g
+		if i > 0 {
+			var err error
+			if host, err = b.DownloadGraph(graphs[i]); err != nil {
+				return err
+			}
+		}
+		group, err := b.DownloadVector(dpe)
+		if err != nil {
+			return err
+		}
+		var fine []int32
+		_, d := runstat.Timed(func() { fine = multisection.FillGroups(x, host, to.Top, from.Within(to), group) })
+		tm.SplitHost += d
+		b.Free(dpe)
+		dpe = nil
+		dpe, err = b.UploadVector(fine)
+		return err
+	}
 	jc := cfg.Jet
 	for i := len(cmaps); i >= 0; i-- {
 		if i < len(cmaps) {
@@ -113,9 +169,36 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 			b.Free(dpe)
 			dpe = fine
 		}
+		if wide {
+			// Finer graphs, smaller groups (CoarseStage); the input graph
+			// starts at the first stage.
+			next := stages[0]
+			if i > 0 {
+				next = cfg.Initial.Wide.CoarseStage(graphs[i].N(), top, stages[0])
+			}
+			if next.Bottom < tr.Bottom {
+				if err := split(i, tr, next); err != nil {
+					return nil, tm, err
+				}
+				tr = next
+				coarseTop, coarseLmax = tr.Top, tr.TopLmax(lmax)
+			}
+		}
 		jc.Seed = cfg.Seed ^ uint64(i)*0x51
-		if err := b.Refine(graphs[i], dpe, top, lmax, jc); err != nil {
+		if err := b.Refine(graphs[i], dpe, coarseTop, coarseLmax, jc); err != nil {
 			return nil, tm, fmt.Errorf("refining level %d: %w", i, err)
+		}
+	}
+	for s := 1; s < len(stages); s++ {
+		// The groups into the next stage's groups, and at last into PEs,
+		// each stage refined by the Jet loop.
+		st := stages[s]
+		if err := split(0, stages[s-1], st); err != nil {
+			return nil, tm, err
+		}
+		jc.Seed = cfg.Seed ^ 0x5117 ^ uint64(s)
+		if err := b.Refine(dg, dpe, st.Top, st.TopLmax(lmax), jc); err != nil {
+			return nil, tm, fmt.Errorf("refining stage %d: %w", s, err)
 		}
 	}
 	out, err := b.DownloadVector(dpe)

@@ -74,6 +74,21 @@ type WideConfig struct {
 	// cut costs.
 	Fine, Mid                 partition.Config
 	FinePerChild, MidPerChild int
+	// Truncation of wide machines for integrated mapping (Truncate,
+	// MapTop, FillGroups): GroupMin > 0 truncates regular hierarchies
+	// below groups of at least GroupMin vertices on average; the graph is
+	// coarsened to about CoarsenC vertices per group, coarse vertices
+	// weighing at most a group's capacity / CapDiv; the coarsest graph's
+	// top split gets TopTries tries, the splits of its children
+	// SecondTries, those below them the partitioner Coarse (when
+	// Tries > 0), and its slack is shared with TopSlackDepth (see
+	// Config.SlackDepth).
+	// FineGroupMin, when it cuts fewer levels, adds a finer stage
+	// (Stages).
+	GroupMin, FineGroupMin, CoarsenC, TopTries int
+	CapDiv                                     int64
+	Coarse                                     partition.Config
+	TopSlackDepth                              float64
 }
 
 // Applies reports whether a mapping of n vertices onto k PEs is wide.
@@ -135,18 +150,32 @@ func CoarsenAhead(x *par.Exec, g *graph.Graph, top *topology.Topology, cfg Confi
 }
 
 func newMapper(x *par.Exec, g *graph.Graph, top *topology.Topology, cfg Config) *mapper {
-	m := &mapper{x: x, top: top, cfg: cfg, total: g.TotalVertexWeight(), local: Local(x, g)}
-	m.idle = sync.NewCond(&m.mu)
+	total := g.TotalVertexWeight()
+	lmax, eps := Slack(g, top.K(), cfg.Eps)
+	m := newMapperFor(x, g, top, cfg, total, lmax, eps)
 	m.wide = cfg.Wide.Applies(g.N(), top.K())
-	m.lmax = graph.Lmax(m.total, top.K(), cfg.Eps)
-	// Lmax is rounded up, which grants more slack than eps says; with unit
-	// weights that slack is usable, so the splits see the real capacity
-	// (it matters when n is not much larger than k).
-	if unitV, _ := g.UnitWeights(); unitV && m.total > 0 {
-		m.eps = max(cfg.Eps, float64(m.lmax)*float64(top.K())/float64(m.total)-1)
-	} else {
-		m.eps = cfg.Eps
+	return m
+}
+
+// Slack returns Lmax of g on k PEs and the imbalance that the splits share
+// out. Lmax is rounded up, which grants more slack than eps says; with unit
+// weights that slack is usable, so the splits see the real capacity (it
+// matters when n is not much larger than k).
+func Slack(g *graph.Graph, k int, eps float64) (lmax int64, shared float64) {
+	total := g.TotalVertexWeight()
+	lmax, shared = graph.Lmax(total, k, eps), eps
+	if unitV, _ := g.UnitWeights(); unitV && total > 0 {
+		shared = max(eps, float64(lmax)*float64(k)/float64(total)-1)
 	}
+	return lmax, shared
+}
+
+// newMapperFor is a mapper of g onto top for a mapping of total weight
+// with PE capacity lmax and the imbalance eps to share out (g may be a
+// coarsening of the graph mapped).
+func newMapperFor(x *par.Exec, g *graph.Graph, top *topology.Topology, cfg Config, total, lmax int64, eps float64) *mapper {
+	m := &mapper{x: x, top: top, cfg: cfg, total: total, lmax: lmax, eps: eps, local: Local(x, g)}
+	m.idle = sync.NewCond(&m.mu)
 	return m
 }
 

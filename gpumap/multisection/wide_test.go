@@ -2,6 +2,8 @@ package multisection
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -52,6 +54,119 @@ func TestWideSameMappingForAnyWorkerCount(t *testing.T) {
 			ref = pe
 		} else if !slices.Equal(pe, ref) {
 			t.Fatalf("threads=%d: another mapping than threads=1", threads)
+		}
+	}
+}
+
+// Truncate cuts the fewest bottom levels whose groups hold GroupMin
+// vertices on average, and leaves at least one level on top.
+func TestTruncateByHand(t *testing.T) {
+	w := WideConfig{PerPE: 4, MinK: 4096, GroupMin: 16}
+	for _, c := range []struct {
+		n          int
+		h          string
+		bottom     int // 0: no truncation
+		top        string
+		size, topK int
+	}{
+		// 1.23 per PE: 4.9 per socket, 39 per group of 32 PEs
+		{121192, "4:8:64:8:6", 2, "64:8:6 / 100:1000:10000", 32, 3072},
+		// 3.05 per PE: 12.2 per socket, 97.7 per 32 PEs
+		{100000, "4:8:16:8:8", 2, "16:8:8 / 100:1000:10000", 32, 1024},
+		// 3.9 per PE: 15.6 per socket of 4, 62 per 16 PEs
+		{16000, "4:4:256", 2, "256 / 100", 16, 256},
+		{16384, "4:8:16:8", 0, "", 0, 0},       // 4 per PE: not wide
+		{4000, "1024:4", 1, "4 / 10", 1024, 4}, // 1000 per socket of 1024 PEs
+		{8000, "8192", 0, "", 0, 0},            // no level above a cut
+		{100000, "4:8:64:8:6", 2, "64:8:6 / 100:1000:10000", 32, 3072},
+	} {
+		top, err := topology.Parse(c.h, dists(strings.Count(c.h, ":")+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, ok := w.Truncate(c.n, top)
+		if ok != (c.bottom > 0) {
+			t.Errorf("n=%d %s: truncated %v, want %v", c.n, c.h, ok, c.bottom > 0)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if tr.Bottom != c.bottom || tr.Size != c.size || tr.Top.K() != c.topK || tr.Top.String() != c.top {
+			t.Errorf("n=%d %s: %d levels cut, groups of %d, top %s (k=%d); want %d, %d, %s (k=%d)",
+				c.n, c.h, tr.Bottom, tr.Size, tr.Top, tr.Top.K(), c.bottom, c.size, c.top, c.topK)
+		}
+		if g := tr.Group(5); g.Level != c.bottom || g.Lo != 5*c.size || g.Hi != 6*c.size {
+			t.Errorf("n=%d %s: group of top PE 5 is %+v", c.n, c.h, g)
+		}
+	}
+	irregular, _ := topology.NewTree([][]int{{0, 0, 1}}, []int64{1, 10})
+	if _, ok := (WideConfig{PerPE: 4, MinK: 1, GroupMin: 1}).Truncate(2, irregular); ok {
+		t.Errorf("an irregular machine was truncated")
+	}
+}
+
+// dists is 1:10:100:... with l levels.
+func dists(l int) string {
+	s := "1"
+	for d, i := 1, 1; i < l; i++ {
+		d *= 10
+		s += ":" + strconv.Itoa(d)
+	}
+	return s
+}
+
+// Stages: the coarse truncation, the finer one when it cuts fewer levels,
+// and the whole machine; Within renumbers a truncation's groups as groups
+// of a finer stage's PEs.
+func TestStagesByHand(t *testing.T) {
+	top, _ := topology.Parse("4:8:64:8:6", "1:10:100:1000:10000")
+	w := WideConfig{PerPE: 4, MinK: 4096, GroupMin: 64, FineGroupMin: 16}
+	st := w.Stages(121192, top)
+	if len(st) != 3 {
+		t.Fatalf("%d stages, want 3", len(st))
+	}
+	for i, c := range []struct {
+		bottom, size int
+		top          string
+	}{{3, 2048, "8:6 / 1000:10000"}, {2, 32, "64:8:6 / 100:1000:10000"}, {0, 1, top.String()}} {
+		if st[i].Bottom != c.bottom || st[i].Size != c.size || st[i].Top.String() != c.top {
+			t.Errorf("stage %d: %d levels cut, groups of %d, top %s; want %d, %d, %s",
+				i, st[i].Bottom, st[i].Size, st[i].Top, c.bottom, c.size, c.top)
+		}
+	}
+	if in := st[0].Within(st[1]); in.Bottom != 1 || in.Size != 64 || in.Top != st[0].Top {
+		t.Errorf("stage 0 within stage 1: %d levels, groups of %d", in.Bottom, in.Size)
+	}
+	if in := st[0].Within(st[2]); in != st[0] {
+		t.Errorf("stage 0 within the whole machine: %+v, want itself", in)
+	}
+	// The finer truncation cuts as many levels: no second stage.
+	w.FineGroupMin = 64
+	if st := w.Stages(121192, top); len(st) != 2 || st[1].Bottom != 0 {
+		t.Errorf("FineGroupMin = GroupMin: %d stages, want the truncation and the machine", len(st))
+	}
+	if st := (WideConfig{PerPE: 4, MinK: 4096}).Stages(121192, top); st != nil {
+		t.Errorf("GroupMin 0: %d stages, want none", len(st))
+	}
+}
+
+// CoarseStage: coarser graphs get larger groups, never smaller than the
+// first stage's, and the groups below the top level when even those hold
+// fewer than GroupMin vertices.
+func TestCoarseStageByHand(t *testing.T) {
+	top, _ := topology.Parse("4:8:64:8:6", "1:10:100:1000:10000")
+	w := WideConfig{PerPE: 4, MinK: 4096, GroupMin: 64, FineGroupMin: 16}
+	first := w.Stages(121192, top)[0]
+	for _, c := range []struct{ n, bottom int }{
+		{121192, 3}, // 2,525 per group of 2048 PEs (not 39 per 32: never finer than first)
+		{3072, 3},   // 64 per group of 2048
+		{3071, 4},   // 63.98: the nodes, 512 each
+		{384, 4},
+		{100, 4}, // 16.7 per node: still the nodes
+	} {
+		if st := w.CoarseStage(c.n, top, first); st.Bottom != c.bottom || st.Top.K() != top.K()/st.Size {
+			t.Errorf("n=%d: %d levels cut (top k=%d, groups of %d), want %d", c.n, st.Bottom, st.Top.K(), st.Size, c.bottom)
 		}
 	}
 }

@@ -1,0 +1,70 @@
+package multisection
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/internal/par"
+	"github.com/gpumap/gpumap/topology"
+)
+
+// FillGroups keeps every vertex inside its group, gives the PEs of a group
+// of unit-weight vertices their shares within one vertex (so within lmax
+// when the group is within its capacity), and the same result for any
+// thread count.
+func TestFillGroupsInvariants(t *testing.T) {
+	top, _ := topology.Parse("4:8:16:8", "1:10:100:1000")
+	g := graph.RandomGeometric(6144, 5)
+	tr, ok := (WideConfig{PerPE: 4, MinK: 4096, GroupMin: 16}).Truncate(g.N(), top)
+	if !ok || tr.Bottom != 2 || tr.Size != 32 || tr.Top.K() != 128 {
+		t.Fatalf("truncation %+v %v, want 2 bottom levels of 32 PEs", tr, ok)
+	}
+	// Groups of uneven sizes: vertex v in group (v*7/13) mod 128, up to
+	// ~64 vertices each (the capacity of 32 PEs of lmax 2).
+	group := make([]int32, g.N())
+	size := make([]int, tr.Top.K())
+	for v := range group {
+		group[v] = int32(v * 7 / 13 % tr.Top.K())
+		size[group[v]]++
+	}
+	var ref []int32
+	for _, threads := range []int{1, 2, 3} {
+		pe := FillGroups(par.New(threads), g, top, tr, group)
+		load := make([]int, top.K())
+		for v, p := range pe {
+			if grp := tr.Group(group[v]); int(p) < grp.Lo || int(p) >= grp.Hi {
+				t.Fatalf("vertex %d of group %d on PE %d, outside [%d,%d)", v, group[v], p, grp.Lo, grp.Hi)
+			}
+			load[p]++
+		}
+		for p, l := range load {
+			s := size[p/tr.Size]
+			if lo, hi := s/tr.Size, (s+tr.Size-1)/tr.Size; l < lo || l > hi {
+				t.Fatalf("PE %d holds %d of its group's %d vertices, want %d..%d", p, l, s, lo, hi)
+			}
+		}
+		if ref == nil {
+			ref = pe
+		} else if !slices.Equal(pe, ref) {
+			t.Fatalf("threads=%d: another result than threads=1", threads)
+		}
+	}
+}
+
+// BenchmarkFillGroups: the host's split into PEs of integrated mapping
+// on the wide instance (rgg 121,192 onto 4:8:64:8:6: 3,072 groups
+// of 32 PEs), groups of consecutive ids.
+func BenchmarkFillGroups(b *testing.B) {
+	top, _ := topology.Parse("4:8:64:8:6", "1:10:100:1000:10000")
+	g := graph.RandomGeometric(121192, 1)
+	tr, _ := (WideConfig{PerPE: 4, MinK: 4096, GroupMin: 16}).Truncate(g.N(), top)
+	group := make([]int32, g.N())
+	for v := range group {
+		group[v] = int32(int64(v) * int64(tr.Top.K()) / int64(g.N()))
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		FillGroups(par.New(1), g, top, tr, group)
+	}
+}

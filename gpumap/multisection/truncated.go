@@ -1,0 +1,324 @@
+package multisection
+
+import (
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/internal/par"
+	"github.com/gpumap/gpumap/gpumap/refinement"
+	"github.com/gpumap/gpumap/topology"
+)
+
+// Truncation cuts a wide mapping's machine in two: the Bottom lowest
+// levels, whose groups of Size PEs each hold a few dozen vertices, and Top,
+// the machine above them, one PE per such group (PE t of Top is the group
+// of PEs [t*Size, (t+1)*Size) of the whole machine).
+//
+// Integrated mapping coarsens to a multiple of k vertices, so on wide
+// machines (k close to n) it did not coarsen at all, and the host mapped
+// the whole graph by multisection (rgg 121k onto 4:8:64:8:6: 2.1 s of host
+// work beside 3.8 ms of modelled device time). Truncated, the graph
+// coarsens to a small multiple of Top's PEs, the host maps Top on that
+// small graph (MapTop), the device refines the groups on J on the way
+// down, and on the input graph every group is split into its PEs
+// (FillGroups) and the whole machine refined.
+type Truncation struct {
+	Top    *topology.Topology
+	Bottom int
+	Size   int
+}
+
+// Truncate returns the truncation of a mapping of n vertices onto top:
+// the fewest bottom levels whose groups hold at least GroupMin vertices on
+// average, leaving at least one level on top. False when the mapping is
+// not wide, the hierarchy irregular, or no such cut exists.
+func (w WideConfig) Truncate(n int, top *topology.Topology) (Truncation, bool) {
+	arity, regular := top.Arity()
+	if w.GroupMin <= 0 || !regular || !w.Applies(n, top.K()) {
+		return Truncation{}, false
+	}
+	size := 1
+	for b := 1; b < len(arity); b++ {
+		size *= arity[b-1]
+		if float64(n)*float64(size) >= float64(w.GroupMin)*float64(top.K()) {
+			return truncateAt(top, b), true
+		}
+	}
+	return Truncation{}, false
+}
+
+// truncateAt is top, regular, truncated below its b lowest levels.
+func truncateAt(top *topology.Topology, b int) Truncation {
+	arity, _ := top.Arity()
+	dist := top.Distances()
+	size := 1
+	for _, a := range arity[:b] {
+		size *= a
+	}
+	t, err := topology.NewRegular(arity[b:], dist[b:])
+	if err != nil { // a part of a valid machine
+		panic(err)
+	}
+	return Truncation{Top: t, Bottom: b, Size: size}
+}
+
+// CoarseStage is the machine that integrated mapping refines a coarse
+// graph of n vertices on: the truncation whose groups hold GroupMin of its
+// vertices on average, never finer than first (the coarse levels' stage),
+// and the machine below its top level when even those groups hold fewer.
+// Coarser graphs get larger groups, which leave Jet room to move vertices
+// between nodes; the groups are split as the graph gets finer.
+func (w WideConfig) CoarseStage(n int, top *topology.Topology, first Truncation) Truncation {
+	tr, ok := w.Truncate(n, top)
+	switch {
+	case !ok:
+		return truncateAt(top, top.Levels()-1)
+	case tr.Bottom < first.Bottom:
+		return first
+	}
+	return tr
+}
+
+// Stages returns the machines that integrated mapping refines on, from
+// the coarse levels' to the whole machine: Truncate's (groups of GroupMin
+// vertices), then, when it cuts fewer levels, the truncation below groups
+// of FineGroupMin vertices, then the whole machine (Bottom 0, Size 1).
+// Nil when the machine is not truncated. On the coarse levels large
+// groups leave Jet room to move vertices between nodes (rgg 121k onto
+// 4:8:64:8:6: cut between nodes 1,361 with groups of 2048 PEs, 1,720 with
+// groups of 32); the finer stage then settles the groups of 32 PEs (their
+// cut weighs 100) before the PEs.
+func (w WideConfig) Stages(n int, top *topology.Topology) []Truncation {
+	tr, ok := w.Truncate(n, top)
+	if !ok {
+		return nil
+	}
+	stages := []Truncation{tr}
+	fine := w
+	fine.GroupMin = w.FineGroupMin
+	if f, ok := fine.Truncate(n, top); ok && f.Bottom < tr.Bottom {
+		stages = append(stages, f)
+	}
+	return append(stages, Truncation{Top: top, Size: 1})
+}
+
+// Within is tr, a truncation of a machine, as a truncation of finer's
+// Top, the same machine truncated below fewer levels: its groups are
+// groups of finer's PEs.
+func (tr Truncation) Within(finer Truncation) Truncation {
+	return Truncation{Top: tr.Top, Bottom: tr.Bottom - finer.Bottom, Size: tr.Size / finer.Size}
+}
+
+// Group is the bottom group of the whole machine that Top's PE t stands
+// for.
+func (tr Truncation) Group(t int32) topology.Group {
+	return topology.Group{Level: tr.Bottom, Lo: int(t) * tr.Size, Hi: (int(t) + 1) * tr.Size}
+}
+
+// TopLmax is the capacity of one of Top's PEs (a group) when every PE of
+// the whole machine holds at most lmax.
+func (tr Truncation) TopLmax(lmax int64) int64 { return lmax * int64(tr.Size) }
+
+// MapTop maps g, a coarsening of a graph of total vertex weight total
+// onto a machine whose PEs hold at most lmax, onto tr.Top by multisection
+// under cfg: each of Top's PEs may take a group's capacity, and the splits
+// share eps, the slack of the whole mapping (Slack). The effort is
+// cfg.Wide's: TopTries tries of the top split, SecondTries of its
+// children's, the partitioner Coarse below, and TopSlackDepth.
+func MapTop(x *par.Exec, g *graph.Graph, tr Truncation, total, lmax int64, eps float64, cfg Config) []int32 {
+	w := cfg.Wide
+	if w.Coarse.Tries > 0 {
+		cfg.Lower, cfg.Bottom = w.Coarse, w.Coarse
+	}
+	// Coarse vertices are heavy next to a group's capacity: with the slack
+	// shifted to the top split (SlackDepth 0.03, as on the input graph)
+	// the splits near the groups had none left, and the groups ended up
+	// above capacity (rgg 121k onto 4:8:64:8:6: by 1,106 vertices), which
+	// moving vertices to groups with room then paid for with J (32M ->
+	// 53M on the coarsest graph; Jet's rebalancing: 113M). An equal share
+	// per level (1) left none above capacity.
+	cfg.TopTries, cfg.SlackDepth = max(w.TopTries, 1), w.TopSlackDepth
+	cfg.Wide = WideConfig{SecondTries: w.SecondTries}
+	cfg.Ahead, cfg.Phase = nil, nil
+	m := newMapperFor(x, g, tr.Top, cfg, total, tr.TopLmax(lmax), eps)
+	m.wide = true // SecondTries
+	pe := make([]int32, g.N())
+	global := make([]int32, g.N())
+	for i := range global {
+		global[i] = int32(i)
+	}
+	m.rec(g, global, tr.Top.Root(), pe)
+	m.work()
+	// Any group still above capacity gives its excess to the nearest
+	// groups with room, before a refinement that would move it anywhere.
+	if st := refinement.NewState(g, tr.Top.K(), pe, uniform(tr.Top.K(), m.lmax), refinement.Mapping(tr.Top)); st.Overloaded() > 0 {
+		refinement.Rebalance(st)
+	}
+	return pe
+}
+
+// uniform is k limits of l.
+func uniform(k int, l int64) []int64 {
+	w := make([]int64, k)
+	for i := range w {
+		w[i] = l
+	}
+	return w
+}
+
+// FillGroups maps every vertex of g to a PE of top inside the group that
+// group[v] (a PE of tr.Top) stands for, cheaply: the simple k-way
+// partitioner of the GPU mapping paper's initial partitioning, by greedy
+// growing. A group's vertices are split among its children in PE order:
+// each child's set grows by the vertex left with the most edge weight
+// into the set, until it has the child's share of the weight left; it
+// starts from the vertex left that was best connected to the set before it
+// (so that consecutive children, which share the next level up, get
+// neighbouring sets), or from the lowest id left. Then every child's set
+// is split the same way, down to the PEs. It costs O(n + m) (the sets are
+// small), for a refinement on J (Jet) to polish: it is the split into PEs
+// of integrated mapping on wide machines, where the groups hold a few
+// dozen vertices and a partitioner per group costs more than the device's
+// whole mapping. A group within its capacity (tr.TopLmax) of unit-weight
+// vertices gives PEs within lmax (the shares differ by at most one
+// vertex). The result does not depend on the thread count: every group is
+// one task, and the groups share no vertex.
+func FillGroups(x *par.Exec, g *graph.Graph, top *topology.Topology, tr Truncation, group []int32) []int32 {
+	n := g.N()
+	k := tr.Top.K()
+	first := make([]int32, k+1)
+	for _, t := range group {
+		first[t+1]++
+	}
+	for t := 0; t < k; t++ {
+		first[t+1] += first[t]
+	}
+	members := make([]int32, n)
+	fill := append([]int32(nil), first[:k]...)
+	for v, t := range group {
+		members[fill[t]] = int32(v)
+		fill[t]++
+	}
+	f := &filler{g: g, top: top, group: group, pe: make([]int32, n), mark: make([]int64, n), conn: make([]int64, n),
+		taken: make([]bool, n)}
+	x.Each(k, func(_, t int) {
+		if vs := members[first[t]:first[t+1]]; len(vs) > 0 {
+			// Stamps of group t start above every earlier group's; 0 is
+			// every mark at the start.
+			f.split(vs, int32(t), tr.Group(int32(t)), int64(t+1)<<32)
+		}
+	})
+	return f.pe
+}
+
+// filler is FillGroups' state; a vertex's entries are used only by the
+// task of its group (group, read only, is checked before them).
+type filler struct {
+	g     *graph.Graph
+	top   *topology.Topology
+	group []int32
+	pe    []int32
+	mark  []int64 // the stamp of the set being split that holds the vertex
+	conn  []int64 // edge weight into the set being grown
+	taken []bool
+}
+
+// split assigns set (a group's in increasing ids, a child's in the order
+// it grew), vertices of group t, to the PEs of grp; stamp and the
+// stamps after it are unique to this call and its recursion. It returns
+// the next unused stamp.
+func (f *filler) split(set []int32, t int32, grp topology.Group, stamp int64) int64 {
+	if grp.Level == 0 || len(set) == 0 {
+		for _, v := range set {
+			f.pe[v] = int32(grp.Lo)
+		}
+		return stamp
+	}
+	children := f.top.Children(grp)
+	if len(children) == 1 {
+		return f.split(set, t, children[0], stamp)
+	}
+	g := f.g
+	var left int64
+	for _, v := range set {
+		f.mark[v], f.conn[v], f.taken[v] = stamp, 0, false
+		left += g.VW[v]
+	}
+	// The children's sets, one after the other in buf.
+	buf := make([]int32, 0, len(set))
+	ends := make([]int, len(children))
+	next := 0 // set[:next] is taken
+	seed := int32(-1)
+	var frontier []int32
+	for i := range children {
+		if i == len(children)-1 {
+			for _, v := range set[next:] {
+				if !f.taken[v] {
+					buf = append(buf, v)
+				}
+			}
+			ends[i] = len(buf)
+			break
+		}
+		// The child's share of the weight left (the children of a
+		// regular machine are equal).
+		rest := int64(len(children) - i)
+		target := (left + rest - 1) / rest
+		var w int64
+		frontier = frontier[:0]
+		for w < target {
+			v := seed
+			seed = -1
+			if v < 0 {
+				pick := -1
+				for j, u := range frontier {
+					if pick < 0 || f.conn[u] > f.conn[frontier[pick]] {
+						pick = j
+					}
+				}
+				if pick >= 0 {
+					v = frontier[pick]
+					frontier[pick] = frontier[len(frontier)-1]
+					frontier = frontier[:len(frontier)-1]
+				} else {
+					for next < len(set) && f.taken[set[next]] {
+						next++
+					}
+					if next == len(set) {
+						break
+					}
+					v = set[next]
+				}
+			}
+			f.taken[v] = true
+			buf = append(buf, v)
+			w += g.VW[v]
+			for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+				// Another group's vertex is another task's: its marks
+				// are not read.
+				if u := g.Adj[e]; f.group[u] == t && f.mark[u] == stamp && !f.taken[u] {
+					if f.conn[u] == 0 {
+						frontier = append(frontier, u)
+					}
+					f.conn[u] += max(g.W(e), 1)
+				}
+			}
+		}
+		ends[i] = len(buf)
+		// The next child starts next to this one.
+		for _, u := range frontier {
+			if !f.taken[u] && (seed < 0 || f.conn[u] > f.conn[seed]) {
+				seed = u
+			}
+		}
+		for _, u := range frontier {
+			f.conn[u] = 0
+		}
+		left -= w
+	}
+	stamp++
+	lo := 0
+	for i, c := range children {
+		stamp = f.split(buf[lo:ends[i]], t, c, stamp)
+		lo = ends[i]
+	}
+	return stamp
+}
