@@ -455,25 +455,25 @@ var lightOneToOne = oneToOneConfig{seedsPer: 1 << 30, maxSeeds: 1, topPer: 1 << 
 // instead of 8 (the splits into 2048-PE groups: cut +0.2%), below 16 label
 // propagation only (cut of 4-PE groups +0.8%, of PEs +0.04%, weighted 9
 // and 1 of 10,000): J 26.57M -> 26.24M at 0.45x the CPU time with the
-// final J refinement skipped. Integrated mapping truncates the machine
-// (multisection.Stages, CoarseStage): groups of 64+ vertices per level
-// (the nodes on the coarsest graphs, then 2048 PEs), coarsened to 8
-// vertices per 2048-PE group, each at most half a group's capacity; the
-// top mapped with 3 tries of the top split and of its children's, label
-// propagation below and the slack shared equally; on the input graph
-// groups of 16+ vertices (32 PEs), then PEs: host work 2.1 s -> 0.05-0.09
-// s (emulated GPU, load 50), J +9-51% on held-out graphs (DEVELOPERS.md).
-// Groups of 16+ vertices from the start: J 33.0M, no faster.
+// final J refinement skipped. Integrated mapping maps the whole graph
+// with this multisection: the truncated machine (wideFast) costs J +9-51%
+// on held-out wide instances, too much for the default preset.
 var wideDefault = multisection.WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3,
 	FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1},
 	MidPerChild: 64, Mid: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 2,
-		FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}},
-	GroupMin: 64, FineGroupMin: 16, CoarsenC: 8, CapDiv: 2, TopTries: 3, TopSlackDepth: 1,
-	Coarse: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1}}
+		FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}}}
 
 // wideFast: fast's splits into groups of fewer than 16 vertices run label
-// propagation only; integrated mapping truncates as default's does, with
-// one try of each split.
+// propagation only. Integrated mapping truncates the machine
+// (multisection.Stages, CoarseStage): groups of 64+ vertices per level
+// (the nodes on the coarsest graphs, then 2048 PEs), coarsened to 8
+// vertices per 2048-PE group, each at most half a group's capacity; the
+// top mapped with one try of the top split and of its children's, label
+// propagation below and the slack shared equally; on the input graph
+// groups of 16+ vertices (32 PEs), then PEs: host work 2.1 s -> 0.05-0.09
+// s (emulated GPU, load 50), J +9-51% on held-out graphs against the
+// default preset (DEVELOPERS.md). Groups of 16+ vertices from the start:
+// J 33.0M, no faster.
 var wideFast = multisection.WideConfig{PerPE: 4, MinK: 4096,
 	FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1},
 	GroupMin: 64, FineGroupMin: 16, CoarsenC: 8, CapDiv: 2, TopTries: 1, TopSlackDepth: 1,

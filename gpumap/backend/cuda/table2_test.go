@@ -51,8 +51,8 @@ func BenchmarkTable2(b *testing.B) {
 				b.Skip(err)
 			}
 			cfg := integrated.Config{Seed: 1, CoarsenC: 30, CapDiv: 8}
-			// The default preset's truncation of wide machines
-			// (gpumap/pipeline.go, wideDefault).
+			// The truncation of wide machines (gpumap/pipeline.go,
+			// wideFast, with three tries of the top splits).
 			cfg.Initial.Wide = multisection.WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3,
 				GroupMin: 64, FineGroupMin: 16, CoarsenC: 8, CapDiv: 2, TopTries: 3, TopSlackDepth: 1,
 				Coarse: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1}}
