@@ -7,6 +7,7 @@ import (
 	"github.com/gpumap/gpumap/gpumap/backend/cpu"
 	"github.com/gpumap/gpumap/gpumap/backend/cuda"
 	"github.com/gpumap/gpumap/gpumap/devhm"
+	"github.com/gpumap/gpumap/gpumap/runstat"
 )
 
 // gpuMultisection is hierarchical multisection on the selected
@@ -37,12 +38,19 @@ func (p *pipeline) gpuMultisection() []int32 {
 		p.fail(err)
 		return nil
 	}
-	p.t.logf("gpu-hm on %s: %d splits, %d coarse levels, host partitions of the coarsest graphs %.2f ms, total %.2f ms",
+	p.t.logf("gpu-hm on %s: %d partitions (a machine level each, tries included), %d coarse levels, host partitions of the coarsest graphs %.2f ms, total %.2f ms",
 		b.Name(), tm.Splits, tm.Levels, ms(tm.Initial), ms(tm.Total))
-	if gb, onGPU := b.(*cuda.Backend); onGPU {
-		p.t.raw(gb.Report())
+	gb, onGPU := b.(*cuda.Backend)
+	if !onGPU {
+		p.refineJ(pe)
+		return pe
 	}
-	p.refineJ(pe)
+	// The gpu: line counts the host's work: the coarsest graphs'
+	// partitions and the final J refinement, each as it takes alone.
+	gb.AddHost(cuda.HostInitial, tm.InitialHost)
+	_, alone := runstat.Timed(func() { p.refineJ(pe) })
+	gb.AddHost(cuda.HostRefine, alone)
+	p.t.raw(gb.Report())
 	return pe
 }
 
