@@ -2,7 +2,9 @@ package gpumap
 
 import (
 	"bytes"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -72,5 +74,56 @@ func TestGPUMultisectionFallsBackToTheCPU(t *testing.T) {
 	after, _ := driver.Emu()
 	if r, l := after.CtxRetains-before.CtxRetains, after.CtxReleases-before.CtxReleases; r != l || after.LiveBytes != before.LiveBytes {
 		t.Errorf("context retained %d, released %d times; %d bytes left allocated", r, l, after.LiveBytes-before.LiveBytes)
+	}
+}
+
+// -a auto on the GPU below gpuBothMaxEdges maps with GPU-HM and GPU-IM on
+// the device and keeps the lower J: the mapping is the better of -a hm's
+// and -a im's (HM's on ties), the gpu: line counts both runs, and two
+// runs agree. Above it, GPU-IM alone.
+func TestGPUAutoMapsWithBoth(t *testing.T) {
+	needEmulator(t)
+	top, _ := topology.Parse("2:4:2", "1:10:100")
+	g := graph.RandomGeometric(3000, 0x26a0)
+	run := func(alg Algorithm) (*Result, string) {
+		t.Helper()
+		var log bytes.Buffer
+		res, err := Map(g, top, Options{Backend: GPU, Algorithm: alg, Eps: 0.03, Seed: 1, Progress: &log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Metrics.Feasible {
+			t.Errorf("%v: infeasible mapping", alg)
+		}
+		return res, log.String()
+	}
+	launches := func(log string) int {
+		m := regexp.MustCompile(`\ngpu: launches=(\d+)`).FindAllStringSubmatch(log, -1)
+		if len(m) != 1 {
+			t.Fatalf("want one gpu: line, log:\n%s", log)
+		}
+		l, _ := strconv.Atoi(m[0][1])
+		return l
+	}
+	hm, hmLog := run(Multisection)
+	im, imLog := run(Integrated)
+	auto, autoLog := run(AutoAlgorithm)
+	want := hm
+	if im.Metrics.J < hm.Metrics.J {
+		want = im
+	}
+	if !strings.Contains(autoLog, "auto on the GPU") || !slices.Equal(auto.PE, want.PE) {
+		t.Errorf("auto: J %d, want the better of HM's %d and IM's %d; log:\n%s", auto.Metrics.J, hm.Metrics.J, im.Metrics.J, autoLog)
+	}
+	if l, lh, li := launches(autoLog), launches(hmLog), launches(imLog); l != lh+li {
+		t.Errorf("auto's gpu: line counts %d launches, HM's and IM's runs %d + %d", l, lh, li)
+	}
+	if again, _ := run(AutoAlgorithm); !slices.Equal(again.PE, auto.PE) {
+		t.Errorf("two runs of auto differ")
+	}
+	defer func(v int64) { gpuBothMaxEdges = v }(gpuBothMaxEdges)
+	gpuBothMaxEdges = 0
+	if big, log := run(AutoAlgorithm); !slices.Equal(big.PE, im.PE) || strings.Contains(log, "gpu-hm") {
+		t.Errorf("auto above gpuBothMaxEdges: want GPU-IM alone, log:\n%s", log)
 	}
 }

@@ -67,6 +67,9 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 	res.Backend = b.Name()
 	if _, onCPU := b.(*cpu.Backend); !onCPU && opt.Algorithm == AutoAlgorithm && !oneToOne {
 		alg = Integrated // the data-parallel pipeline is what a GPU runs
+		if p.gpuMeasuresBoth() {
+			alg = Multisection // and IM beside it (gpuBoth)
+		}
 	} else if opt.Algorithm == AutoAlgorithm && !oneToOne && !tiny {
 		if p.measuresBoth() {
 			alg = Multisection // and IM beside it (measuresBoth)

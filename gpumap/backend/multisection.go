@@ -8,18 +8,22 @@ import (
 
 // Multisection is what hierarchical multisection on a backend (package
 // devhm, the GPU-HM of the paper) needs beyond the phases of integrated
-// mapping: the subgraph of each part built where the graph lives, and the
-// splits written into one mapping of the input graph, so that no graph
-// crosses to the host but the small coarsest ones.
+// mapping: the graph of one level of the machine built where the graph
+// lives (the input without the edges between the groups of the level
+// above, so that one pass of every phase splits all of the level's
+// groups), parts carried through contractions, and block weights, so
+// that no graph crosses to the host but the small coarsest ones.
 type Multisection interface {
 	Backend
-	// Extract builds the subgraph of g induced by the vertices v with
-	// part[v] == c, numbered in increasing order of v with their edges in
-	// g's order and weights in g's form, the input vertex each stands for
-	// (orig[v]; v itself when orig is nil), and its total vertex weight.
-	Extract(g Graph, orig, part Vector, c int32) (Graph, Vector, int64, error)
-	// Place sets pe[orig[v]] = base + stride*part[v] for every vertex v
-	// of a subgraph (orig nil: v itself; part nil: 0).
+	// Restrict returns g without its edges between vertices of different
+	// parts: the same vertices, ids and weights, the kept edges in g's
+	// order with weights in g's form.
+	Restrict(g Graph, part Vector) (Graph, error)
+	// Weights returns the total vertex weight of each of the k parts of g.
+	Weights(g Graph, part Vector, k int) ([]int64, error)
+	// Place sets pe[orig[v]] = base + stride*part[v] for every v (orig
+	// nil: v itself; part nil: 0): with orig a coarse map, it carries a
+	// part to the coarse graph.
 	Place(pe, orig, part Vector, base, stride int32) error
 	// Keep returns a copy of v that no later phase overwrites (Project's
 	// results are reused).

@@ -6,10 +6,12 @@
 // the graph lives (the integrated mapper's matching, contraction,
 // projection and Jet loop, on a machine of a_i PEs at distance 1, where J
 // is the edge cut), with the paper's adaptive imbalance (its Equation 2,
-// multisection.Limits); each part's subgraph is built there too
-// (backend.Multisection.Extract). Only the coarsest graph of each split
-// crosses to the host, where partition.Partition gives its initial
-// partition, and the mapping at the end.
+// multisection.Limits). The splits of one machine level run together:
+// their subgraphs are one graph, the input without the edges between the
+// groups above (backend.Multisection.Restrict), so each phase is one pass
+// over all of them. Only the coarsest graph of each level's partition
+// crosses to the host, where partition.Partition splits each group's
+// part of it (in parallel), and the mapping at the end.
 //
 // The result depends only on the graph, the machine, eps and the seed:
 // the CPU and CUDA backends give the same mapping.
@@ -27,6 +29,7 @@ import (
 	"github.com/gpumap/gpumap/gpumap/multisection"
 	"github.com/gpumap/gpumap/gpumap/partition"
 	"github.com/gpumap/gpumap/gpumap/refinement"
+	"github.com/gpumap/gpumap/gpumap/runstat"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -66,15 +69,19 @@ type Config struct {
 // coarsest graphs get the default preset's partitioner, the splits share
 // eps as its multisection does, and the split of the whole machine (the
 // most expensive cut, one split of 55 on 4:8:6) gets 3 tries from a
-// coarsest graph of 3000 vertices, as the CPU default's gets 3 tries. The
-// coarse levels of a split get 2 Jet iterations without progress: their
-// refinement barely moved J on the tuning graphs (geomean against the CPU
-// default 1.047 at 2, 1.043 at 4, 1.046 at 12), and each costs the device
-// the launches and syncs of a fine one. Ultra (the paper's
-// GPU-HM-ultra, the strong preset) tries every split more often and runs
-// longer Jet loops. The caller sets Seed.
+// coarsest graph of 3000 vertices, as the CPU default's gets 3 tries.
+// The Jet loop stops after 24 iterations without progress on the finest
+// level of a split and 4 on its coarse levels: one loop refines all the
+// groups of a level, and while any of them is overloaded every group
+// waits for the rebalancing step: 12 and 2 (the settings of the splits
+// made one at a time) left J 1.4% above theirs on the tuning graphs, 24
+// and 4 0.4% (geometric mean, before the final J refinement). Each iteration costs
+// the same launches and one sync per level of the machine, not per
+// group. Ultra (the paper's GPU-HM-ultra, the strong preset) tries every
+// split more often and runs longer Jet loops. The caller sets Seed.
 var (
-	Default = Config{CoarsenC: 30, TopCoarsest: 3000, CapDiv: 2, SlackDepth: 0.03, TopTries: 3, CoarseIterations: 2,
+	Default = Config{CoarsenC: 30, TopCoarsest: 3000, CapDiv: 2, SlackDepth: 0.03, TopTries: 3,
+		Jet: refinement.JetConfig{Iterations: 24}, CoarseIterations: 4,
 		Initial: partition.Config{Tries: 8, LPRounds: 2, FMRounds: 2, FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}}}
 	Ultra = Config{CoarsenC: 30, TopCoarsest: 3000, CapDiv: 2, SlackDepth: 0.03, TopTries: 6, Tries: 2,
 		Jet: refinement.JetConfig{Iterations: 24}, CoarseIterations: 8,
@@ -84,14 +91,29 @@ var (
 // Times are the host phases of one run (the rest is device work, which a
 // device backend models itself) and counts.
 type Times struct {
-	Initial time.Duration // the coarsest graphs' partitions on the host
-	Total   time.Duration
-	Splits  int // partitions computed (tries included)
-	Levels  int // coarsening levels, over all splits
+	Initial time.Duration // the coarsest graphs' partitions on the host, transfers included
+	// InitialHost is the partitions' host work alone (runstat.Timed:
+	// other processes' load taken out, transfers excluded): what a GPU
+	// run adds to the device model.
+	InitialHost time.Duration
+	Total       time.Duration
+	Splits      int // partitions computed: one per machine level and try, each splitting all of its groups
+	Levels      int // coarsening levels, over all splits
 }
 
 // Map maps g onto top with imbalance eps on b. Host-side work (the
 // coarsest graphs' partitions) uses x.
+//
+// The machine is split level by level, every group of a level at once:
+// the level's graph is the input without the edges between the groups of
+// the level above (backend.Multisection.Restrict), so one multilevel
+// partition of it into a blocks per group (block j*a + c: child c of
+// group j) splits them all, and its launches and synchronisations grow
+// with the machine's depth, not with its PE count. Every group's blocks
+// get the largest of the groups' adaptive limits: the limit of a child
+// never exceeds its PEs' capacity, so feasibility holds, and one limit
+// keeps the Jet loop a single loop. Blocks are numbered in PE order, so
+// the last level's partition is the mapping.
 func Map(b backend.Multisection, x *par.Exec, g *graph.Graph, top *topology.Topology, eps float64, cfg Config) ([]int32, Times, error) {
 	start := time.Now()
 	if cfg.CoarsenC <= 0 {
@@ -109,21 +131,16 @@ func Map(b backend.Multisection, x *par.Exec, g *graph.Graph, top *topology.Topo
 	if unitV, _ := g.UnitWeights(); unitV && m.total > 0 {
 		m.eps = max(eps, float64(m.lmax)*float64(k)/float64(m.total)-1)
 	}
+	if g.N() == 0 {
+		m.tm.Total = time.Since(start)
+		return []int32{}, m.tm, nil
+	}
 	dg, err := b.UploadGraph(g)
 	if err != nil {
 		return nil, m.tm, err
 	}
 	defer b.Free(dg)
-	pe, err := b.NewVector(g.N())
-	if err != nil {
-		return nil, m.tm, err
-	}
-	defer b.Free(pe)
-	m.pe = pe
-	if err := m.rec(dg, nil, m.total, top.Root()); err != nil {
-		return nil, m.tm, err
-	}
-	out, err := b.DownloadVector(pe)
+	out, err := m.levels(dg, g.N())
 	m.tm.Total = time.Since(start)
 	return out, m.tm, err
 }
@@ -136,71 +153,99 @@ type mapper struct {
 	total, maxV int64
 	lmax        int64
 	eps         float64
-	pe          backend.Vector
 	tm          Times
 }
 
-// rec maps subgraph g (its vertices stand for orig's input vertices; nil
-// on the input graph) of weight w onto group grp, depth first.
-func (m *mapper) rec(g backend.Graph, orig backend.Vector, w int64, grp topology.Group) error {
-	if g.N() == 0 {
-		return nil
-	}
-	children := m.top.Children(grp)
-	switch {
-	case grp.Level == 0:
-		return m.b.Place(m.pe, orig, nil, int32(grp.Lo), 0)
-	case len(children) == 1:
-		return m.rec(g, orig, w, children[0])
-	}
-	stride := children[0].Size()
-	for j, c := range children {
-		if c.Size() != stride || c.Lo != children[0].Lo+j*stride {
-			return ErrIrregular
+// levels splits the machine top down and returns the mapping.
+func (m *mapper) levels(dg backend.Graph, n int) ([]int32, error) {
+	b := m.b
+	cur := dg // the level's graph
+	var part backend.Vector
+	defer func() {
+		if cur != dg {
+			b.Free(cur)
 		}
-	}
-	// grp.Level splits remain, this one included.
-	depth := 1 + float64(grp.Level-1)*max(m.cfg.SlackDepth, 0)
-	maxW := multisection.Limits(children, grp.Size(), w, m.total, m.top.K(), m.eps, depth, m.lmax, m.maxV)
-	part, err := m.split(g, grp, len(children), maxW[0])
-	if err != nil {
-		return err
-	}
-	defer m.b.Free(part)
-	if grp.Level == 1 {
-		return m.b.Place(m.pe, orig, part, int32(children[0].Lo), int32(stride))
-	}
-	for j, c := range children {
-		sub, sorig, sw, err := m.b.Extract(g, orig, part, int32(j))
+		if part != nil {
+			b.Free(part)
+		}
+	}()
+	groups := []topology.Group{m.top.Root()}
+	for groups[0].Level > 0 {
+		var next []topology.Group
+		a := len(m.top.Children(groups[0]))
+		for _, grp := range groups {
+			children := m.top.Children(grp)
+			stride := children[0].Size()
+			for j, c := range children {
+				if len(children) != a || c.Size() != stride || c.Lo != grp.Lo+j*stride {
+					return nil, ErrIrregular
+				}
+			}
+			next = append(next, children...)
+		}
+		if a == 1 {
+			groups = next
+			continue
+		}
+		w := []int64{m.total}
+		if part != nil {
+			var err error
+			if w, err = b.Weights(cur, part, len(groups)); err != nil {
+				return nil, err
+			}
+			sub, err := b.Restrict(cur, part)
+			if err != nil {
+				return nil, err
+			}
+			if cur != dg {
+				b.Free(cur)
+			}
+			cur = sub
+		}
+		// grp.Level splits remain, this one included.
+		depth := 1 + float64(groups[0].Level-1)*max(m.cfg.SlackDepth, 0)
+		lim := int64(0)
+		for j, grp := range groups {
+			lim = max(lim, multisection.Limits(m.top.Children(grp), grp.Size(), w[j], m.total, m.top.K(), m.eps, depth, m.lmax, m.maxV)[0])
+		}
+		np, err := m.split(cur, part, len(groups), a, lim, groups[0].Level)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		err = m.rec(sub, sorig, sw, c)
-		m.b.Free(sub, sorig)
-		if err != nil {
-			return err
+		if part != nil {
+			b.Free(part)
+		}
+		part = np
+		groups = next
+	}
+	for i, pe := range groups {
+		if pe.Lo != i {
+			return nil, ErrIrregular
 		}
 	}
-	return nil
+	if part == nil { // one PE, or every level of arity 1
+		return make([]int32, n), nil
+	}
+	return b.DownloadVector(part)
 }
 
-// split partitions g into a blocks of at most lim each; with several
-// tries the lowest cut wins (the first on ties). The result is the
-// caller's to free.
-func (m *mapper) split(g backend.Graph, grp topology.Group, a int, lim int64) (backend.Vector, error) {
+// split partitions g, whose vertices lie in np groups (part; nil: one
+// group), into a blocks per group of at most lim each; with several tries
+// the lowest cut wins (the first on ties). The result is the caller's to
+// free.
+func (m *mapper) split(g backend.Graph, part backend.Vector, np, a int, lim int64, level int) (backend.Vector, error) {
+	whole := np == 1
 	tries := max(m.cfg.Tries, 1)
-	if grp.Size() == m.top.K() {
+	coarsest := m.cfg.CoarsenC * a
+	if whole {
 		tries = max(m.cfg.TopTries, 1)
+		coarsest = max(coarsest, m.cfg.TopCoarsest)
 	}
 	var best backend.Vector
 	var bestCut int64
 	for t := 0; t < tries; t++ {
-		seed := m.cfg.Seed*0x9e3779b97f4a7c15 ^ uint64(grp.Lo)<<8 ^ uint64(grp.Level) ^ uint64(t)<<40
-		coarsest := m.cfg.CoarsenC * a
-		if grp.Size() == m.top.K() {
-			coarsest = max(coarsest, m.cfg.TopCoarsest)
-		}
-		part, err := m.partition(g, a, lim, seed, coarsest)
+		seed := m.cfg.Seed*0x9e3779b97f4a7c15 ^ uint64(level) ^ uint64(t)<<40
+		pv, err := m.partition(g, part, np, a, lim, seed, coarsest)
 		if err != nil {
 			if best != nil {
 				m.b.Free(best)
@@ -208,44 +253,51 @@ func (m *mapper) split(g backend.Graph, grp topology.Group, a int, lim int64) (b
 			return nil, err
 		}
 		if tries == 1 {
-			return part, nil
+			return pv, nil
 		}
-		cut, err := m.b.Cut(g, part, a)
+		cut, err := m.b.Cut(g, pv, np*a)
 		if err != nil {
-			m.b.Free(part)
+			m.b.Free(pv)
 			if best != nil {
 				m.b.Free(best)
 			}
 			return nil, err
 		}
-		if m.cfg.Progress != nil && grp.Size() == m.top.K() {
+		if m.cfg.Progress != nil && whole {
 			fmt.Fprintf(m.cfg.Progress, "gpu-hm: split of the whole machine, try %d: cut %d\n", t, cut)
 		}
 		if best == nil || cut < bestCut {
 			if best != nil {
 				m.b.Free(best)
 			}
-			best, bestCut = part, cut
+			best, bestCut = pv, cut
 		} else {
-			m.b.Free(part)
+			m.b.Free(pv)
 		}
 	}
 	return best, nil
 }
 
-// partition is one multilevel a-way edge-cut partition of g: coarsening
-// where g lives (to at most coarsest vertices), the coarsest graph partitioned on the host, then
-// projection and the Jet loop level by level.
-func (m *mapper) partition(g backend.Graph, a int, lim int64, seed uint64, coarsest int) (backend.Vector, error) {
+// partition is one multilevel partition of g into a blocks per group:
+// coarsening where g lives (to at most coarsest vertices per group; a
+// matching never pairs vertices of two groups, which share no edge), the
+// groups' coarsest graphs partitioned on the host, then projection and
+// the Jet loop level by level on the machine of np*a PEs at distance 1,
+// where J is the level's cut.
+func (m *mapper) partition(g backend.Graph, part backend.Vector, np, a int, lim int64, seed uint64, coarsest int) (backend.Vector, error) {
 	b := m.b
 	m.tm.Splits++
 	capW := max(lim/m.cfg.CapDiv, m.maxV, 1)
 	graphs := []backend.Graph{g}
+	parts := []backend.Vector{part}
 	var cmaps []backend.Vector
 	var dpe backend.Vector
-	defer func() { // the coarse levels (not g), and dpe unless kept
+	defer func() { // the coarse levels (not g, nor part), and dpe unless kept
 		for i := len(graphs) - 1; i > 0; i-- {
 			b.Free(graphs[i])
+			if parts[i] != nil {
+				b.Free(parts[i])
+			}
 		}
 		for _, c := range cmaps {
 			b.Free(c)
@@ -254,7 +306,7 @@ func (m *mapper) partition(g backend.Graph, a int, lim int64, seed uint64, coars
 			b.Free(dpe)
 		}
 	}()
-	for cur := g; cur.N() > coarsest; {
+	for cur := g; cur.N() > coarsest*np; {
 		match, err := b.Match(cur, capW, seed+uint64(len(cmaps))*0x9e37)
 		if err != nil {
 			return nil, err
@@ -268,7 +320,18 @@ func (m *mapper) partition(g backend.Graph, a int, lim int64, seed uint64, coars
 			b.Free(coarse, cmap)
 			break // matching stalled
 		}
+		var cp backend.Vector
+		if part != nil {
+			if cp, err = b.NewVector(coarse.N()); err == nil {
+				err = b.Place(cp, cmap, parts[len(parts)-1], 0, 1)
+			}
+			if err != nil {
+				b.Free(coarse, cmap, cp)
+				return nil, err
+			}
+		}
 		graphs = append(graphs, coarse)
+		parts = append(parts, cp)
 		cmaps = append(cmaps, cmap)
 		cur = coarse
 	}
@@ -279,20 +342,23 @@ func (m *mapper) partition(g backend.Graph, a int, lim int64, seed uint64, coars
 	if err != nil {
 		return nil, err
 	}
-	maxW := make([]int64, a)
-	for i := range maxW {
-		maxW[i] = lim
+	var cpart []int32
+	if part != nil {
+		if cpart, err = b.DownloadVector(parts[len(parts)-1]); err != nil {
+			return nil, err
+		}
 	}
-	pc := m.cfg.Initial
-	pc.Seed = seed
-	part := partition.Partition(m.x, cg, maxW, pc)
+	var blocks []int32
+	_, alone := runstat.Timed(func() { blocks = m.initial(cg, cpart, np, a, lim, seed) })
+	m.tm.InitialHost += alone
 	m.tm.Initial += time.Since(start)
-	if dpe, err = b.UploadVector(part); err != nil {
+	if dpe, err = b.UploadVector(blocks); err != nil {
 		return nil, err
 	}
 
-	flat := backend.FlatTopology(a)
+	flat := backend.FlatTopology(np * a)
 	jc := m.cfg.Jet
+	jc.Segment = a
 	for i := len(cmaps); i >= 0; i-- {
 		if i < len(cmaps) {
 			fine, err := b.Project(cmaps[i], dpe)
@@ -312,4 +378,63 @@ func (m *mapper) partition(g backend.Graph, a int, lim int64, seed uint64, coars
 		}
 	}
 	return b.Keep(dpe)
+}
+
+// initial partitions the coarsest graph cg, whose vertex v lies in group
+// cpart[v] (nil: one group), into a blocks per group of at most lim each
+// (block j*a + c), every group's subgraph on its own, in parallel over
+// x's threads; the blocks depend only on the graph and the seed.
+func (m *mapper) initial(cg *graph.Graph, cpart []int32, np, a int, lim int64, seed uint64) []int32 {
+	maxW := make([]int64, a)
+	for i := range maxW {
+		maxW[i] = lim
+	}
+	pc := m.cfg.Initial
+	if cpart == nil {
+		pc.Seed = seed
+		return partition.Partition(m.x, cg, maxW, pc)
+	}
+	subs, ids := groupGraphs(cg, cpart, np)
+	blocks := make([]int32, cg.N())
+	par.Each(m.x.Threads(), np, func(j int, x *par.Exec) {
+		if subs[j].N() == 0 {
+			return
+		}
+		pc := pc
+		pc.Seed = seed ^ uint64(j+1)*0xbf58476d1ce4e5b9
+		for v, c := range partition.Partition(x, subs[j], maxW, pc) {
+			blocks[ids[j][v]] = int32(j*a) + c
+		}
+	})
+	return blocks
+}
+
+// groupGraphs splits g into the subgraphs of its groups (vertices in
+// order, ids[j] their ids in g); edges between groups, which the level's
+// graph does not have, are dropped.
+func groupGraphs(g *graph.Graph, group []int32, np int) ([]*graph.Graph, [][]int32) {
+	ids := make([][]int32, np)
+	local := make([]int32, g.N())
+	for v, j := range group {
+		local[v] = int32(len(ids[j]))
+		ids[j] = append(ids[j], int32(v))
+	}
+	subs := make([]*graph.Graph, np)
+	for j := range subs {
+		s := &graph.Graph{XAdj: make([]int64, 1, len(ids[j])+1), VW: make([]int64, 0, len(ids[j]))}
+		var ew []int64
+		for _, v := range ids[j] {
+			for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+				if u := g.Adj[e]; group[u] == int32(j) {
+					s.Adj = append(s.Adj, local[u])
+					ew = append(ew, g.W(e))
+				}
+			}
+			s.XAdj = append(s.XAdj, int64(len(s.Adj)))
+			s.VW = append(s.VW, g.VW[v])
+		}
+		s.SetEdgeWeights(ew)
+		subs[j] = s
+	}
+	return subs, ids
 }

@@ -16,6 +16,12 @@ type JetConfig struct {
 	Phi        float64 // a cost below Phi*best counts as progress (0: 0.999)
 	WeakRounds int     // weak rebalancing rounds before a strong one (0: 2)
 	Seed       uint64
+	// Segment, when > 0, makes blocks [i*Segment, (i+1)*Segment)
+	// independent parts: rebalancing moves a vertex only within its
+	// block's segment (label propagation moves to adjacent blocks
+	// anyway). GPU-HM splits every group of a machine level in one loop,
+	// a segment per group.
+	Segment int
 }
 
 // JetOps are the phases of the Jet loop on one level, implemented by each
@@ -286,7 +292,7 @@ func (j *jet) rebalance(strong bool) {
 	s := j.s
 	g := s.G
 	n := g.N()
-	avg, room, roomList := RebalanceTargets(s.BW, s.MaxW[0])
+	avg, room, roomList := RebalanceTargets(s.BW, s.MaxW[0], j.cfg.Segment)
 	if len(roomList) == 0 {
 		return
 	}
@@ -311,35 +317,71 @@ func (j *jet) rebalance(strong bool) {
 				}
 			}
 			if best < 0 {
+				lo, hi := SegmentRoom(roomList, p, j.cfg.Segment)
+				if lo == hi {
+					continue // no room in p's segment
+				}
 				h := hash.Splitmix64(uint64(v) ^ RebalanceSeed(j.cfg.Seed, j.round))
-				best = roomList[h%uint64(len(roomList))]
+				best = roomList[lo+int(h%uint64(hi-lo))]
 				bg = base - nb.costAt(&s.Obj, best)
 			}
 			j.cand[v], j.dest[v], j.gain[v] = true, best, bg
 		}
 	})
-	j.blockWeightsAfter(SelectRebalance(s.Part, g.VW, s.BW, s.MaxW, j.cand, j.dest, j.gain, strong))
+	j.blockWeightsAfter(SelectRebalance(s.Part, g.VW, s.BW, s.MaxW, j.cand, j.dest, j.gain, strong, j.cfg.Segment))
+}
+
+// SegmentRoom returns the range [lo, hi) of the sorted roomList that lies
+// in block p's segment of seg blocks (seg <= 0: the whole list).
+func SegmentRoom(roomList []int32, p int32, seg int) (lo, hi int) {
+	if seg <= 0 {
+		return 0, len(roomList)
+	}
+	first := p / int32(seg) * int32(seg)
+	lo = sort.Search(len(roomList), func(i int) bool { return roomList[i] >= first })
+	hi = sort.Search(len(roomList), func(i int) bool { return roomList[i] >= first+int32(seg) })
+	return lo, hi
 }
 
 // RebalanceTargets returns the average block weight and the blocks that
 // may receive vertices: those below sigma = Lmax - max(1, Lmax/100) (the
 // dead zone of the paper), or below Lmax when the zone would exclude the
-// average.
-func RebalanceTargets(bw []int64, lmax int64) (avg int64, room []bool, roomList []int32) {
+// average. With seg > 0 (JetConfig.Segment) the average that decides is
+// that of the block's segment: a heavy segment still has room.
+func RebalanceTargets(bw []int64, lmax int64, seg int) (avg int64, room []bool, roomList []int32) {
+	k := len(bw)
 	var total int64
 	for _, w := range bw {
 		total += w
 	}
-	avg = total / int64(max(len(bw), 1))
-	sigma := lmax - max(1, lmax/100)
-	if sigma < avg {
-		sigma = lmax
+	avg = total / int64(max(k, 1))
+	dead := lmax - max(1, lmax/100)
+	sigma := func(avg int64) int64 {
+		if dead < avg {
+			return lmax
+		}
+		return dead
 	}
-	room = make([]bool, len(bw))
-	for b, w := range bw {
-		if w < sigma {
-			room[b] = true
-			roomList = append(roomList, int32(b))
+	room = make([]bool, k)
+	if seg <= 0 || seg >= k {
+		seg = max(k, 1)
+	}
+	for f := 0; f < k; f += seg {
+		e := min(f+seg, k)
+		sa := avg
+		if seg < k {
+			var t int64
+			for _, w := range bw[f:e] {
+				t += w
+			}
+			sa = t / int64(e-f)
+		}
+		sg := sigma(sa)
+		for b := f; b < e; b++ {
+			if bw[b] < sg {
+				room[b] = true
+				roomList = append(roomList, int32(b))
+			}
 		}
 	}
 	return avg, room, roomList
@@ -370,8 +412,10 @@ func (j *jet) blockWeightsAfter(moving []int32) {
 // (to its destination when P is past all room). It returns the vertices
 // to move (dest may be updated). Every choice is a prefix of an order
 // or a position in one, so the GPU backend computes the same moves with
-// bucket counts, prefix sums and a search by id (kernels reb_*).
-func SelectRebalance(part []int32, vw, bw, maxW []int64, cand []bool, dest []int32, gain []int64, strong bool) []int32 {
+// bucket counts, prefix sums and a search by id (kernels reb_*). With seg
+// > 0 (JetConfig.Segment), an overflowing vertex whose share falls in
+// another segment keeps its destination.
+func SelectRebalance(part []int32, vw, bw, maxW []int64, cand []bool, dest []int32, gain []int64, strong bool, seg int) []int32 {
 	k := len(bw)
 	bucket := func(v int32) int {
 		switch g := gain[v]; {
@@ -444,7 +488,9 @@ func SelectRebalance(part []int32, vw, bw, maxW []int64, cand []bool, dest []int
 			if pos < room[k] {
 				// the largest b with room[b] <= pos: its share holds pos
 				b := sort.Search(k, func(b int) bool { return room[b+1] > pos })
-				dest[v] = int32(b)
+				if seg <= 0 || b/seg == int(dest[v])/seg {
+					dest[v] = int32(b)
+				}
 			}
 			pos += vw[v]
 		}

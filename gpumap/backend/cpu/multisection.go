@@ -6,66 +6,66 @@ import (
 	"github.com/gpumap/gpumap/gpumap/refinement"
 )
 
-// Extract builds the subgraph of part c the way the GPU does (vertices in
-// increasing order, edges in their order, weights in the parent's form).
-func (b *Backend) Extract(g backend.Graph, orig, part backend.Vector, c int32) (backend.Graph, backend.Vector, int64, error) {
+// Restrict drops the edges between parts, as the GPU does (vertices and
+// their weights as they are, edges in their order, weights in the
+// parent's form).
+func (b *Backend) Restrict(g backend.Graph, part backend.Vector) (backend.Graph, error) {
 	pg := g.(hostGraph).g
 	p := part.(hostVector)
-	var o hostVector
-	if orig != nil {
-		o = orig.(hostVector)
-	}
-	id := make([]int32, pg.N())
-	var ns int32
-	var m2 int64
-	for v := range p {
-		if p[v] == c {
-			id[v] = ns
-			ns++
-			for e := pg.XAdj[v]; e < pg.XAdj[v+1]; e++ {
-				if p[pg.Adj[e]] == c {
-					m2++
-				}
+	n := pg.N()
+	sg := &graph.Graph{XAdj: make([]int64, n+1), VW: pg.VW}
+	keep := func(v int, e int64) bool { return p[pg.Adj[e]] == p[v] }
+	for v := 0; v < n; v++ {
+		d := int64(0)
+		for e := pg.XAdj[v]; e < pg.XAdj[v+1]; e++ {
+			if keep(v, e) {
+				d++
 			}
 		}
+		sg.XAdj[v+1] = sg.XAdj[v] + d
 	}
-	sg := &graph.Graph{XAdj: make([]int64, ns+1), Adj: make([]int32, 0, m2), VW: make([]int64, 0, ns)}
-	so := make(hostVector, 0, ns)
+	m2 := sg.XAdj[n]
+	sg.Adj = make([]int32, 0, m2)
 	w32, w64 := pg.Weights()
 	var s32 []int32
 	var s64 []int64
-	var w int64
-	for v := range p {
-		if p[v] != c {
-			continue
-		}
+	switch {
+	case w32 != nil:
+		s32 = make([]int32, 0, m2)
+	case w64 != nil:
+		s64 = make([]int64, 0, m2)
+	}
+	for v := 0; v < n; v++ {
 		for e := pg.XAdj[v]; e < pg.XAdj[v+1]; e++ {
-			if u := pg.Adj[e]; p[u] == c {
-				sg.Adj = append(sg.Adj, id[u])
-				switch {
-				case w32 != nil:
-					s32 = append(s32, w32[e])
-				case w64 != nil:
-					s64 = append(s64, w64[e])
-				}
+			if !keep(v, e) {
+				continue
 			}
-		}
-		sg.XAdj[len(sg.VW)+1] = int64(len(sg.Adj))
-		sg.VW = append(sg.VW, pg.VW[v])
-		w += pg.VW[v]
-		if o != nil {
-			so = append(so, o[v])
-		} else {
-			so = append(so, int32(v))
+			sg.Adj = append(sg.Adj, pg.Adj[e])
+			switch {
+			case w32 != nil:
+				s32 = append(s32, w32[e])
+			case w64 != nil:
+				s64 = append(s64, w64[e])
+			}
 		}
 	}
 	switch {
 	case w32 != nil:
-		sg.SetNarrowWeights(append([]int32{}, s32...))
+		sg.SetNarrowWeights(s32)
 	case w64 != nil:
-		sg.SetEdgeWeights(append([]int64{}, s64...))
+		sg.SetEdgeWeights(s64)
 	}
-	return hostGraph{sg}, so, w, nil
+	return hostGraph{sg}, nil
+}
+
+// Weights adds up the vertex weights of every part.
+func (b *Backend) Weights(g backend.Graph, part backend.Vector, k int) ([]int64, error) {
+	vw := g.(hostGraph).g.VW
+	w := make([]int64, k)
+	for v, p := range part.(hostVector) {
+		w[p] += vw[v]
+	}
+	return w, nil
 }
 
 // Place writes a subgraph's split into the PEs of the input's vertices.

@@ -64,6 +64,7 @@ type Backend struct {
 	phase    Phase
 	stats    Stats
 	prof     profiler // per-kernel measurement (SetProfile)
+	keep     bool     // Accumulate: uploads do not reset stats
 }
 
 // Open loads the driver, picks GPU 0 and JIT-loads the kernels.
@@ -165,6 +166,16 @@ func (b *Backend) bind(p Phase) (func(), error) {
 // Stats returns the counts of the current (or last) mapping: since the
 // last upload of an input graph.
 func (b *Backend) Stats() Stats { return b.stats }
+
+// Accumulate(true) clears the counts and makes those of the following
+// mappings add up, until Accumulate(false): a pipeline that maps twice on
+// the device (-a auto's GPU-HM and GPU-IM) reports both.
+func (b *Backend) Accumulate(on bool) {
+	if on {
+		b.stats = Stats{}
+	}
+	b.keep = on
+}
 
 // Report is the performance model of the last mapping (see Stats.Table).
 func (b *Backend) Report() string { return b.stats.Table() }

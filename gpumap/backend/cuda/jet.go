@@ -91,6 +91,7 @@ type gpuJet struct {
 	k      int
 	lmax   int64
 	seed   uint64
+	seg    int32 // rebalancing's segment of blocks (JetConfig.Segment; k when 0)
 	shifts []int // the id-narrowing steps of rebalancing
 	full   bool  // the next Cost recomputes J from scratch
 	fresh  bool  // ctl describes the current mapping
@@ -121,7 +122,10 @@ func (b *Backend) newJet(g *devGraph, pe *devVec, top *topology.Topology, lmax i
 	}
 	n := int64(g.n)
 	j := &gpuJet{b: b, g: g, pe: pe.p, ws: g.ws, a: a, n: n, m2: g.m2, k: top.K(), lmax: lmax, seed: cfg.Seed, full: true,
-		ctl: new([ctlRead]int64)}
+		seg: int32(top.K()), ctl: new([ctlRead]int64)}
+	if cfg.Segment > 0 {
+		j.seg = int32(cfg.Segment)
+	}
 	idBits := bits.Len64(uint64(max(n-1, 0)))
 	for i := 1; ; i++ {
 		s := max(idBits-i*a.binsLog, 0)
@@ -207,7 +211,7 @@ func (j *gpuJet) Cost() (int64, error) {
 	// weights (twice when it lists the room) and a few shared-memory steps.
 	b.serial(7+2*ceilDiv(int64(j.k), modelTeam), 0)
 	if err := b.launch("jet_stats", 1, b.team, 2*8*5*spread+24*int64(j.k), driver.I32(full), driver.P(a.spread),
-		driver.P(a.bw), driver.I32(int32(j.k)), driver.I64(j.lmax), driver.P(a.room), driver.P(a.roomList),
+		driver.P(a.bw), driver.I32(int32(j.k)), driver.I32(j.seg), driver.I64(j.lmax), driver.P(a.room), driver.P(a.roomList),
 		driver.P(a.ctl)); err != nil {
 		return 0, err
 	}
@@ -306,7 +310,7 @@ func (j *gpuJet) Rebalance(strong bool) error {
 	steps := []func() error{
 		loop("reb_cand", n, 23*n, driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew32), driver.P(g.ew64), driver.P(g.vw),
 			driver.P(j.pe), driver.P(a.labels), driver.P(a.dist), driver.P(a.bw), driver.I64(j.lmax), driver.P(a.room),
-			driver.P(a.roomList), driver.P(a.ctl), driver.I64(int64(j.seed)), driver.P(ws.hv), driver.P(ws.hw),
+			driver.P(a.roomList), driver.P(a.ctl), driver.I64(int64(j.seed)), driver.I32(j.seg), driver.P(ws.hv), driver.P(ws.hw),
 			driver.P(ws.locked), driver.P(ws.cand), driver.P(ws.dest), driver.P(ws.bucket), driver.P(a.kw), driver.I32(int32(n))),
 		serial(4, loop("reb_cut", k, 16*k*nb, driver.I32(0), driver.P(a.kw), driver.P(a.bw), driver.I64(j.lmax), driver.P(a.cut),
 			driver.P(a.need), driver.P(a.lo), driver.P(a.accepted), driver.P(a.ctl), driver.I32(int32(k)))),
@@ -326,7 +330,7 @@ func (j *gpuJet) Rebalance(strong bool) error {
 			serial(2+2*ceilDiv(k, modelTeam), run("reb_room", 1, b.team, 32*k, driver.P(a.bw), driver.I32(int32(k)),
 				driver.I64(j.lmax), driver.P(a.accepted), driver.P(a.rem))),
 			loop("reb_place", n, n, driver.P(j.pe), driver.P(ws.dest), driver.P(ws.moved), driver.P(ws.flags), driver.P(a.rem),
-				driver.P(g.vw), driver.P(a.bw), driver.I32(int32(k)), driver.I32(int32(n))))
+				driver.P(g.vw), driver.P(a.bw), driver.I32(int32(k)), driver.I32(j.seg), driver.I32(int32(n))))
 	}
 	for _, s := range steps {
 		if err := s(); err != nil {

@@ -133,15 +133,17 @@ func (w *workspace) free() {
 // UploadGraph checks that the mapping's working set (the graph, the
 // workspace and the coarse levels: about 3.5 times the graph) fits the
 // free memory, then copies g to the device from page-locked memory. It
-// starts a new mapping: Stats count from here.
+// starts a new mapping: Stats count from here (unless Accumulate).
 func (b *Backend) UploadGraph(g *graph.Graph) (backend.Graph, error) {
 	done, err := b.bind(PhaseUpload)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	b.stats = Stats{}
-	b.prof.reset()
+	if !b.keep {
+		b.stats = Stats{}
+		b.prof.reset()
+	}
 	n, m2 := g.N(), g.DirectedEdges()
 	w32, w64 := g.Weights()
 	wb := int64(0)

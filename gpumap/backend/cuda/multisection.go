@@ -1,6 +1,9 @@
 package cuda
 
 import (
+	"errors"
+	"unsafe"
+
 	"github.com/gpumap/gpumap/gpumap/backend"
 	"github.com/gpumap/gpumap/gpumap/backend/cuda/driver"
 	"github.com/gpumap/gpumap/gpumap/refinement"
@@ -9,81 +12,84 @@ import (
 // The kernels of hierarchical multisection (kernels/gpumap.cu, section
 // "hierarchical multisection").
 func init() {
-	kernelNames = append(kernelNames, "sub_flags", "sub_degree", "sub_fill", "sub_place")
+	kernelNames = append(kernelNames, "sub_degree", "sub_fill", "sub_place")
 }
 
-// Extract builds the subgraph of part c on the device (the paper's
-// Algorithm 1): a scan numbers its vertices, a second one lays out their
-// kept edges, and a third sums its vertex weights. It shares the input
-// graph's workspace (a subgraph is never larger) and counts as
-// contraction in Stats. The host reads three totals.
-func (b *Backend) Extract(g backend.Graph, orig, part backend.Vector, c int32) (backend.Graph, backend.Vector, int64, error) {
+// Restrict builds the graph of the next level of the machine on the
+// device: g without its edges between parts (the paper's Algorithm 1 for
+// every part at once). sub_degree counts the kept edges, a scan lays them
+// out, sub_fill copies them. It shares the input graph's workspace (the
+// result is never larger) and counts as contraction in Stats. The host
+// reads one total.
+func (b *Backend) Restrict(g backend.Graph, part backend.Vector) (backend.Graph, error) {
 	done, err := b.bind(PhaseContract)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, err
 	}
 	defer done()
 	dg := g.(*devGraph)
 	ws := dg.ws
 	n, m2 := int64(dg.n), dg.m2
 	pp := part.(*devVec).p
-	var op driver.Ptr
-	if orig != nil {
-		op = orig.(*devVec).p
+	b.gather(m2, 4, 4*n) // every edge reads its neighbour's part, twice
+	if err := b.loop("sub_degree", n, 12*n+8*(n+1)+4*m2, driver.P(dg.xadj), driver.P(dg.adj), driver.P(pp),
+		driver.P(ws.off), driver.I32(int32(n))); err != nil {
+		return nil, err
 	}
-	if err := b.loop("sub_flags", n, 12*n, driver.P(pp), driver.I32(c), driver.P(ws.flags), driver.I32(int32(n))); err != nil {
-		return nil, nil, 0, err
-	}
-	ns, err := b.scan(ws, ws.flags, n, true)
+	m2s, err := b.scan(ws, ws.off, n, true)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, err
 	}
-	// Members read their edges and their neighbours' parts: about the
-	// part's share of the edges.
-	memberEdges := m2 * ns / max(n, 1)
-	if err := b.loop("sub_degree", n, 4*n+24*ns+8*memberEdges, driver.P(dg.xadj), driver.P(dg.adj), driver.P(pp), driver.I32(c),
-		driver.P(ws.flags), driver.P(ws.off), driver.I32(int32(n))); err != nil {
-		return nil, nil, 0, err
-	}
-	m2s, err := b.scan(ws, ws.off, ns, true)
+	sg, err := newGraph(int(n), m2s, dg.wb, ws)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, err
 	}
-	sg, err := newGraph(int(ns), m2s, dg.wb, ws)
-	if err != nil {
-		return nil, nil, 0, err
+	b.gather(m2, 4, 4*n)
+	err = errors.Join(b.copyD2D(sg.xadj, ws.off, 8*(n+1)), b.copyD2D(sg.vw, dg.vw, 8*n))
+	if err == nil {
+		err = b.loop("sub_fill", n, 4*n+16*(n+1)+(4+dg.wb)*m2+(4+dg.wb)*m2s, driver.P(dg.xadj), driver.P(dg.adj),
+			driver.P(dg.ew32), driver.P(dg.ew64), driver.P(pp), driver.P(sg.xadj), driver.P(sg.adj), driver.P(sg.ew32),
+			driver.P(sg.ew64), driver.I32(int32(n)))
 	}
-	sorig, err := alloc(4 * ns)
+	if err == nil {
+		err = b.loop("edge_sources", n, 16*n+4*m2s, driver.P(sg.xadj), driver.P(sg.src), driver.I32(int32(n)))
+	}
 	if err != nil {
 		driver.Free(sg.block)
-		return nil, nil, 0, err
+		return nil, err
 	}
-	fail := func(err error) (backend.Graph, backend.Vector, int64, error) {
-		driver.Free(sg.block)
-		driver.Free(sorig)
-		return nil, nil, 0, err
-	}
-	if err := b.copyD2D(sg.xadj, ws.off, 8*(ns+1)); err != nil {
-		return fail(err)
-	}
-	if err := b.loop("sub_fill", n, 4*n+48*ns+(16+2*dg.wb)*memberEdges+(4+dg.wb)*m2s, driver.P(dg.xadj), driver.P(dg.adj),
-		driver.P(dg.ew32), driver.P(dg.ew64), driver.P(dg.vw), driver.P(op), driver.P(pp), driver.I32(c), driver.P(ws.flags),
-		driver.P(sg.xadj), driver.P(sg.adj), driver.P(sg.ew32), driver.P(sg.ew64), driver.P(sg.vw), driver.P(sorig),
-		driver.I32(int32(n))); err != nil {
-		return fail(err)
-	}
-	if err := b.loop("edge_sources", ns, 16*ns+4*m2s, driver.P(sg.xadj), driver.P(sg.src), driver.I32(int32(ns))); err != nil {
-		return fail(err)
-	}
-	// The part's weight, for the adaptive imbalance of its split.
-	if err := b.copyD2D(ws.cvw, sg.vw, 8*ns); err != nil {
-		return fail(err)
-	}
-	w, err := b.scan(ws, ws.cvw, ns, true)
+	return sg, nil
+}
+
+// Weights adds up the vertex weights of every part (block_weights) and
+// reads them: 8k bytes.
+func (b *Backend) Weights(g backend.Graph, part backend.Vector, k int) ([]int64, error) {
+	done, err := b.bind(PhaseProject)
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
-	return sg, &devVec{n: int(ns), p: sorig, owned: true, ws: ws}, w, nil
+	defer done()
+	dg := g.(*devGraph)
+	n, k64 := int64(dg.n), int64(k)
+	w := make([]int64, k)
+	if k == 0 {
+		return w, nil
+	}
+	bw, err := alloc(8 * k64)
+	if err != nil {
+		return nil, err
+	}
+	defer driver.Free(bw)
+	if err := b.fill32(bw, 0, 2*k64); err != nil {
+		return nil, err
+	}
+	if err := b.loop("block_weights", n, 12*n, driver.P(part.(*devVec).p), driver.P(dg.vw), driver.P(bw), driver.I32(int32(n))); err != nil {
+		return nil, err
+	}
+	if err := b.copyOut(unsafe.Pointer(&w[0]), bw, 8*k64); err != nil {
+		return nil, err
+	}
+	return w, nil
 }
 
 // Place writes a subgraph's split into the PEs of the input's vertices.

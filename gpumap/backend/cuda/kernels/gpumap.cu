@@ -595,8 +595,9 @@ extern "C" __global__ void jet_cost(int full, const i64 *xadj, const int *adj, W
 // excess over lmax, the heaviest block, avg and sigma (refinement's
 // RebalanceTargets rule), into ctl. When some block is overloaded (a
 // rebalancing round follows), it also lists the blocks below sigma
-// (room, roomList, ctl->nroom).
-extern "C" __global__ void jet_stats(int full, i64 *spread, const i64 *bw, int k, i64 lmax, int *room,
+// (room, roomList, ctl->nroom); with segments of seg < k blocks, a
+// block's sigma follows its segment's average.
+extern "C" __global__ void jet_stats(int full, i64 *spread, const i64 *bw, int k, int seg, i64 lmax, int *room,
                                      int *roomList, jet_ctl *ctl) {
     __shared__ i64 s[8][TEAM];
     __shared__ i64 r[8][16];
@@ -649,7 +650,15 @@ extern "C" __global__ void jet_stats(int full, i64 *spread, const i64 *bw, int k
     const int per = (k + T - 1) / T, lo = t * per < k ? t * per : k, hi = lo + per < k ? lo + per : k;
     i64 cnt = 0;
     for (int b = lo; b < hi; b++) {
-        room[b] = bw[b] < sigma;
+        i64 sg = sigma;
+        if (seg < k) {
+            const int f = b / seg * seg, e = f + seg < k ? f + seg : k;
+            i64 tot = 0;
+            for (int c = f; c < e; c++) tot += bw[c];
+            sg = lmax - (lmax / 100 > 1 ? lmax / 100 : 1);
+            if (sg < tot / (e - f)) sg = lmax;
+        }
+        room[b] = bw[b] < sg;
         cnt += room[b];
     }
     s[0][t] = cnt;
@@ -774,6 +783,16 @@ extern "C" __global__ void reb_room(const i64 *bw, int k, i64 lmax, const i64 *a
     }
 }
 
+// The first index of the sorted a[0..n) whose value is at least x.
+__device__ __forceinline__ int lower_bound(const int *a, int n, int x) {
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (a[mid] < x) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
 __device__ __forceinline__ int loss_bucket(i64 g) {
     if (g > 0) return 0;
     if (g == 0) return 1;
@@ -783,12 +802,13 @@ __device__ __forceinline__ int loss_bucket(i64 g) {
 // Rebalancing candidates (clears the locks of label propagation): vertices
 // of overloaded blocks that are not too heavy (2 c(v) <= 3 (c(block) -
 // avg)) pick the best adjacent block below sigma, else the block of
-// roomList drawn by splitmix(v ^ seed of the round); their weight goes to
-// kw[block][loss bucket].
+// roomList drawn by splitmix(v ^ seed of the round) among those in their
+// block's segment of seg blocks (none there: no candidate); their weight
+// goes to kw[block][loss bucket].
 extern "C" __global__ void reb_cand(const i64 *xadj, const int *adj, WT, const i64 *vw, const int *part,
                                     const u64 *labels, const i64 *dist, const i64 *bw, i64 lmax,
-                                    const int *room, const int *roomList, const jet_ctl *ctl, u64 seed, int *cb,
-                                    i64 *cw, u8 *locked, u8 *cand, int *dest, u8 *bucket, i64 *kw, int n) {
+                                    const int *room, const int *roomList, const jet_ctl *ctl, u64 seed, int seg,
+                                    int *cb, i64 *cw, u8 *locked, u8 *cand, int *dest, u8 *bucket, i64 *kw, int n) {
     const int nroom = (int)ctl->nroom;
     const i64 avg = ctl->avg;
     const u64 rseed = seed ^ (ctl->round + 1) * 0x9e3779b97f4a7c15ULL; // refinement.RebalanceSeed; reb_cut advances round
@@ -810,7 +830,10 @@ extern "C" __global__ void reb_cand(const i64 *xadj, const int *adj, WT, const i
         i64 bg;
         int best = best_block(p, cur, base, t, cbv, cwv, labels, dist, room, &bg);
         if (best < 0) {
-            best = roomList[splitmix((u64)v ^ rseed) % (u64)nroom];
+            const int first = p / seg * seg;
+            const int lo = lower_bound(roomList, nroom, first), hi = lower_bound(roomList, nroom, first + seg);
+            if (lo == hi) continue;
+            best = roomList[lo + (int)(splitmix((u64)v ^ rseed) % (u64)(hi - lo))];
             bg = cur - cost_at(best, base, t, cbv, cwv, labels, dist);
         }
         int bk = loss_bucket(bg);
@@ -960,9 +983,9 @@ extern "C" __global__ void reb_over(const int *dest, const u8 *bucket, const i64
 // Strong: accepted vertices go to their destination; an overflowing vertex
 // whose scanned position P (ow) falls in block b's share [rem[b],
 // rem[b+1]) of the room goes to b, to its destination when P is past all
-// room.
+// room or b lies in another segment of seg blocks.
 extern "C" __global__ void reb_place(int *part, int *dest, const u8 *moved, const i64 *ow, const i64 *rem,
-                                     const i64 *vw, i64 *bw, int k, int n) {
+                                     const i64 *vw, i64 *bw, int k, int seg, int n) {
     GRID_LOOP(v, n) {
         if (!moved[v]) continue;
         int d = dest[v];
@@ -972,7 +995,7 @@ extern "C" __global__ void reb_place(int *part, int *dest, const u8 *moved, cons
                 int mid = (a + b + 1) / 2;
                 if (rem[mid] <= ow[v]) a = mid; else b = mid - 1;
             }
-            d = a;
+            if (a / seg == d / seg) d = a;
         }
         i64 w = vw[v];
         int old = part[v];
@@ -985,43 +1008,36 @@ extern "C" __global__ void reb_place(int *part, int *dest, const u8 *moved, cons
 
 // ------------------------------------------- hierarchical multisection ---
 //
-// GPU-HM (the paper's Algorithm 2) splits a graph and builds the subgraph
-// of each part on the device (its Algorithm 1): sub_flags and a scan
-// number the part's vertices in order, sub_degree and a second scan lay
-// out their kept edges, sub_fill copies them renumbered. A vertex of a
-// subgraph remembers the input vertex it stands for (orig; null on the
-// input graph itself), so that sub_place writes the splits into the PEs
-// of the input's vertices without the graph ever crossing to the host.
+// GPU-HM (the paper's Algorithm 2) splits every group of one level of the
+// machine at once: its graph is the input graph without the edges between
+// different groups, so each group's subgraph (the paper's Algorithm 1) is
+// one component range of one graph, and every kernel runs over all groups
+// in one launch. sub_degree and a scan lay out the edges kept inside each
+// vertex's part, sub_fill copies them; vertices keep their ids. sub_place
+// carries a part through a contraction (every member of a coarse vertex
+// is in one part).
 
-extern "C" __global__ void sub_flags(const int *part, int c, i64 *flags, int n) {
-    GRID_LOOP(v, n) flags[v] = part[v] == c ? 1 : 0;
-}
-
-// deg[id[v]]: the neighbours of v that are in part c too.
-extern "C" __global__ void sub_degree(const i64 *xadj, const int *adj, const int *part, int c, const i64 *id,
-                                      i64 *deg, int n) {
-    GRID_LOOP(v, n) if (part[v] == c) {
+// deg[v]: the neighbours of v in v's part.
+extern "C" __global__ void sub_degree(const i64 *xadj, const int *adj, const int *part, i64 *deg, int n) {
+    GRID_LOOP(v, n) {
+        const int p = part[v];
         i64 d = 0;
-        for (i64 e = xadj[v]; e < xadj[v + 1]; e++) d += part[adj[e]] == c ? 1 : 0;
-        deg[id[v]] = d;
+        for (i64 e = xadj[v]; e < xadj[v + 1]; e++) d += part[adj[e]] == p ? 1 : 0;
+        deg[v] = d;
     }
 }
 
-// The subgraph's vertex id[v]: its weight, the input vertex it stands
-// for, and its kept edges in the order v lists them (weights in the
-// parent's form).
-extern "C" __global__ void sub_fill(const i64 *xadj, const int *adj, WT, const i64 *vw, const int *orig,
-                                    const int *part, int c, const i64 *id, const i64 *sxadj, int *sadj,
-                                    int *sew32, i64 *sew64, i64 *svw, int *sorig, int n) {
-    GRID_LOOP(v, n) if (part[v] == c) {
-        const i64 i = id[v];
-        i64 o = sxadj[i];
-        svw[i] = vw[v];
-        sorig[i] = orig ? orig[v] : (int)v;
+// The edges of v inside its part, in the order v lists them (weights in
+// the parent's form).
+extern "C" __global__ void sub_fill(const i64 *xadj, const int *adj, WT, const int *part, const i64 *sxadj,
+                                    int *sadj, int *sew32, i64 *sew64, int n) {
+    GRID_LOOP(v, n) {
+        const int p = part[v];
+        i64 o = sxadj[v];
         for (i64 e = xadj[v]; e < xadj[v + 1]; e++) {
             const int u = adj[e];
-            if (part[u] != c) continue;
-            sadj[o] = (int)id[u];
+            if (part[u] != p) continue;
+            sadj[o] = u;
             if (ew32) sew32[o] = ew32[e];
             else if (ew64) sew64[o] = ew64[e];
             o++;
@@ -1029,8 +1045,7 @@ extern "C" __global__ void sub_fill(const i64 *xadj, const int *adj, WT, const i
     }
 }
 
-// pe[orig[v]] = base + stride * part[v]: a subgraph's split onto the PEs
-// of the input's vertices (orig null: the input graph itself).
+// pe[orig[v]] = base + stride * part[v] (orig null: v itself).
 extern "C" __global__ void sub_place(const int *orig, const int *part, int base, int stride, int *pe, int n) {
     GRID_LOOP(v, n) pe[orig ? orig[v] : (int)v] = base + stride * part[v];
 }
