@@ -127,3 +127,20 @@ func TestGPUAutoMapsWithBoth(t *testing.T) {
 		t.Errorf("auto above gpuBothMaxEdges: want GPU-IM alone, log:\n%s", log)
 	}
 }
+
+// On a wide machine -a auto on a GPU maps with GPU-IM alone: GPU-HM
+// there partitions thousands of tiny parts on the host.
+func TestGPUAutoWideTakesIM(t *testing.T) {
+	needEmulator(t)
+	top, _ := topology.Parse("4:8:16:8", "1:10:100:1000")
+	g := graph.RandomGeometric(6144, 17)
+	var log bytes.Buffer
+	res, err := Map(g, top, Options{Backend: GPU, Eps: 0.03, Seed: 1, Progress: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Metrics.Feasible || strings.Contains(log.String(), "auto on the GPU") ||
+		!regexp.MustCompile(`integrated on`).MatchString(log.String()) {
+		t.Errorf("feasible %v; want GPU-IM alone, log:\n%s", res.Metrics.Feasible, log.String())
+	}
+}
