@@ -260,7 +260,7 @@ func TestDefaultAutoIsTheBetterAlgorithm(t *testing.T) {
 // portfolio.
 func TestDefaultDenseRowsOneAlgorithm(t *testing.T) {
 	top, _ := topology.Parse("4:4:3", "1:10:100")
-	g := graph.Random(1000, 30000, 1, 1, 26)
+	g := graph.Random(600, 15000, 1, 1, 26)
 	if d := features.DenseDegree(g, top.K()); d < denseBothDegree {
 		t.Fatalf("DenseDegree %.1f: the graph is not dense enough for the test", d)
 	}
@@ -312,7 +312,7 @@ func TestFinalPassSkippedOnDenseTables(t *testing.T) {
 		g    *graph.Graph
 		skip bool
 	}{
-		{"dense random", graph.Random(1000, 30000, 1, 1, 26), true},
+		{"dense random", graph.Random(600, 15000, 1, 1, 26), true},
 		{"rgg", graph.RandomGeometric(3000, 27), false},
 	} {
 		var progress strings.Builder
