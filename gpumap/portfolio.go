@@ -153,13 +153,20 @@ var bothMaxEdges int64 = 1 << 18
 // 1.07x, and IM's J there 15% above HM's onto 192 PEs, 29% below onto 64).
 const denseBothDegree = 28
 
+// bothAnyDegree: below it default maps with both algorithms whatever
+// denseBothDegree says. Both take tenths of a second there, and one alone
+// lost up to 6% J to the better of the two on the fit half (lp_ship04l,
+// 6k edges at DenseDegree 28.4 onto 192 PEs: IM alone, HM 6% lower).
+const bothAnyDegree = 1 << 15
+
 // defaultBoth reports whether default -a auto on the CPU maps p's graph
-// with both algorithms (bothMaxEdges, denseBothDegree); the caller has
-// excluded one-to-one and tiny instances.
+// with both algorithms (bothMaxEdges, denseBothDegree, bothAnyDegree); the
+// caller has excluded one-to-one and tiny instances.
 func (p *pipeline) defaultBoth() bool {
 	_, onCPU := p.backend.(*cpu.Backend)
-	return p.opt.Algorithm == AutoAlgorithm && onCPU && p.g.M() < bothMaxEdges &&
-		features.DenseDegree(p.g, p.top.K()) < denseBothDegree
+	m := p.g.M()
+	return p.opt.Algorithm == AutoAlgorithm && onCPU && m < bothMaxEdges &&
+		(m < bothAnyDegree || features.DenseDegree(p.g, p.top.K()) < denseBothDegree)
 }
 
 // measuresBoth reports whether p, default -a auto on the CPU, maps with

@@ -254,15 +254,15 @@ func TestDefaultAutoIsTheBetterAlgorithm(t *testing.T) {
 
 // Issue 25: below bothMaxEdges default mapped every graph with HM and IM,
 // which on dense rows took it far past Scotch's CPU (MIT8: 7.4x). Where
-// features.DenseDegree reaches denseBothDegree, it maps with the
-// features' algorithm alone, with that algorithm's plain settings: on a
-// dense random graph (regular, so HM) exactly -a hm's mapping, without a
-// portfolio.
+// features.DenseDegree reaches denseBothDegree (on bothAnyDegree edges or
+// more), it maps with the features' algorithm alone, with that
+// algorithm's plain settings: on a dense random graph (regular, so HM)
+// exactly -a hm's mapping, without a portfolio.
 func TestDefaultDenseRowsOneAlgorithm(t *testing.T) {
 	top, _ := topology.Parse("4:4:3", "1:10:100")
-	g := graph.Random(600, 15000, 1, 1, 26)
-	if d := features.DenseDegree(g, top.K()); d < denseBothDegree {
-		t.Fatalf("DenseDegree %.1f: the graph is not dense enough for the test", d)
+	g := graph.Random(1100, bothAnyDegree+2000, 1, 1, 26)
+	if d := features.DenseDegree(g, top.K()); d < denseBothDegree || g.M() < bothAnyDegree {
+		t.Fatalf("DenseDegree %.1f, %d edges: the graph is not dense or large enough for the test", d, g.M())
 	}
 	opt := DefaultOptions()
 	opt.Seed, opt.Backend, opt.Threads = 5, CPU, 2
