@@ -216,7 +216,7 @@ func (p *pipeline) refineJ(pe []int32) {
 		p.t.logf("refine-J: skipped (wide mapping)")
 		return
 	}
-	if b := blocksPerEdgeEnd(p.g, pe, p.top.K()); b >= denseTables {
+	if b := blocksPerEdgeEnd(p.x, p.g, pe, p.top.K()); b >= denseTables {
 		p.t.logf("refine-J: skipped (%.1f blocks next to an edge's end, at least %d)", b, denseTables)
 		return
 	}
@@ -260,23 +260,28 @@ func (p *pipeline) refineJ(pe []int32) {
 const denseTables = 20
 
 // blocksPerEdgeEnd is the mean, over the ends of g's edges, of the
-// number of distinct blocks among the end vertex's neighbours under part.
-func blocksPerEdgeEnd(g *graph.Graph, part []int32, k int) float64 {
+// number of distinct blocks among the end vertex's neighbours under part
+// (one pass over the edges, on x's threads; a sum of integers, so the
+// same for any thread count).
+func blocksPerEdgeEnd(x *par.Exec, g *graph.Graph, part []int32, k int) float64 {
 	if len(g.Adj) == 0 {
 		return 0
 	}
-	seen := make([]int32, k)
-	var sum int64
-	for v := 0; v < g.N(); v++ {
-		nb := int64(0)
-		for _, u := range g.Adj[g.XAdj[v]:g.XAdj[v+1]] {
-			if b := part[u]; seen[b] != int32(v)+1 {
-				seen[b] = int32(v) + 1
-				nb++
+	sum := x.SumInt64(g.N(), func(lo, hi int) int64 {
+		seen := make([]int32, k) // the last vertex that saw each block, plus one
+		var s int64
+		for v := lo; v < hi; v++ {
+			nb := int64(0)
+			for _, u := range g.Adj[g.XAdj[v]:g.XAdj[v+1]] {
+				if b := part[u]; seen[b] != int32(v-lo)+1 {
+					seen[b] = int32(v-lo) + 1
+					nb++
+				}
 			}
+			s += nb * int64(g.XAdj[v+1]-g.XAdj[v])
 		}
-		sum += nb * int64(g.XAdj[v+1]-g.XAdj[v])
-	}
+		return s
+	})
 	return float64(sum) / float64(len(g.Adj))
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpumap/gpumap/gpumap/features"
 	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/internal/par"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -292,10 +293,10 @@ func TestBlocksPerEdgeEnd(t *testing.T) {
 		b.AddEdge(0, v, 1)
 	}
 	star, _ := b.Build()
-	if got := blocksPerEdgeEnd(star, []int32{0, 0, 1, 2, 3}, 4); got != 2.5 {
+	if got := blocksPerEdgeEnd(par.New(1), star, []int32{0, 0, 1, 2, 3}, 4); got != 2.5 {
 		t.Errorf("spread star: %v, want 2.5", got)
 	}
-	if got := blocksPerEdgeEnd(star, []int32{0, 0, 0, 0, 0}, 4); got != 1 {
+	if got := blocksPerEdgeEnd(par.New(1), star, []int32{0, 0, 0, 0, 0}, 4); got != 1 {
 		t.Errorf("star on one block: %v, want 1", got)
 	}
 }
