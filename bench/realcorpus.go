@@ -34,6 +34,8 @@ var (
 	rcFamily   = flag.String("family", "", "realcorpus: only these comma-separated families")
 	rcJobs     = flag.Int("j", 1, "realcorpus: instances run at once")
 	rcFrom     = flag.String("rc-from", "", "realcorpus: take the instance table from this earlier output instead of running (to compare with peers measured since)")
+	rcRerun    = flag.String("rc-rerun", "", "realcorpus, with -rc-from: run these again (comma-separated: scotch, default, strong, hm, im) and keep the earlier table's other columns")
+	rcOnly     = flag.String("rc-only", "", "realcorpus, with -rc-rerun: only these instances (comma-separated graph@H)")
 )
 
 type rcGraph struct{ name, family, half string }
@@ -161,7 +163,27 @@ var rcRatios = []string{
 }
 
 func runRealCorpus(dir, hiers, dist string, eps float64, bin string, threads int, work string) error {
-	if *rcFrom == "" {
+	// redo: the runs of an instance to run again (-rc-rerun), nil: all.
+	var redo map[string]bool
+	if *rcRerun != "" {
+		if *rcFrom == "" {
+			return fmt.Errorf("-rc-rerun needs -rc-from")
+		}
+		redo = map[string]bool{}
+		for _, k := range strings.Split(*rcRerun, ",") {
+			redo[k] = true
+		}
+	}
+	only := map[string]bool{}
+	for _, i := range strings.Split(*rcOnly, ",") {
+		if i != "" {
+			only[i] = true
+		}
+	}
+	runs := func(in rcInst) bool {
+		return *rcFrom == "" || redo != nil && (len(only) == 0 || only[in.g.name+"@"+in.h])
+	}
+	if *rcFrom == "" || redo != nil {
 		var cleanup func()
 		var err error
 		if work, bin, cleanup, err = setup(work, bin); err != nil {
@@ -231,7 +253,7 @@ func runRealCorpus(dir, hiers, dist string, eps float64, bin string, threads int
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				errs[i] = rcInstance(&insts[i], filepath.Join(work, strconv.Itoa(i)), dir, dist, eps, bin, threads)
+				errs[i] = rcInstance(&insts[i], filepath.Join(work, strconv.Itoa(i)), dir, dist, eps, bin, threads, redo)
 				if errs[i] == nil {
 					fmt.Fprintf(os.Stderr, "%s@%s done\n", insts[i].g.name, insts[i].h)
 				}
@@ -239,7 +261,7 @@ func runRealCorpus(dir, hiers, dist string, eps float64, bin string, threads int
 		}()
 	}
 	for i := range insts {
-		if *rcFrom == "" {
+		if runs(insts[i]) {
 			next <- i
 		}
 	}
@@ -345,8 +367,9 @@ type rcInst struct {
 	runs map[string]result
 }
 
-// rcInstance runs Scotch and every gpumap run of one instance in work.
-func rcInstance(in *rcInst, work, dir, dist string, eps float64, bin string, threads int) error {
+// rcInstance runs Scotch and every gpumap run of one instance in work, or
+// where redo is not nil only those it names ("scotch" for Scotch).
+func rcInstance(in *rcInst, work, dir, dist string, eps float64, bin string, threads int, redo map[string]bool) error {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
 	}
@@ -360,18 +383,26 @@ func rcInstance(in *rcInst, work, dir, dist string, eps float64, bin string, thr
 		return err
 	}
 	inst := in.g.name + "@" + in.h
-	grf := filepath.Join(work, in.g.name+".grf")
-	if out, err := exec.Command("gcv", "-ic", path, grf).CombinedOutput(); err != nil {
-		return fmt.Errorf("gcv %s: %v\n%s", in.g.name, err, out)
+	if redo == nil || redo["scotch"] {
+		grf := filepath.Join(work, in.g.name+".grf")
+		if out, err := exec.Command("gcv", "-ic", path, grf).CombinedOutput(); err != nil {
+			return fmt.Errorf("gcv %s: %v\n%s", in.g.name, err, out)
+		}
+		// Scotch's -cb strategy can run for hours on some graphs
+		// (social_location on this machine: over 15 minutes); past
+		// rcScotchLimit the instance is compared without Scotch (J_scotchb
+		// -1).
+		if in.sc, err = rcScotch(g, top, grf, work, eps); err != nil {
+			return fmt.Errorf("%s: scotch: %w", inst, err)
+		}
 	}
-	// Scotch's -cb strategy can run for hours on some graphs (social_location
-	// on this machine: over 15 minutes); past rcScotchLimit the instance is
-	// compared without Scotch (J_scotchb -1).
-	if in.sc, err = rcScotch(g, top, grf, work, eps); err != nil {
-		return fmt.Errorf("%s: scotch: %w", inst, err)
+	if in.runs == nil {
+		in.runs = map[string]result{}
 	}
-	in.runs = map[string]result{}
 	for _, r := range rcRuns {
+		if redo != nil && !redo[r.key] {
+			continue
+		}
 		x, err := rcGpumap(bin, path, in.h, dist, eps, r.preset, r.alg, threads, g, top, work)
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", inst, r.key, err)

@@ -64,7 +64,14 @@ func (p *pipeline) byFeatures() Algorithm {
 	var f features.Features
 	p.coarsenAhead()
 	p.t.phase("features", func() { f = features.Measure(p.x, p.g) })
-	return p.withFeatures(f)
+	alg := p.withFeatures(f)
+	if p.opt.Preset == Default && p.g.M() < bothMaxEdges {
+		// Dense rows (denseBothDegree): the features choose the algorithm
+		// only; the settings stay the plain ones, as where both run.
+		p.cfg = presets[Default].forSize(p.g.M(), nil)
+		p.t.logf("dense rows (%.1f): %s alone, with its plain settings", features.DenseDegree(p.g, p.top.K()), alg)
+	}
+	return alg
 }
 
 // coarsenAhead starts, on one thread, the hierarchy that the multisection
@@ -210,6 +217,10 @@ func (p *pipeline) refineJ(pe []int32) {
 		p.t.logf("refine-J: skipped (wide mapping)")
 		return
 	}
+	if b := blocksPerEdgeEnd(p.x, p.g, pe, p.top.K()); b >= denseTables {
+		p.t.logf("refine-J: skipped (%.1f blocks next to an edge's end, at least %d)", b, denseTables)
+		return
+	}
 	p.t.phase("refine-J", func() {
 		s := refinement.NewState(p.g, p.top.K(), pe, p.limits(), refinement.Mapping(p.top))
 		if s.Overloaded() > 0 {
@@ -233,6 +244,46 @@ func (p *pipeline) refineJ(pe []int32) {
 			p.t.logf("refine-J: J %d -> %d", before, before-gain)
 		}
 	})
+}
+
+// denseTables: the final J pass is skipped where blocksPerEdgeEnd
+// reaches it. Moving a vertex updates its neighbours' connection tables,
+// one entry per block next to them, so the pass's work per edge grows
+// with that mean. On MIT8 (report half of the real corpus: a Facebook
+// graph of degree 78) it was 31 and 55 after the multisection onto 4:8:2
+// and 4:8:6, and the pass took 2.1-3.5 s of CPU, more than the
+// multisection before it, for J -0.19% and -0.02%. On the fit half it is
+// 20 or more on circuit_1 (23, 51: J -0.1%, -0.04%) and bitcoin onto 192
+// PEs (31: -0.04%), and 1-18 on every other graph measured (vibrobox
+// 4.5-6, CA-HepPh 8-15, bitcoin onto 64 PEs 18, FE meshes 1.2-1.4), where
+// the pass took 5-25% of the pipeline's time; on the report half also
+// wiki-Vote (28, 47: 0.4-0.5 s for J -0.01%) and polblogs (23, 40).
+const denseTables = 20
+
+// blocksPerEdgeEnd is the mean, over the ends of g's edges, of the
+// number of distinct blocks among the end vertex's neighbours under part
+// (one pass over the edges, on x's threads; a sum of integers, so the
+// same for any thread count).
+func blocksPerEdgeEnd(x *par.Exec, g *graph.Graph, part []int32, k int) float64 {
+	if len(g.Adj) == 0 {
+		return 0
+	}
+	sum := x.SumInt64(g.N(), func(lo, hi int) int64 {
+		seen := make([]int32, k) // the last vertex that saw each block, plus one
+		var s int64
+		for v := lo; v < hi; v++ {
+			nb := int64(0)
+			for _, u := range g.Adj[g.XAdj[v]:g.XAdj[v+1]] {
+				if b := part[u]; seen[b] != int32(v-lo)+1 {
+					seen[b] = int32(v-lo) + 1
+					nb++
+				}
+			}
+			s += nb * int64(g.XAdj[v+1]-g.XAdj[v])
+		}
+		return s
+	})
+	return float64(sum) / float64(len(g.Adj))
 }
 
 // oneToOne maps one task per PE (rank reordering). A grid in rank order

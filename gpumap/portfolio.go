@@ -60,15 +60,19 @@ type candidate struct {
 
 // strongFullBudget is strong's work budget on graphs of up to
 // strongBudgetM edges, in work units (nanoseconds of one core of the
-// reference machine, see workPerEdge): 5 s at -t 2 is 10 core-seconds, of
-// which the candidates get 45%, since the features, the evaluation and an
-// uneven last round on the two workers take their share, and the costs
-// vary within a kind (on the real corpus at load 30-50, a budget of 6e9
-// without perPE and the degree spread took up to 13.6 CPU seconds on
-// social networks). Larger graphs get the budget of as many runs as a
-// graph of strongBudgetM edges. strongBudget is what Map uses: a variable
-// for the tests, which shrink it.
-const strongFullBudget = 4.5e9
+// reference machine, see workPerEdge): the estimated wall time of its
+// candidates on the two workers of -t 2 (planStrong schedules them as the
+// workers take them), 2.5 s of the 5 s that strong may take there, since
+// the features, the evaluation and the estimates' error take the rest: on
+// the whole corpus, each candidate's one-thread CPU time scheduled the
+// same way took up to 1.6x the estimate at load 25-37 (small social
+// graphs: hep-th, CA-HepTh, p2p-Gnutella08, 3.4 s at this budget, 4.7 s at
+// 3e9). Before, the budget bounded the candidates' total work, so a single
+// candidate of default's (the plain HM on MIT8 and social_location:
+// 5.4-5.6 s) ran past 5 s on one worker. Larger graphs get the budget of
+// as many runs as a graph of strongBudgetM edges. strongBudget is what
+// Map uses: a variable for the tests, which shrink it.
+const strongFullBudget = 2.5e9
 
 var strongBudget int64 = strongFullBudget
 
@@ -80,35 +84,32 @@ const strongBudgetM = 1_000_000
 const maxCandidates = 24
 
 // workPerEdge is the estimated CPU time per edge, in ns on the reference
-// machine (this project's 2-core machine, Go 1.26, -t 1, measured at load
-// 5-15 so that the estimates err high), of one complete pipeline by kind
-// of graph, preset (default, strong) and algorithm (HM, IM), on graphs
-// whose edges shrink under matching as fast as their vertices: the
-// largest ratio of CPU seconds to edges measured on that kind among
-// ../shared/graphs and bench/heldout's generators, onto 4:8:6.
-var workPerEdge = [4][2][2]int64{
-	// fe3d_24, 4elt, bcsstk33 (HM, IM; strong HM, strong IM)
-	features.Regular: {{8000, 6000}, {20000, 16000}},
-	// pl_20k, circ_16k: HM with label propagation, IM with FM
-	features.Skewed: {{6000, 15000}, {23000, 75000}},
-	// fin_300
-	features.DenseBlocks: {{4500, 2300}, {18000, 11500}},
-	// rmat_14 (strong's own settings are default's there)
-	features.Hubs: {{17500, 9600}, {17500, 9600}},
+// machine (this project's 2-core machine, Go 1.26, one thread, measured at
+// load 10-27), of one complete pipeline by preset (default, strong) and
+// algorithm (HM, IM), on a graph whose degrees do not vary (DegreeCV 0),
+// whose edges shrink under matching as fast as its vertices, onto 64 PEs.
+// work scales it by the measured features: the fit of the logarithm of
+// the CPU time per edge of every candidate on the fit half of the real
+// corpus (25 graphs, 4:8:2 and 4:8:6, 208 runs): (1 + DegreeCV)^0.72,
+// (EdgeKeep/VertexKeep)^0.12 and (k/64)^0.39, then times workMargin. The
+// model it replaces (per kind, from ../shared/graphs and generated
+// families) was 3-14x high on the corpus' meshes and road networks and
+// low on dense social graphs; the degree spread explains more of the
+// real graphs' cost than the kind does (the kinds' terms came out within
+// the fit's noise).
+var workPerEdge = [2][2]float64{
+	{5270, 3080},  // default: HM, IM
+	{10200, 7320}, // strong: HM, IM
 }
 
-// skewedFMPerEdge: default's plain HM (FM) on skewed graphs, ns per edge
-// (pl_20k: 21 us, circ_16k: 8.8).
-const skewedFMPerEdge = 21000
+// workMargin puts the estimates above 90% of the fit half's runs (the
+// fit's residuals: standard deviation 1.7x, 90th percentile 1.9x).
+const workMargin = 1.9
 
-// work estimates a candidate's CPU time on a graph of m edges with features
-// f onto k PEs (work units, see workPerEdge). On regular graphs whose edges survive
-// matching (r = EdgeKeep/VertexKeep above 1: small worlds 1.5, cs4 1.7,
-// stochastic block models 3.3) every vertex is near a boundary and FM
-// works longer: default's pipelines took r times the per-edge time of a
-// mesh (ws_30k: 10.4 us per edge, fe3d_24: 8.0), strong's, whose FM rounds
-// have no bound on fruitless searches, up to r^2.5 times (ws_30k: 70 us
-// per edge for strong's HM, cs4: 65, sbm_20k: 111).
+// work estimates a candidate's CPU time on a graph of m edges with
+// features f onto k PEs, in work units (see workPerEdge), from m, k and
+// the features only: never the clock, so that the plan, and with it the
+// mapping, is the same for any thread count and load.
 func work(m int64, k int, f features.Features, c candidate) int64 {
 	pi, ai := 0, 0
 	if c.preset == Strong {
@@ -117,48 +118,62 @@ func work(m int64, k int, f features.Features, c candidate) int64 {
 	if c.alg == Integrated {
 		ai = 1
 	}
-	w := float64(m * workPerEdge[f.Kind()][pi][ai])
-	if c.plain && f.Kind() == features.Skewed && c.alg == Multisection {
-		w = float64(m * skewedFMPerEdge) // FM, not label propagation
+	w := float64(m) * workPerEdge[pi][ai] * workMargin
+	w *= math.Pow(1+min(f.DegreeCV, 3), 0.72)
+	if f.VertexKeep > 0 && f.EdgeKeep > 0 {
+		w *= math.Pow(f.EdgeKeep/f.VertexKeep, 0.12)
 	}
-	if f.Kind() == features.Regular && f.VertexKeep > 0 {
-		if r := f.EdgeKeep / f.VertexKeep; r > 1 && c.preset == Strong {
-			w *= math.Pow(r, 2.5)
-		} else if r > 1 {
-			w *= r
-		}
-	}
-	// Irregular degrees (social networks, circuits: cv 0.7-1.4) put more
-	// vertices near a boundary than EdgeKeep/VertexKeep tells: hep-th
-	// (cv 1.05, r 0.95) took 32 us per edge and strong candidate.
-	w *= 1 + min(f.DegreeCV, 2)
-	return int64(w) + int64(k)*perPE
+	w *= math.Pow(float64(max(k, 2))/64, 0.39)
+	return int64(w)
 }
-
-// perPE is a candidate's fixed cost per PE, in work units: every split
-// and the final refinement touch every block (1138_bus, 1.5k edges onto
-// 192 PEs: 38 ms per candidate).
-const perPE = 200_000
 
 // bothMaxEdges: below it, default -a auto on the CPU maps with HM and
 // with IM, each with its plain settings (as -a hm and -a im) and the
-// user's seed, and keeps the better (measuresBoth). On the fit half of
-// the real corpus (issue 25) the features' choice lost up to 56% J to the
-// better of the two (greenbea, an optimisation model called skewed: label
-// propagation instead of FM; IM beat HM by 5-11% on FE meshes and road
-// networks onto 4:8:2, which no feature told apart), and both together
-// cost 0.71x Scotch's CPU where the features' choice cost 0.39x. Larger
-// graphs keep the features' choice (fit on generated families of 10^5-10^6
-// edges), where running both would take default past Scotch's CPU. A
-// variable for the tests.
+// user's seed, and keeps the better (measuresBoth), unless the graph's
+// rows are dense (denseBothDegree). On the fit half of the real corpus
+// (issue 25) the features' choice lost up to 56% J to the better of the
+// two (greenbea, an optimisation model called skewed: label propagation
+// instead of FM; IM beat HM by 5-11% on FE meshes and road networks onto
+// 4:8:2, which no feature told apart), and both together cost 0.71x
+// Scotch's CPU where the features' choice cost 0.39x. Larger graphs keep
+// the features' choice (fit on generated families of 10^5-10^6 edges),
+// where running both would take default past Scotch's CPU. A variable for
+// the tests.
 var bothMaxEdges int64 = 1 << 18
+
+// denseBothDegree: graphs whose features.DenseDegree onto the machine's k
+// PEs reaches it map with one algorithm, the features', with its plain
+// settings (FM, not label propagation: see bothMaxEdges). Scotch's time
+// grows with the vertices and ours with the edges: on the fit half of the
+// real corpus, HM and IM together took 1.2-3.2x Scotch's CPU on every
+// graph of DenseDegree 28 and more (vibrobox, circuit_1, fidapex6,
+// bitcoin, lp_ship04l onto 192 PEs, CA-HepPh; social_location onto 64
+// PEs, at 29.98, where HM alone took 5.4 s; on the report half MIT8, 251k
+// edges of degree 78: 7.4x), and at most 1.35x below (greenbea at 26.5:
+// 1.07x, and IM's J there 15% above HM's onto 192 PEs, 29% below onto 64).
+const denseBothDegree = 28
+
+// bothAnyDegree: below it default maps with both algorithms whatever
+// denseBothDegree says. Both take tenths of a second there, and one alone
+// lost up to 6% J to the better of the two on the fit half (lp_ship04l,
+// 6k edges at DenseDegree 28.4 onto 192 PEs: IM alone, HM 6% lower).
+const bothAnyDegree = 1 << 15
+
+// defaultBoth reports whether default -a auto on the CPU maps p's graph
+// with both algorithms (bothMaxEdges, denseBothDegree, bothAnyDegree); the
+// caller has excluded one-to-one and tiny instances.
+func (p *pipeline) defaultBoth() bool {
+	_, onCPU := p.backend.(*cpu.Backend)
+	m := p.g.M()
+	return p.opt.Algorithm == AutoAlgorithm && onCPU && m < bothMaxEdges &&
+		(m < bothAnyDegree || features.DenseDegree(p.g, p.top.K()) < denseBothDegree)
+}
 
 // measuresBoth reports whether p, default -a auto on the CPU, maps with
 // both algorithms and keeps the better instead of measuring the features
-// (bothMaxEdges); the caller has excluded one-to-one and tiny instances.
+// (defaultBoth).
 func (p *pipeline) measuresBoth() bool {
-	_, onCPU := p.backend.(*cpu.Backend)
-	return p.opt.Preset == Default && p.opt.Algorithm == AutoAlgorithm && onCPU && p.g.M() < bothMaxEdges
+	return p.opt.Preset == Default && p.defaultBoth()
 }
 
 // candidates lists the pipelines that map p's graph side by side, where
@@ -173,18 +188,22 @@ func (p *pipeline) candidates(alg Algorithm, oneToOne bool) []candidate {
 	case p.measuresBoth():
 		return []candidate{{Default, Multisection, p.opt.Seed, true}, {Default, Integrated, p.opt.Seed, true}}
 	case p.opt.Preset == Strong:
-		return planStrong(p.g.M(), p.top.K(), p.features, alg, p.opt.Seed, strongBudget)
+		return planStrong(p.g.M(), p.top.K(), p.features, alg, p.defaultBoth(), p.opt.Seed, strongBudget)
 	}
 	return nil
 }
 
 // planStrong is the portfolio of strong on a graph of m edges with
-// features f: the candidates in order while their estimated work fits the
-// budget (scaled up for graphs of more than strongBudgetM edges). The
-// first, default's pipeline with the chosen algorithm and the user's seed,
-// always runs. On hub graphs strong's own settings are default's
-// (withFeatures), so only default's candidates run there.
-func planStrong(m int64, k int, f features.Features, alg Algorithm, seed uint64, budget int64) []candidate {
+// features f: the candidates in order while the estimated wall time of
+// the plan on two workers, each taking the next candidate when it is
+// free, fits the budget (scaled up for graphs of more than strongBudgetM
+// edges). Default's mapping comes first and runs whatever the budget
+// says: HM and IM with their plain settings where default maps with both
+// (both), else its plain pipeline with the chosen algorithm below
+// bothMaxEdges, its pipeline adapted to the features above. On hub
+// graphs strong's own settings are default's (withFeatures), so only
+// default's candidates run there.
+func planStrong(m int64, k int, f features.Features, alg Algorithm, both bool, seed uint64, budget int64) []candidate {
 	if m > strongBudgetM {
 		budget = int64(float64(budget) * float64(m) / strongBudgetM)
 	}
@@ -192,30 +211,38 @@ func planStrong(m int64, k int, f features.Features, alg Algorithm, seed uint64,
 	if alg == Integrated {
 		other = Multisection
 	}
-	// Default's mapping: both algorithms, plain, below bothMaxEdges
-	// (measuresBoth), else the features' choice; these run whatever the
-	// budget says.
 	plain := m < bothMaxEdges
-	cands := []candidate{{Default, alg, seed, false}}
-	if plain {
+	cands := []candidate{{Default, alg, seed, plain}}
+	if both {
 		cands = []candidate{{Default, Multisection, seed, true}, {Default, Integrated, seed, true}}
 	}
-	used := int64(0)
+	// The two workers' estimated busy time: a candidate goes to the one
+	// free first (the first on ties), as in runPortfolio.
+	var load [2]int64
+	take := func(w int64) int64 {
+		i := 0
+		if load[1] < load[0] {
+			i = 1
+		}
+		load[i] += w
+		return max(load[0], load[1])
+	}
 	for _, c := range cands {
-		used += work(m, k, f, c)
+		take(work(m, k, f, c))
 	}
 	for round := uint64(0); len(cands) < maxCandidates; round++ {
 		s := seed + round*0x9e3779b97f4a7c15
 		added := false
 		for _, c := range []candidate{{Default, alg, s, plain}, {Strong, alg, s, false}, {Default, other, s, plain}, {Strong, other, s, false}} {
-			if c.preset == Strong && f.Kind() == features.Hubs || slices.Contains(cands, c) {
+			if c.preset == Strong && f.Kind() == features.Hubs || slices.Contains(cands, c) || len(cands) == maxCandidates {
 				continue
 			}
 			w := work(m, k, f, c)
-			if used+w > budget || len(cands) == maxCandidates {
+			if i := min(load[0], load[1]); i+w > budget {
 				continue
 			}
-			cands, used, added = append(cands, c), used+w, true
+			take(w)
+			cands, added = append(cands, c), true
 		}
 		if !added && round > 0 {
 			break // later rounds cost the same (round 0 may hold only default's duplicates)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpumap/gpumap/gpumap/features"
 	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/internal/par"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -24,33 +25,32 @@ func init() {
 
 // Strong's plan at its full budget: default's pipeline with the chosen
 // algorithm and the user's seed first (even beyond the budget), then
-// strong's own and the other algorithm, then further seeds, within the
-// budget; graphs above
+// strong's own and the other algorithm, then further seeds, while the
+// estimated wall time on two workers fits the budget; graphs above
 // strongBudgetM edges get as many candidates as one of strongBudgetM;
 // hub graphs, where strong's own settings are default's, run default's
 // candidates only; small graphs stop at maxCandidates.
 func TestStrongPlan(t *testing.T) {
 	mesh := features.Features{DegreeCV: 0.15, VertexKeep: 0.28, EdgeKeep: 0.28}
 	hubs := features.Features{DegreeCV: 3.2, VertexKeep: 0.54, EdgeKeep: 0.88}
-	total := func(m int64, f features.Features, cs []candidate) (w int64) {
-		for _, c := range cs {
-			w += work(m, 192, f, c)
-		}
-		return w
-	}
 	const seed = 7
 	for _, m := range []int64{1e3, 1e4, 1e5, 3e5, 1e6} {
 		for _, alg := range []Algorithm{Multisection, Integrated} {
-			cs := planStrong(m, 192, mesh, alg, seed, strongFullBudget)
+			both := m < bothMaxEdges
+			cs := planStrong(m, 192, mesh, alg, both, seed, strongFullBudget)
 			first := candidate{Default, alg, seed, false}
-			if m < bothMaxEdges {
+			if both {
 				first = candidate{Default, Multisection, seed, true}
 			}
 			if len(cs) == 0 || cs[0] != first {
 				t.Fatalf("m=%d %s: plan %v does not start with default's pipeline", m, alg, cs)
 			}
-			if w := total(m, mesh, cs); w > strongFullBudget && len(cs) > 1 || len(cs) > maxCandidates {
-				t.Errorf("m=%d %s: %d candidates of work %d, budget %d", m, alg, len(cs), w, int64(strongFullBudget))
+			defaults := 1
+			if both {
+				defaults = 2
+			}
+			if w := twoWorkers(m, 192, mesh, cs, defaults); w > strongFullBudget || len(cs) > maxCandidates {
+				t.Errorf("m=%d %s: %d candidates, %d units on a worker, budget %d", m, alg, len(cs), w, int64(strongFullBudget))
 			}
 			seeds := map[uint64]bool{}
 			algs := map[Algorithm]bool{}
@@ -63,16 +63,54 @@ func TestStrongPlan(t *testing.T) {
 			}
 		}
 	}
-	if a, b := planStrong(1e6, 192, mesh, Multisection, seed, strongFullBudget), planStrong(4e6, 192, mesh, Multisection, seed, strongFullBudget); !slices.Equal(a, b) {
+	if a, b := planStrong(1e6, 192, mesh, Multisection, false, seed, strongFullBudget), planStrong(4e6, 192, mesh, Multisection, false, seed, strongFullBudget); !slices.Equal(a, b) {
 		t.Errorf("4e6 edges: plan %v, 1e6 edges: %v", b, a)
 	}
-	if cs := planStrong(1e3, 192, mesh, Multisection, seed, strongFullBudget); len(cs) != maxCandidates {
+	if cs := planStrong(1e3, 192, mesh, Multisection, true, seed, strongFullBudget); len(cs) != maxCandidates {
 		t.Errorf("1e3 edges: %d candidates, want %d", len(cs), maxCandidates)
 	}
-	for _, c := range planStrong(1e4, 192, hubs, Integrated, seed, strongFullBudget) {
+	for _, c := range planStrong(1e4, 192, hubs, Integrated, true, seed, strongFullBudget) {
 		if c.preset != Default {
 			t.Errorf("hub graph: candidate %+v", c)
 		}
+	}
+}
+
+// twoWorkers is the largest estimated time at which one of two workers
+// that map the candidates, each taking the next one when it is free (the
+// first worker on ties), finishes a candidate after the first defaults
+// (default's, which run whatever the budget says).
+func twoWorkers(m int64, k int, f features.Features, cs []candidate, defaults int) int64 {
+	var load [2]int64
+	var end int64
+	for i, c := range cs {
+		w := 0
+		if load[1] < load[0] {
+			w = 1
+		}
+		load[w] += work(m, k, f, c)
+		if i >= defaults {
+			end = max(end, load[w])
+		}
+	}
+	return end
+}
+
+// Issue 25: on MIT8 (251k edges of degree 78, 4:8:6) and social_location
+// strong ran default's plain HM and IM, whatever its budget said, and the
+// HM alone took 5.4-5.6 s on one of the two workers. Default now maps
+// such dense graphs with one algorithm, and no plan, default's included,
+// is estimated past the budget on two workers unless it is default's
+// single pipeline.
+func TestStrongPlanDenseGraph(t *testing.T) {
+	mit8 := features.Features{DegreeCV: 1.01, VertexKeep: 0.30, EdgeKeep: 0.62}
+	const m, k = 251252, 192
+	cs := planStrong(m, k, mit8, Multisection, false, 1, strongFullBudget)
+	if w := twoWorkers(m, k, mit8, cs, 0); w > strongFullBudget && len(cs) > 1 {
+		t.Fatalf("plan %v: %d units on the busier worker, budget %d", cs, w, int64(strongFullBudget))
+	}
+	if cs[0] != (candidate{Default, Multisection, 1, true}) {
+		t.Fatalf("plan %v does not start with default's plain HM", cs)
 	}
 }
 
@@ -211,6 +249,81 @@ func TestDefaultAutoIsTheBetterAlgorithm(t *testing.T) {
 			if !slices.Equal(res.PE, want.PE) {
 				t.Fatalf("%s, %d threads: -a auto J %d, the better of -a hm and -a im %d", name, threads, res.Metrics.J, want.Metrics.J)
 			}
+		}
+	}
+}
+
+// Issue 25: below bothMaxEdges default mapped every graph with HM and IM,
+// which on dense rows took it far past Scotch's CPU (MIT8: 7.4x). Where
+// features.DenseDegree reaches denseBothDegree (on bothAnyDegree edges or
+// more), it maps with the features' algorithm alone, with that
+// algorithm's plain settings: on a dense random graph (regular, so HM)
+// exactly -a hm's mapping, without a portfolio.
+func TestDefaultDenseRowsOneAlgorithm(t *testing.T) {
+	top, _ := topology.Parse("4:4:3", "1:10:100")
+	g := graph.Random(1100, bothAnyDegree+2000, 1, 1, 26)
+	if d := features.DenseDegree(g, top.K()); d < denseBothDegree || g.M() < bothAnyDegree {
+		t.Fatalf("DenseDegree %.1f, %d edges: the graph is not dense or large enough for the test", d, g.M())
+	}
+	opt := DefaultOptions()
+	opt.Seed, opt.Backend, opt.Threads = 5, CPU, 2
+	opt.Algorithm = Multisection
+	hm, err := Map(g, top, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var progress strings.Builder
+	opt.Algorithm, opt.Progress = AutoAlgorithm, &progress
+	res, err := Map(g, top, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(progress.String(), "pipelines") || !slices.Equal(res.PE, hm.PE) {
+		t.Fatalf("-a auto J %d, -a hm %d:\n%s", res.Metrics.J, hm.Metrics.J, progress.String())
+	}
+}
+
+// blocksPerEdgeEnd by hand: a star with 4 leaves, the centre and the
+// first leaf on block 0, the others on blocks 1-3. The centre (degree 4)
+// sees blocks 0-3, each leaf (degree 1) block 0: (4*4 + 4*1*1)/8 = 2.5.
+// With every vertex on block 0: 1.
+func TestBlocksPerEdgeEnd(t *testing.T) {
+	b := graph.NewBuilder(5)
+	for v := 1; v < 5; v++ {
+		b.AddEdge(0, v, 1)
+	}
+	star, _ := b.Build()
+	if got := blocksPerEdgeEnd(par.New(1), star, []int32{0, 0, 1, 2, 3}, 4); got != 2.5 {
+		t.Errorf("spread star: %v, want 2.5", got)
+	}
+	if got := blocksPerEdgeEnd(par.New(1), star, []int32{0, 0, 0, 0, 0}, 4); got != 1 {
+		t.Errorf("star on one block: %v, want 1", got)
+	}
+}
+
+// Issue 25: on MIT8 the final J pass took more CPU than the multisection
+// before it (2.1-3.5 s) for J -0.02-0.19%: moving a vertex of a dense row
+// updates as many connection-table entries as blocks next to each
+// neighbour. Where blocksPerEdgeEnd reaches denseTables the pass is
+// skipped; on a sparse graph it runs.
+func TestFinalPassSkippedOnDenseTables(t *testing.T) {
+	top, _ := topology.Parse("4:4:3", "1:10:100")
+	for _, c := range []struct {
+		name string
+		g    *graph.Graph
+		skip bool
+	}{
+		{"dense random", graph.Random(600, 15000, 1, 1, 26), true},
+		{"rgg", graph.RandomGeometric(3000, 27), false},
+	} {
+		var progress strings.Builder
+		opt := DefaultOptions()
+		opt.Seed, opt.Backend, opt.Algorithm, opt.Progress = 5, CPU, Multisection, &progress
+		if _, err := Map(c.g, top, opt); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(progress.String(), "refine-J: skipped ("); got != c.skip {
+			t.Errorf("%s: final J pass skipped %v, want %v:\n%s", c.name, got, c.skip, progress.String())
 		}
 	}
 }

@@ -22,5 +22,7 @@
 //   - Regular: everything else (meshes, geometric graphs, stencils).
 //
 // Measuring costs one degree pass and two levels of greedy matching and
-// contraction, deterministic for any thread count.
+// contraction, deterministic for any thread count. DenseDegree, apart from
+// the kinds, tells dense rows (FM's work per edge onto k blocks) from one
+// pass over the degrees.
 package features

@@ -55,3 +55,26 @@ func TestDegreeCVAndKeep(t *testing.T) {
 		t.Fatalf("path of 4: %+v, want vertex keep 1/4, edge keep 0", f)
 	}
 }
+
+// Hand-checked: the star with 4 leaves has edge ends of degree 4 (four of
+// them) and 1 (four): min(d, k) averages (4*4 + 4*1)/8 = 2.5 for k >= 4,
+// (4*2 + 4*1)/8 = 1.5 for k = 2.
+func TestDenseDegree(t *testing.T) {
+	b := graph.NewBuilder(5)
+	for v := 1; v < 5; v++ {
+		b.AddEdge(0, v, 1)
+	}
+	star, _ := b.Build()
+	for _, c := range []struct {
+		k    int
+		want float64
+	}{{64, 2.5}, {4, 2.5}, {2, 1.5}} {
+		if got := DenseDegree(star, c.k); got != c.want {
+			t.Errorf("star, k=%d: %v, want %v", c.k, got, c.want)
+		}
+	}
+	empty, _ := graph.NewBuilder(3).Build()
+	if got := DenseDegree(empty, 8); got != 0 {
+		t.Errorf("no edges: %v", got)
+	}
+}
