@@ -230,8 +230,8 @@ func TestGreedyNaturalEqualsGreedy(t *testing.T) {
 // level on, as the hierarchy built ahead during the features does once
 // they are done, and builds the levels one thread builds: the level that
 // grew uses the parallel natural-order matching (above parallelGreedyMin).
-func TestCoarsenGrowsInATeam(t *testing.T) {
-	g := graph.RandomGeometric(3*parallelGreedyMin, 9)
+func TestCoarsenGrowsAcrossThreadsInATeam(t *testing.T) {
+	g := graph.RandomGeometric(parallelGreedyMin+parallelGreedyMin/4, 9)
 	cfg := Config{StopSize: 500, MaxWeight: 64, Natural: true}
 	want := Coarsen(par.New(1), g, cfg)
 	team := par.NewTeam(2, 2)
