@@ -2,6 +2,7 @@ package coarsening
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -221,6 +222,32 @@ func TestGreedyNaturalEqualsGreedy(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// A team member (par.Team) takes the threads its team left from the next
+// level on, as the hierarchy built ahead during the features does once
+// they are done, and builds the levels one thread builds: the level that
+// grew uses the parallel natural-order matching (above parallelGreedyMin).
+func TestCoarsenGrowsAcrossThreadsInATeam(t *testing.T) {
+	g := graph.RandomGeometric(parallelGreedyMin+parallelGreedyMin/4, 9)
+	cfg := Config{StopSize: 500, MaxWeight: 64, Natural: true}
+	want := Coarsen(par.New(1), g, cfg)
+	team := par.NewTeam(2, 2)
+	team.Done(team.Member(1))
+	x := team.Member(1)
+	got := Coarsen(x, g, cfg)
+	if x.Threads() != 2 {
+		t.Fatalf("the member coarsened on %d threads, its team left it 2", x.Threads())
+	}
+	if len(got) != len(want) || len(got) < 3 {
+		t.Fatalf("%d levels on the team, %d on one thread", len(got), len(want))
+	}
+	for i := range got {
+		if !slices.Equal(got[i].CMap, want[i].CMap) || !slices.Equal(got[i].Graph.Adj, want[i].Graph.Adj) ||
+			!slices.Equal(got[i].Graph.VW, want[i].Graph.VW) {
+			t.Fatalf("level %d differs from one thread's", i)
 		}
 	}
 }

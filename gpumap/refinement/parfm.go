@@ -100,8 +100,12 @@ var searchers, conns sync.Pool
 func newBatchFM(x *par.Exec, s *State, cfg FMConfig) *batchFM {
 	cfg = withFMDefaults(s, cfg)
 	n := s.G.N()
-	f := &batchFM{x: x, s: s, cfg: cfg, hub: hubDegree(s.G), lock: make([]uint32, n), explored: make([]uint32, n), retried: make([]uint32, n),
-		rng: rand.New(rand.NewPCG(cfg.Seed, 0x70666d)), commit: newNbhd(s.K), stamp: make([]uint32, n)}
+	f := &batchFM{x: x, s: s, cfg: cfg, hub: hubDegree(s.G),
+		rng: rand.New(rand.NewPCG(cfg.Seed, 0x70666d)), commit: newNbhd(s.K)}
+	// The goroutine that makes a large slice zeroes it and faults its
+	// pages in: one per slice, in parallel (see grow).
+	marks := [...]*[]uint32{&f.lock, &f.explored, &f.retried, &f.stamp}
+	x.Each(len(marks), func(_, i int) { *marks[i] = make([]uint32, n) })
 	f.ct, _ = conns.Get().(*ConnTable)
 	if f.ct == nil {
 		f.ct = par.NewPrivate[ConnTable]()
@@ -112,27 +116,41 @@ func newBatchFM(x *par.Exec, s *State, cfg FMConfig) *batchFM {
 }
 
 // grow gives f one searcher per thread of its executor, which may have
-// grown (par.Team). It runs between loops only.
+// grown (par.Team). It runs between loops only. The new searchers are
+// made side by side, each on a worker: a searcher's view of a graph not
+// seen before is 24 bytes per vertex to zero and fault in, and made on the
+// caller's goroutine, one after the other, they were the longest stretch
+// of the final J refinement that left a core idle (2^20 grid at -t 2).
 func (f *batchFM) grow() {
-	for n, k := f.s.G.N(), f.x.Grow(); len(f.ws) < k; {
-		w, _ := searchers.Get().(*searcher)
-		if w == nil {
-			w = par.NewPrivate[searcher]()
-			w.heap = pq.New(0)
-		}
-		w.f = f
-		w.heap.Reserve(n)
-		if cap(w.vs) < n {
-			// Grown, never shrunk. Zero is below every stamp: the old
-			// entries need no copy.
-			w.vs = make([]vstate, n)
-		}
-		w.vs = w.vs[:n]
-		if len(w.dbw) < f.s.K {
-			w.dbw = par.Private[int64](f.s.K)
-		}
-		f.ws = append(f.ws, w)
+	k := f.x.Grow()
+	if len(f.ws) >= k {
+		return
 	}
+	ws := make([]*searcher, k-len(f.ws))
+	f.x.Each(len(ws), func(_, i int) { ws[i] = f.newSearcher() })
+	f.ws = append(f.ws, ws...)
+}
+
+// newSearcher returns a searcher for f, from the pool where it has one.
+func (f *batchFM) newSearcher() *searcher {
+	n := f.s.G.N()
+	w, _ := searchers.Get().(*searcher)
+	if w == nil {
+		w = par.NewPrivate[searcher]()
+		w.heap = pq.New(0)
+	}
+	w.f = f
+	w.heap.Reserve(n)
+	if cap(w.vs) < n {
+		// Grown, never shrunk. Zero is below every stamp: the old
+		// entries need no copy.
+		w.vs = make([]vstate, n)
+	}
+	w.vs = w.vs[:n]
+	if len(w.dbw) < f.s.K {
+		w.dbw = par.Private[int64](f.s.K)
+	}
+	return w
 }
 
 func (f *batchFM) release() {
