@@ -254,18 +254,22 @@ func (j *gpuJet) RestoreBest() error {
 	return j.blockWeights()
 }
 
-func (j *gpuJet) blockWeights() error {
-	if err := j.b.fill32(j.a.bw, 0, 2*int64(j.k)); err != nil {
+func (j *gpuJet) blockWeights() error { return j.b.blockWeights(j.pe, j.g.vw, j.a.bw, j.n, int64(j.k)) }
+
+// blockWeights sets bw[b] (k int64s) to the weight of the vertices v < n
+// with pe[v] = b.
+func (b *Backend) blockWeights(pe, vw, bw driver.Ptr, n, k int64) error {
+	if err := b.fill32(bw, 0, 2*k); err != nil {
 		return err
 	}
 	// A team kernel: a block per SM or so, each adding up its vertices in
 	// shared memory before its atomics.
-	grid := uint32(min(int64(j.b.teamGrid), (j.n+int64(j.b.team)-1)/int64(j.b.team)))
-	if j.k <= bwShared { // at most one atomic per block and PE (beyond, the PEs are many addresses)
-		j.b.serial(0, min(2*modelSMs*int64(j.k), j.n))
+	grid := uint32(min(int64(b.teamGrid), (n+int64(b.team)-1)/int64(b.team)))
+	if k <= bwShared { // at most one atomic per block and PE (beyond, the PEs are many addresses)
+		b.serial(0, min(2*modelSMs*k, n))
 	}
-	return j.b.launch("block_weights", grid, j.b.team,
-		12*j.n, driver.P(j.pe), driver.P(j.g.vw), driver.P(j.a.bw), driver.I32(int32(j.n)), driver.I32(int32(j.k)))
+	return b.launch("block_weights", grid, b.team,
+		12*n, driver.P(pe), driver.P(vw), driver.P(bw), driver.I32(int32(n)), driver.I32(int32(k)))
 }
 
 // Rebalance is weak or strong rebalancing on the device (see the kernels'

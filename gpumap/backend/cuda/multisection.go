@@ -80,10 +80,7 @@ func (b *Backend) Weights(g backend.Graph, part backend.Vector, k int) ([]int64,
 		return nil, err
 	}
 	defer driver.Free(bw)
-	if err := b.fill32(bw, 0, 2*k64); err != nil {
-		return nil, err
-	}
-	if err := b.loop("block_weights", n, 12*n, driver.P(part.(*devVec).p), driver.P(dg.vw), driver.P(bw), driver.I32(int32(n))); err != nil {
+	if err := b.blockWeights(part.(*devVec).p, dg.vw, bw, n, k64); err != nil {
 		return nil, err
 	}
 	if err := b.copyOut(unsafe.Pointer(&w[0]), bw, 8*k64); err != nil {
