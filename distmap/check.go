@@ -32,10 +32,10 @@ func check(g *Graph) error {
 		slices.SortFunc(idx, func(a, b int64) int { return cmp64(key(a), key(b)) })
 		adj, w := make([]int32, len(idx)), make([]int64, len(idx))
 		for i, e := range idx {
-			adj[i], w[i] = g.Adj[e], g.W[e]
+			adj[i], w[i] = g.Adj[e], g.W(e)
 		}
 		copy(g.Adj[lo:hi], adj)
-		copy(g.W[lo:hi], w)
+		copy(g.weights(lo, hi), w)
 		for e := lo + 1; e < hi && bad == nil; e++ {
 			if g.Adj[e] == g.Adj[e-1] {
 				bad = fmt.Errorf("vertex %d: duplicate edge to neighbour %d", g.First()+int64(v)+g.base, key(e)+g.base)
@@ -50,7 +50,7 @@ func check(g *Graph) error {
 		lo, hi := g.XAdj[v], g.XAdj[v+1]
 		i := lo + int64(sort.Search(int(hi-lo), func(i int) bool { return key(lo+int64(i)) >= u }))
 		if i < hi && key(i) == u {
-			return g.W[i]
+			return g.W(i)
 		}
 		return -1
 	}
@@ -61,7 +61,7 @@ func check(g *Graph) error {
 	var revs []rev
 	for v := range n {
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-			x := rev{key(e), g.First() + int64(v), g.W[e]}
+			x := rev{key(e), g.First() + int64(v), g.W(e)}
 			if int(g.Adj[e]) < n {
 				if bad == nil {
 					bad = symmetric(find(int(x.to-g.First()), x.from), x, g.base)
@@ -94,7 +94,10 @@ func check(g *Graph) error {
 	for _, x := range g.VW {
 		vs = satAdd(vs, x, graph.MaxTotalVertexWeight+1)
 	}
-	for _, x := range g.W {
+	if g.ew == nil {
+		es = min(int64(len(g.Adj)), 2*graph.MaxTotalEdgeWeight+2)
+	}
+	for _, x := range g.ew {
 		es = satAdd(es, x, 2*graph.MaxTotalEdgeWeight+2)
 	}
 	sums := []float64{float64(vs), float64(es) / 2}

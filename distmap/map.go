@@ -69,7 +69,7 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 		return nil, err
 	}
 	k := top.K()
-	sums, err := sumAll(g.c, localWeight(g.VW), localWeight(g.W))
+	sums, err := sumAll(g.c, localWeight(g.VW), edgeWeight(g))
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +261,7 @@ func gather(g *Graph) (*graph.Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	allW, _, err := mpi.Allgatherv(g.c, g.W, g.size)
+	allW, _, err := mpi.Allgatherv(g.c, g.edgeWeights(), g.size)
 	if err != nil {
 		return nil, err
 	}
@@ -350,7 +350,7 @@ func evaluate(g *Graph, top *topology.Topology, pe []int32, eps float64) (graph.
 			if q == p {
 				continue
 			}
-			w := g.W[e]
+			w := g.W(e)
 			d := top.LabelDistance(labels[p], labels[q])
 			if w > 0 && d > (math.MaxInt64-sums[0])/w {
 				bad = errors.New("J overflows int64")

@@ -16,7 +16,7 @@ func ownGraph(g *Graph) *graph.Graph {
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 			if u := g.Adj[e]; int(u) < n {
 				adj = append(adj, u)
-				w = append(w, g.W[e])
+				w = append(w, g.W(e))
 			}
 		}
 		xadj[v+1] = int64(len(adj))

@@ -137,12 +137,6 @@ func ReadMETIS(c mpi.Comm, path string) (*Graph, error) {
 		}
 		idx++
 	})
-	if w == nil {
-		w = make([]int64, len(adj))
-		for i := range w {
-			w[i] = 1
-		}
-	}
 	text = nil
 	if err == nil && total[0]-1 < h.N && rank == size-1 {
 		err = fmt.Errorf("line %d: file ends after %d of %d vertex lines", line0+nlines-1, max(total[0]-1, 0), h.N)
