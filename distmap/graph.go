@@ -68,14 +68,25 @@ func (g *Graph) weights(lo, hi int64) []int64 {
 }
 
 // unitOrNil returns nil when every weight of w is 1 (the Graph's form of
-// unit weights), w otherwise.
+// unit weights), otherwise w without spare capacity: the collector
+// counts a capacity as live and lets the heap grow by as much again
+// (a coarse graph's weights are appended to a growing slice).
 func unitOrNil(w []int64) []int64 {
 	for _, x := range w {
 		if x != 1 {
-			return w
+			return exact(w)
 		}
 	}
 	return nil
+}
+
+// exact returns s, copied into a slice of its length when it has spare
+// capacity.
+func exact[T any](s []T) []T {
+	if cap(s) == len(s) {
+		return s
+	}
+	return append(make([]T, 0, len(s)), s...)
 }
 
 // global returns the global id of local or ghost vertex v.

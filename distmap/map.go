@@ -124,6 +124,10 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 				return nil, err
 			}
 			pe = append(pe, gpe...)
+			// The coarse graph is done with: the finer levels are
+			// refined without it (a matching's first coarse graph is
+			// about half the input).
+			levels[i] = nil
 		}
 		if err := refine(fine, top, pe, lmax, refineRounds, opt.Seed, i); err != nil {
 			return nil, err
