@@ -23,14 +23,19 @@ func check(g *Graph) error {
 	n := g.N()
 	key := func(e int64) int64 { return g.global(g.Adj[e]) }
 	var bad error
+	// One set of buffers for all vertices: garbage of a few words a
+	// vertex let the heap grow to twice the reader's before a collection.
+	var idx []int64
+	var adj []int32
+	var w []int64
 	for v := range n {
 		lo, hi := g.XAdj[v], g.XAdj[v+1]
-		idx := make([]int64, hi-lo)
-		for i := range idx {
-			idx[i] = lo + int64(i)
+		idx = idx[:0]
+		for e := lo; e < hi; e++ {
+			idx = append(idx, e)
 		}
 		slices.SortFunc(idx, func(a, b int64) int { return cmp64(key(a), key(b)) })
-		adj, w := make([]int32, len(idx)), make([]int64, len(idx))
+		adj, w = slices.Grow(adj[:0], len(idx))[:len(idx)], slices.Grow(w[:0], len(idx))[:len(idx)]
 		for i, e := range idx {
 			adj[i], w[i] = g.Adj[e], g.W(e)
 		}
