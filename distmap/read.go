@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/mpirank/mpi"
@@ -16,22 +17,44 @@ import (
 // the vertices are spread by the bytes of their lines (about by edges).
 // Collective; every rank returns the same error, which names the file's
 // line as gpumap map does.
+//
+// The rank's text is read three times in blocks (lines, then tokens,
+// then the values), never whole: held whole it took as much memory as
+// the rank's part of the graph.
 func ReadMETIS(c mpi.Comm, path string) (*Graph, error) {
 	defer func() { abortOnPanic(c, recover()) }()
 	_, _, _, size, rank := mpi.Inspect(c)
-	text, err := readRange(path, rank, size)
+	f, start, end, err := openRange(path, rank, size)
+	if f != nil {
+		defer f.Close()
+	}
+	// The lines of this rank, and its first that is no comment (the
+	// header, if this rank holds it).
+	var nlines, kept, firstAt int64
+	var first []byte
+	buf := make([]byte, readBlock)
+	if err == nil {
+		buf, err = eachLineAt(f, start, end, buf, func(i int64, ln []byte) {
+			nlines++
+			if !graph.IsMETISComment(ln) {
+				if kept == 0 {
+					first, firstAt = slices.Clone(ln), i
+				}
+				kept++
+			}
+		})
+	}
 	if err := agree(c, err); err != nil {
 		return nil, err
 	}
-	// The lines of this rank, visited in place (a slice of them would
-	// take 24 bytes per vertex).
-	var nlines, kept int64
-	eachLine(text, func(_ int64, ln []byte) {
-		nlines++
-		if !graph.IsMETISComment(ln) {
-			kept++
+	// eachText visits the lines again; a read that fails now (the file
+	// changed) is agreed on below.
+	var readErr error
+	eachText := func(fn func(i int64, ln []byte)) {
+		if readErr == nil {
+			buf, readErr = eachLineAt(f, start, end, buf, fn)
 		}
-	})
+	}
 	before, err := mpi.Scan(c, []int64{nlines, kept}, mpi.Sum, true)
 	if err != nil {
 		return nil, err
@@ -52,11 +75,7 @@ func ReadMETIS(c mpi.Comm, path string) (*Graph, error) {
 	var hdr []byte
 	hline := []int64{0, 0}
 	if holder == int64(rank) {
-		eachLine(text, func(i int64, ln []byte) {
-			if hdr == nil && !graph.IsMETISComment(ln) {
-				hdr, hline = ln, []int64{int64(len(ln)), line0 + i}
-			}
-		})
+		hdr, hline = first, []int64{int64(len(first)), line0 + firstAt}
 	}
 	if err := mpi.BcastOf(c, hline, int(holder)); err != nil {
 		return nil, err
@@ -92,7 +111,7 @@ func ReadMETIS(c mpi.Comm, path string) (*Graph, error) {
 	}
 	var entries int64
 	idx := index0
-	eachLine(text, func(_ int64, ln []byte) {
+	eachText(func(_ int64, ln []byte) {
 		if graph.IsMETISComment(ln) {
 			return
 		}
@@ -110,7 +129,7 @@ func ReadMETIS(c mpi.Comm, path string) (*Graph, error) {
 	xadj, vw := make([]int64, 1, vhi-vlo+1), make([]int64, 0, vhi-vlo)
 	idx = index0
 	err = nil
-	eachLine(text, func(i int64, ln []byte) {
+	eachText(func(i int64, ln []byte) {
 		if err != nil || graph.IsMETISComment(ln) {
 			return
 		}
@@ -137,7 +156,10 @@ func ReadMETIS(c mpi.Comm, path string) (*Graph, error) {
 		}
 		idx++
 	})
-	text = nil
+	buf = nil
+	if err == nil {
+		err = readErr
+	}
 	if err == nil && total[0]-1 < h.N && rank == size-1 {
 		err = fmt.Errorf("line %d: file ends after %d of %d vertex lines", line0+nlines-1, max(total[0]-1, 0), h.N)
 	}
@@ -168,17 +190,46 @@ func ReadMETIS(c mpi.Comm, path string) (*Graph, error) {
 	return g, nil
 }
 
-// eachLine calls f with every line of text (without its '\n' or "\r\n")
-// and its index.
-func eachLine(text []byte, f func(i int64, ln []byte)) {
-	for i := int64(0); len(text) > 0; i++ {
-		j := bytes.IndexByte(text, '\n')
-		if j < 0 {
-			j = len(text)
+// readBlock is the size of the reader's block of text.
+const readBlock = 4 << 20
+
+// eachLineAt calls fn with every line of bytes [start, end) of f (without
+// its '\n' or "\r\n"; a last line without '\n' too) and its index,
+// reading them in blocks into buf, which grows to hold a longer line; it
+// returns buf for the next pass. fn's line is valid during the call
+// only.
+func eachLineAt(f *os.File, start, end int64, buf []byte, fn func(i int64, ln []byte)) ([]byte, error) {
+	var i int64
+	carry := 0 // the start of an unfinished line, moved to buf's start
+	for pos := start; pos < end; {
+		if carry == len(buf) {
+			buf = append(buf, make([]byte, max(len(buf), 64))...)
 		}
-		f(i, bytes.TrimSuffix(text[:j], []byte{'\r'}))
-		text = text[min(j+1, len(text)):]
+		k := int(min(int64(len(buf)-carry), end-pos))
+		if _, err := f.ReadAt(buf[carry:carry+k], pos); err != nil {
+			if err == io.EOF {
+				return buf, fmt.Errorf("%s: the file ended early (was it changed while read?)", f.Name())
+			}
+			return buf, fmt.Errorf("%s: %w", f.Name(), err)
+		}
+		pos += int64(k)
+		data := buf[:carry+k]
+		for {
+			j := bytes.IndexByte(data, '\n')
+			if j < 0 {
+				break
+			}
+			fn(i, bytes.TrimSuffix(data[:j], []byte{'\r'}))
+			i++
+			data = data[j+1:]
+		}
+		if pos == end && len(data) > 0 {
+			fn(i, bytes.TrimSuffix(data, []byte{'\r'}))
+			break
+		}
+		carry = copy(buf, data)
 	}
+	return buf, nil
 }
 
 // tokens counts the blank-separated tokens of ln.
@@ -195,40 +246,33 @@ func tokens(ln []byte) int64 {
 	return k
 }
 
-// readRange returns the lines of path that start in bytes
-// [size*rank/size, size*(rank+1)/size) of it: a line belongs to the rank
-// whose range holds its first byte.
-func readRange(path string, rank, size int) ([]byte, error) {
-	f, err := os.Open(path)
+// openRange opens path and returns the bytes [start, end) of the lines
+// that start in bytes [size*rank/size, size*(rank+1)/size) of it: a line
+// belongs to the rank whose range holds its first byte. The file is
+// returned when it opened, also with an error.
+func openRange(path string, rank, size int) (f *os.File, start, end int64, err error) {
+	f, err = os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, 0, err
 	}
-	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return f, 0, 0, err
 	}
 	n := st.Size()
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file (the ranks read their parts of it at offsets)", path)
+		return f, 0, 0, fmt.Errorf("%s: not a regular file (the ranks read their parts of it at offsets)", path)
 	}
 	var magic [4]byte
 	if m, _ := f.ReadAt(magic[:], 0); compressed(magic[:m]) {
-		return nil, fmt.Errorf("%s: compressed input: gpumap-mpi reads plain METIS text (decompress it first)", path)
+		return f, 0, 0, fmt.Errorf("%s: compressed input: gpumap-mpi reads plain METIS text (decompress it first)", path)
 	}
-	start, err := lineStart(f, n, n/int64(size)*int64(rank)+n%int64(size)*int64(rank)/int64(size))
+	start, err = lineStart(f, n, n/int64(size)*int64(rank)+n%int64(size)*int64(rank)/int64(size))
 	if err != nil {
-		return nil, err
+		return f, 0, 0, err
 	}
-	end, err := lineStart(f, n, n/int64(size)*int64(rank+1)+n%int64(size)*int64(rank+1)/int64(size))
-	if err != nil {
-		return nil, err
-	}
-	buf := make([]byte, end-start)
-	if _, err := f.ReadAt(buf, start); err != nil && !(err == io.EOF && len(buf) == 0) {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return buf, nil
+	end, err = lineStart(f, n, n/int64(size)*int64(rank+1)+n%int64(size)*int64(rank+1)/int64(size))
+	return f, start, end, err
 }
 
 // lineStart returns the first line start at or after x (a line starts at
