@@ -109,6 +109,9 @@ func check(g *Graph) error {
 	if err := mpi.Allreduce(g.c, sums, mpi.Sum); err != nil {
 		return err
 	}
+	// The last step of every constructor: what read or built the graph
+	// is garbage now.
+	collect()
 	switch {
 	case sums[0] > graph.MaxTotalVertexWeight:
 		return &Error{KindGraph, fmt.Sprintf("the vertex weights sum to more than %d (2^61), the limit of c(V)", int64(graph.MaxTotalVertexWeight))}

@@ -100,6 +100,7 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 		if byMatching && !local {
 			break
 		}
+		collect()
 		h, err := coarsen(g, top, opt, small, limit, byMatching)
 		if err != nil {
 			return nil, err
@@ -109,6 +110,7 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 		}
 	}
 	levels, pe := best.levels, best.pe
+	collect() // the other hierarchy
 	// Uncoarsen: project and refine on every level, the input's included.
 	for i := len(levels); i >= 0; i-- {
 		fine := g
@@ -128,6 +130,7 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 			// refined without it (a matching's first coarse graph is
 			// about half the input).
 			levels[i] = nil
+			collect()
 		}
 		if err := refine(fine, top, pe, lmax, refineRounds, opt.Seed, i); err != nil {
 			return nil, err
