@@ -229,6 +229,7 @@ func coarsen(g *Graph, top *topology.Topology, opt Options, small, limit int64, 
 		}
 		h.levels = append(h.levels, lv)
 		cur = lv.coarse
+		collect() // the level's temporaries
 	}
 	if cur.GlobalN() > graph.MaxVertices {
 		return nil, fmt.Errorf("the graph coarsened to %d vertices only, more than one process maps (%d)", cur.GlobalN(), graph.MaxVertices)
