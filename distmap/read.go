@@ -28,11 +28,17 @@ func ReadMETIS(c mpi.Comm, path string) (*Graph, error) {
 	if f != nil {
 		defer f.Close()
 	}
+	buf := make([]byte, readBlock)
+	if err := agree(c, err); err != nil {
+		return nil, err
+	}
+	if start, end, buf, err = balanceLines(c, f, start, end, buf); err != nil {
+		return nil, err
+	}
 	// The lines of this rank, and its first that is no comment (the
 	// header, if this rank holds it).
 	var nlines, kept, firstAt int64
 	var first []byte
-	buf := make([]byte, readBlock)
 	if err == nil {
 		buf, err = eachLineAt(f, start, end, buf, func(i int64, ln []byte) {
 			nlines++
@@ -199,6 +205,11 @@ const readBlock = 4 << 20
 // returns buf for the next pass. fn's line is valid during the call
 // only.
 func eachLineAt(f *os.File, start, end int64, buf []byte, fn func(i int64, ln []byte)) ([]byte, error) {
+	return eachLineOff(f, start, end, buf, func(i, _ int64, ln []byte) { fn(i, ln) })
+}
+
+// eachLineOff is eachLineAt that also passes each line's byte offset.
+func eachLineOff(f *os.File, start, end int64, buf []byte, fn func(i, off int64, ln []byte)) ([]byte, error) {
 	var i int64
 	carry := 0 // the start of an unfinished line, moved to buf's start
 	for pos := start; pos < end; {
@@ -212,6 +223,7 @@ func eachLineAt(f *os.File, start, end int64, buf []byte, fn func(i int64, ln []
 			}
 			return buf, fmt.Errorf("%s: %w", f.Name(), err)
 		}
+		off := pos - int64(carry) // of data[0]
 		pos += int64(k)
 		data := buf[:carry+k]
 		for {
@@ -219,12 +231,13 @@ func eachLineAt(f *os.File, start, end int64, buf []byte, fn func(i int64, ln []
 			if j < 0 {
 				break
 			}
-			fn(i, bytes.TrimSuffix(data[:j], []byte{'\r'}))
+			fn(i, off, bytes.TrimSuffix(data[:j], []byte{'\r'}))
 			i++
 			data = data[j+1:]
+			off += int64(j + 1)
 		}
 		if pos == end && len(data) > 0 {
-			fn(i, bytes.TrimSuffix(data, []byte{'\r'}))
+			fn(i, off, bytes.TrimSuffix(data, []byte{'\r'}))
 			break
 		}
 		carry = copy(buf, data)
@@ -244,6 +257,58 @@ func tokens(ln []byte) int64 {
 		in = !blank
 	}
 	return k
+}
+
+// balanceLines moves the ranks' ranges [start, end) (consecutive, whole
+// lines) so that each holds about the same number of lines plus tokens,
+// about vertices plus neighbours as the binary reader splits: bytes alone
+// gave the first rank of a numbered graph, whose first lines hold shorter
+// ids, the most edges (10% more than the others on a 2^22 rgg at P=4,
+// and the largest peak memory). Rank r's new range starts at the first
+// line whose preceding lines and tokens reach r/size of the total.
+// Collective; every rank returns the same error.
+func balanceLines(c mpi.Comm, f *os.File, start, end int64, buf []byte) (int64, int64, []byte, error) {
+	_, _, _, size, rank := mpi.Inspect(c)
+	var work int64
+	buf, err := eachLineAt(f, start, end, buf, func(_ int64, ln []byte) { work += 1 + tokens(ln) })
+	if err := agree(c, err); err != nil {
+		return 0, 0, buf, err
+	}
+	before, err := mpi.Scan(c, []int64{work}, mpi.Sum, true)
+	if err != nil {
+		return 0, 0, buf, err
+	}
+	total, err := sumAll(c, work)
+	if err != nil {
+		return 0, 0, buf, err
+	}
+	// cut[r]: the offset of this rank's first line with at least
+	// r/size of the work before it; the least over the ranks is the
+	// first in the file. The last rank's range ends at the file's end.
+	last := []int64{end}
+	if err := mpi.Allreduce(c, last, mpi.Max); err != nil {
+		return 0, 0, buf, err
+	}
+	cut := make([]int64, size+1)
+	for r := range cut {
+		cut[r] = last[0]
+	}
+	cut[0] = 0
+	p, r := before[0], 1
+	buf, err = eachLineOff(f, start, end, buf, func(_, off int64, ln []byte) {
+		for r < size && p >= evenSplit(total[0], r, size) {
+			cut[r] = off
+			r++
+		}
+		p += 1 + tokens(ln)
+	})
+	if err := agree(c, err); err != nil {
+		return 0, 0, buf, err
+	}
+	if err := mpi.Allreduce(c, cut, mpi.Min); err != nil {
+		return 0, 0, buf, err
+	}
+	return cut[rank], cut[rank+1], buf, nil
 }
 
 // openRange opens path and returns the bytes [start, end) of the lines
