@@ -238,3 +238,16 @@ func TestEachLineAtBlocks(t *testing.T) {
 		}
 	}
 }
+
+// A graph keeps weights without spare capacity (the collector counts it
+// as live) and none at all when every weight is 1.
+func TestUnitOrNil(t *testing.T) {
+	w := append(make([]int64, 0, 10), 2, 1, 5)
+	got := unitOrNil(w)
+	if !slices.Equal(got, w) || cap(got) != len(got) {
+		t.Errorf("unitOrNil(%v) = %v with cap %d, want the same weights and cap %d", w, got, cap(got), len(w))
+	}
+	if got := unitOrNil([]int64{1, 1, 1}); got != nil {
+		t.Errorf("unit weights: got %v, want nil", got)
+	}
+}
