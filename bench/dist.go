@@ -13,15 +13,16 @@ package main
 // overlap the timed ones. A distributed run past -dist-limit is stopped
 // and its row says so, so that one slow graph cannot hold up the table.
 //
-// The whole table in one command (about 15 minutes on the idle 2-core
-// machine):
+// The whole table in one command (estimated 25-30 minutes on the idle
+// 2-core machine, most of it the 2^22 rows):
 //
-//	go run ./bench -dist 20,22 -dist-real /work/corpus/finan512.graph
+//	go run ./bench -gpumap bin/gpumap -dist 20,22 -dist-real /work/corpus/finan512.graph
 //
-// The R-MAT graph is 2^18 ids by default: at 2^20 (546k vertices, 8M
-// edges) gpumap-mpi ran past 16 minutes (its hubs' clusters stall label
-// propagation, and the coarsest graph that every rank then maps whole is
-// large); 2^18 runs in minutes.
+// The R-MAT graph is 2^16 ids by default (40k vertices, 478k edges): at
+// 2^20 (546k vertices, 8M edges) gpumap-mpi ran past 16 minutes (its
+// hubs' clusters stall label propagation, and the coarsest graph that
+// every rank then maps whole is large); 2^18 (149k vertices) ran at P=4
+// in 354 s of CPU, 7 levels, too long for every row of the table.
 
 import (
 	"context"
