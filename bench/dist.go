@@ -1,17 +1,31 @@
 package main
 
 // The distributed table (-dist, issue 24): generated 2D random geometric
-// graphs and 3D grids of the given sizes and one R-MAT graph, each mapped
-// in one run by gpumap map (-t 1, -t 2), gpumap-mpi at P = 1, 2, 4 and
-// PT-Scotch's dgpart into k parts with block b placed on PE b, at the
-// same P: J (recomputed here from the written mapping, each undirected
-// edge once, as gpumap eval does), feasibility under Lmax, wall time, CPU
-// time (user+sys of every process: mpirun's usage includes the ranks it
-// waits for), and the peak RSS of the largest rank (GNU time around each
-// rank). Each run holds the bench lock (-lock), so that runs of the
-// engineers sharing the machine do not overlap the timed ones.
+// graphs and 3D grids of the given sizes, one R-MAT graph and the real
+// graphs of -dist-real, each mapped in one run by gpumap map (-t 1,
+// -t 2), gpumap-mpi at P = 1, 2, 4 and PT-Scotch's dgpart into k parts
+// with block b placed on PE b, at the same P: J (recomputed here from the
+// written mapping, each undirected edge once, as gpumap eval does),
+// feasibility under Lmax, wall time, CPU time (user+sys of every process:
+// mpirun's usage includes the ranks it waits for), and the peak RSS of
+// the largest rank (GNU time around each rank). Each run holds the bench
+// lock (-lock), so that runs of the engineers sharing the machine do not
+// overlap the timed ones. A distributed run past -dist-limit is stopped
+// and its row says so, so that one slow graph cannot hold up the table.
+//
+// The whole table in one command (estimated 25-30 minutes on the idle
+// 2-core machine, most of it the 2^22 rows):
+//
+//	go run ./bench -gpumap bin/gpumap -dist 20,22 -dist-real /work/corpus/finan512.graph
+//
+// The R-MAT graph is 2^16 ids by default (40k vertices, 478k edges): at
+// 2^20 (546k vertices, 8M edges) gpumap-mpi ran past 16 minutes (its
+// hubs' clusters stall label propagation, and the coarsest graph that
+// every rank then maps whole is large); 2^18 (149k vertices) ran at P=4
+// in 354 s of CPU, 7 levels, too long for every row of the table.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -29,7 +43,9 @@ import (
 // distOpts are the settings of the distributed table.
 type distOpts struct {
 	sizes      []int
-	rmat       int // base-2 logarithm of the R-MAT graph's ids; 0: none
+	rmat       int      // base-2 logarithm of the R-MAT graph's ids; 0: none
+	real       []string // METIS files of real graphs
+	limit      time.Duration
 	procs      []int
 	hier, dist string
 	eps        float64
@@ -74,12 +90,26 @@ func runDist(o distOpts) error {
 	}
 	// The smallest size first, then the R-MAT graph: a run cut short
 	// still has every kind of graph.
-	graphs := scaleGraphs(o.sizes[:1], o.seed)
+	// A file (path) or a generated graph.
+	type distGraph struct {
+		scaleGraph
+		path string
+	}
+	var graphs []distGraph
+	generated := func(gs ...scaleGraph) {
+		for _, g := range gs {
+			graphs = append(graphs, distGraph{scaleGraph: g})
+		}
+	}
+	generated(scaleGraphs(o.sizes[:1], o.seed)...)
 	if o.rmat > 0 {
-		graphs = append(graphs, scaleGraph{fmt.Sprintf("rmat_2^%d_ef8_s%d", o.rmat, o.seed),
+		generated(scaleGraph{fmt.Sprintf("rmat_2^%d_ef8_s%d", o.rmat, o.seed),
 			[]string{"-t", "rmat", "-n", strconv.Itoa(1 << o.rmat), "-ef", "8", "-s", strconv.FormatUint(o.seed, 10)}})
 	}
-	graphs = append(graphs, scaleGraphs(o.sizes[1:], o.seed)...)
+	for _, p := range o.real {
+		graphs = append(graphs, distGraph{scaleGraph{name: strings.TrimSuffix(filepath.Base(p), ".graph")}, p})
+	}
+	generated(scaleGraphs(o.sizes[1:], o.seed)...)
 	commit, _ := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
 	fmt.Printf("# dist: H=%s D=%s eps=%g, gpumap default preset, gpumap-mpi -t 1 per rank, dgpart -b%g (block b on PE b), commit %s, %s\n",
 		o.hier, o.dist, o.eps, o.eps, strings.TrimSpace(string(commit)), time.Now().Format(time.RFC3339))
@@ -87,8 +117,11 @@ func runDist(o distOpts) error {
 	fmt.Printf("%-19s %9s %9s  %-13s %12s %6s %4s %8s %8s %7s %6s\n",
 		"graph", "n", "m", "run", "J", "J/t2", "feas", "wall", "cpu", "rss", "load")
 	for _, sg := range graphs {
-		path := filepath.Join(work, sg.name+".graph")
-		if _, err := os.Stat(path); err != nil {
+		path := sg.path
+		if path == "" {
+			path = filepath.Join(work, sg.name+".graph")
+		}
+		if _, err := os.Stat(path); err != nil && sg.path == "" {
 			if out, err := exec.Command(bin, append(append([]string{"gen"}, sg.gen...), "-o", path)...).CombinedOutput(); err != nil {
 				return fmt.Errorf("gen %s: %v\n%s", sg.name, err, out)
 			}
@@ -135,6 +168,10 @@ func runDist(o distOpts) error {
 			load := loadAvg()
 			res, err := r.run()
 			unlock()
+			if errors.Is(err, errLimit) {
+				fmt.Printf("%-19s %9d %9d  %-13s stopped after %.0f s (-dist-limit)\n", sg.name, g.N(), g.M(), r.name, res.wall)
+				continue
+			}
 			if err != nil {
 				return fmt.Errorf("%s %s: %w", sg.name, r.name, err)
 			}
@@ -156,7 +193,7 @@ func runDist(o distOpts) error {
 // distGpumap runs gpumap-mpi on p ranks of this node.
 func distGpumap(o distOpts, g *graph.Graph, top *topology.Topology, path string, p int) (scaleRun, error) {
 	out := filepath.Join(o.work, "mpi.map")
-	r, err := ranks(o.work, p, o.mpi, "map", "-q", "-g", path, "-h", o.hier, "-d", o.dist,
+	r, err := ranks(o.work, o.limit, p, o.mpi, "map", "-q", "-g", path, "-h", o.hier, "-d", o.dist,
 		"-e", fmt.Sprint(o.eps), "-t", "1", "-m", out)
 	if err != nil {
 		return r, err
@@ -173,7 +210,7 @@ func distGpumap(o distOpts, g *graph.Graph, top *topology.Topology, path string,
 // PE b.
 func distScotch(o distOpts, g *graph.Graph, top *topology.Topology, grf string, p int) (scaleRun, error) {
 	out := filepath.Join(o.work, "dgpart.map")
-	r, err := ranks(o.work, p, "dgpart", fmt.Sprintf("-b%g", o.eps), strconv.Itoa(top.K()), grf, out)
+	r, err := ranks(o.work, o.limit, p, "dgpart", fmt.Sprintf("-b%g", o.eps), strconv.Itoa(top.K()), grf, out)
 	if err != nil {
 		return r, err
 	}
@@ -189,11 +226,15 @@ func distScotch(o distOpts, g *graph.Graph, top *topology.Topology, grf string, 
 	return r, nil
 }
 
+// errLimit is a run stopped at -dist-limit.
+var errLimit = errors.New("stopped at the time limit")
+
 // ranks runs prog on p ranks under mpirun.openmpi, each rank under GNU
 // time writing its peak RSS to a file of its own, and returns the wall
 // time, the CPU time of mpirun and all ranks, and the largest peak.
-// gpumap-mpi's exit status 3 (infeasible) is no failure.
-func ranks(work string, p int, prog string, args ...string) (scaleRun, error) {
+// gpumap-mpi's exit status 3 (infeasible) is no failure. Past limit,
+// mpirun gets SIGTERM (it ends the ranks) and the error is errLimit.
+func ranks(work string, limit time.Duration, p int, prog string, args ...string) (scaleRun, error) {
 	rss := filepath.Join(work, "rss")
 	os.RemoveAll(rss)
 	if err := os.Mkdir(rss, 0o755); err != nil {
@@ -202,12 +243,19 @@ func ranks(work string, p int, prog string, args ...string) (scaleRun, error) {
 	// OMPI_COMM_WORLD_RANK names each rank's file.
 	script := `exec "$0" -f %M -o "$1/$OMPI_COMM_WORLD_RANK" "$2" "${@:3}"`
 	a := append(append([]string{}, mpirunArgs...), "-np", strconv.Itoa(p), "bash", "-c", script, gnuTime, rss, prog)
-	cmd := exec.Command("mpirun.openmpi", append(a, args...)...)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "mpirun.openmpi", append(a, args...)...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 30 * time.Second
 	start := time.Now()
 	msg, err := cmd.CombinedOutput()
 	r := scaleRun{wall: time.Since(start).Seconds()}
 	if ps := cmd.ProcessState; ps != nil {
 		r.cpu = (ps.UserTime() + ps.SystemTime()).Seconds()
+	}
+	if ctx.Err() != nil {
+		return r, errLimit
 	}
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {

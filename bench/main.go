@@ -48,14 +48,19 @@ func main() {
 	scale := flag.String("scale", "", "print the scale table instead, for generated graphs of these sizes (base-2 logarithms, e.g. 18,20,22; see scale.go)")
 	scaleSeed := flag.Uint64("scale-seed", 7, "scale: seed of the generated rgg graphs")
 	distSizes := flag.String("dist", "", "print the distributed table instead (issue 24), for generated graphs of these sizes (base-2 logarithms, e.g. 20,22; see dist.go)")
-	distRMAT := flag.Int("dist-rmat", 20, "dist: base-2 logarithm of the R-MAT graph's ids (0: none)")
+	distRMAT := flag.Int("dist-rmat", 16, "dist: base-2 logarithm of the R-MAT graph's ids (0: none; see dist.go for why not 20)")
+	distReal := flag.String("dist-real", "", "dist: comma-separated METIS files of real graphs to add")
+	distLimit := flag.Duration("dist-limit", 10*time.Minute, "dist: wall-time limit of one gpumap-mpi or dgpart run (its row says so)")
 	distProcs := flag.String("dist-procs", "1,2,4", "dist: process counts of gpumap-mpi and dgpart")
 	distMPI := flag.String("gpumap-mpi", "", "dist: gpumap-mpi binary (default: beside -gpumap)")
 	lock := flag.String("lock", "/tmp/gpumap-bench.lock", "dist: lock held during each timed run (\"\": none)")
 	flag.Parse()
 	if *distSizes != "" {
 		o := distOpts{rmat: *distRMAT, hier: "4:8:6", dist: *dist, eps: *eps, seed: *scaleSeed,
-			bin: *bin, mpi: *distMPI, work: *work, lock: *lock, noScotch: *noScotch}
+			bin: *bin, mpi: *distMPI, work: *work, lock: *lock, noScotch: *noScotch, limit: *distLimit}
+		if *distReal != "" {
+			o.real = strings.Split(*distReal, ",")
+		}
 		flag.Visit(func(f *flag.Flag) {
 			if f.Name == "H" {
 				o.hier = *hiers

@@ -23,19 +23,24 @@ func check(g *Graph) error {
 	n := g.N()
 	key := func(e int64) int64 { return g.global(g.Adj[e]) }
 	var bad error
+	// One set of buffers for all vertices: garbage of a few words a
+	// vertex let the heap grow to twice the reader's before a collection.
+	var idx []int64
+	var adj []int32
+	var w []int64
 	for v := range n {
 		lo, hi := g.XAdj[v], g.XAdj[v+1]
-		idx := make([]int64, hi-lo)
-		for i := range idx {
-			idx[i] = lo + int64(i)
+		idx = idx[:0]
+		for e := lo; e < hi; e++ {
+			idx = append(idx, e)
 		}
 		slices.SortFunc(idx, func(a, b int64) int { return cmp64(key(a), key(b)) })
-		adj, w := make([]int32, len(idx)), make([]int64, len(idx))
+		adj, w = slices.Grow(adj[:0], len(idx))[:len(idx)], slices.Grow(w[:0], len(idx))[:len(idx)]
 		for i, e := range idx {
-			adj[i], w[i] = g.Adj[e], g.W[e]
+			adj[i], w[i] = g.Adj[e], g.W(e)
 		}
 		copy(g.Adj[lo:hi], adj)
-		copy(g.W[lo:hi], w)
+		copy(g.weights(lo, hi), w)
 		for e := lo + 1; e < hi && bad == nil; e++ {
 			if g.Adj[e] == g.Adj[e-1] {
 				bad = fmt.Errorf("vertex %d: duplicate edge to neighbour %d", g.First()+int64(v)+g.base, key(e)+g.base)
@@ -50,7 +55,7 @@ func check(g *Graph) error {
 		lo, hi := g.XAdj[v], g.XAdj[v+1]
 		i := lo + int64(sort.Search(int(hi-lo), func(i int) bool { return key(lo+int64(i)) >= u }))
 		if i < hi && key(i) == u {
-			return g.W[i]
+			return g.W(i)
 		}
 		return -1
 	}
@@ -61,7 +66,7 @@ func check(g *Graph) error {
 	var revs []rev
 	for v := range n {
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-			x := rev{key(e), g.First() + int64(v), g.W[e]}
+			x := rev{key(e), g.First() + int64(v), g.W(e)}
 			if int(g.Adj[e]) < n {
 				if bad == nil {
 					bad = symmetric(find(int(x.to-g.First()), x.from), x, g.base)
@@ -94,13 +99,19 @@ func check(g *Graph) error {
 	for _, x := range g.VW {
 		vs = satAdd(vs, x, graph.MaxTotalVertexWeight+1)
 	}
-	for _, x := range g.W {
+	if g.ew == nil {
+		es = min(int64(len(g.Adj)), 2*graph.MaxTotalEdgeWeight+2)
+	}
+	for _, x := range g.ew {
 		es = satAdd(es, x, 2*graph.MaxTotalEdgeWeight+2)
 	}
 	sums := []float64{float64(vs), float64(es) / 2}
 	if err := mpi.Allreduce(g.c, sums, mpi.Sum); err != nil {
 		return err
 	}
+	// The last step of every constructor: what read or built the graph
+	// is garbage now.
+	collect()
 	switch {
 	case sums[0] > graph.MaxTotalVertexWeight:
 		return &Error{KindGraph, fmt.Sprintf("the vertex weights sum to more than %d (2^61), the limit of c(V)", int64(graph.MaxTotalVertexWeight))}

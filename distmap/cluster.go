@@ -55,7 +55,7 @@ func (r *rating) add(k, w int64) {
 func bestCluster(r *rating, adj []int32, w []int64, label []int64, cur, vw, limit int64, salt uint64, weight func(int64) int64) int64 {
 	r.reset(len(adj))
 	for i, u := range adj {
-		r.add(label[u], w[i])
+		r.add(label[u], weight1(w, i))
 	}
 	best, bestW, bestC := cur, int64(-1), int64(0)
 	for _, i := range r.used {
@@ -129,7 +129,7 @@ func cluster(g *Graph, limit int64, rounds int, seed uint64, level int) ([]int64
 		for _, v := range perm {
 			adj := g.Adj[g.XAdj[v]:g.XAdj[v+1]]
 			cur := label[v]
-			l := bestCluster(&r, adj, g.W[g.XAdj[v]:g.XAdj[v+1]], label, cur, g.VW[v], limit, salt, get)
+			l := bestCluster(&r, adj, g.weights(g.XAdj[v], g.XAdj[v+1]), label, cur, g.VW[v], limit, salt, get)
 			if l != cur {
 				add(cur, -g.VW[v])
 				add(l, g.VW[v])

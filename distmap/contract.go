@@ -118,7 +118,7 @@ func contract(g *Graph, label []int64) (*level, error) {
 		arcs = append(arcs, arc{a, -1, g.VW[v]})
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 			if b := cl[g.Adj[e]]; b != a {
-				arcs = append(arcs, arc{a, b, g.W[e]})
+				arcs = append(arcs, arc{a, b, g.W(e)})
 			}
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gpumap/gpumap/topology"
@@ -161,8 +163,14 @@ func TestReadRangeSplitsAtLines(t *testing.T) {
 		for size := 1; size <= 7; size++ {
 			var all []byte
 			for rank := range size {
-				part, err := readRange(path, rank, size)
+				f, start, end, err := openRange(path, rank, size)
 				if err != nil {
+					t.Fatal(err)
+				}
+				part := make([]byte, end-start)
+				_, err = f.ReadAt(part, start)
+				f.Close()
+				if err != nil && len(part) > 0 {
 					t.Fatal(err)
 				}
 				if len(all) > 0 && len(part) > 0 && all[len(all)-1] != '\n' {
@@ -174,5 +182,72 @@ func TestReadRangeSplitsAtLines(t *testing.T) {
 				t.Fatalf("%q, %d ranks: the parts make %q", text, size, all)
 			}
 		}
+	}
+}
+
+// The reader's blocks give the lines of a range whatever the block size,
+// a line longer than the block included: every line once, in order,
+// without its "\n" or "\r\n", a last line without "\n" too.
+func TestEachLineAtBlocks(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := 0; trial < 200; trial++ {
+		var text []byte
+		for range rng.IntN(10) {
+			text = append(text, bytes.Repeat([]byte{'a' + byte(rng.IntN(3))}, rng.IntN(20))...)
+			if rng.IntN(4) == 0 {
+				text = append(text, '\r')
+			}
+			text = append(text, '\n')
+		}
+		if rng.IntN(2) == 0 {
+			text = append(text, "tail"...)
+		}
+		path := filepath.Join(dir, "t")
+		if err := os.WriteFile(path, text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// The range: whole lines from a random line start on.
+		lines := strings.SplitAfter(string(text), "\n")
+		if lines[len(lines)-1] == "" {
+			lines = lines[:len(lines)-1]
+		}
+		skip := rng.IntN(len(lines) + 1)
+		start := int64(len(strings.Join(lines[:skip], "")))
+		var want []string
+		for _, ln := range lines[skip:] {
+			want = append(want, strings.TrimSuffix(strings.TrimSuffix(ln, "\n"), "\r"))
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		_, err = eachLineAt(f, start, int64(len(text)), make([]byte, 1+rng.IntN(8)), func(i int64, ln []byte) {
+			if i != int64(len(got)) {
+				t.Fatalf("line %d has index %d", len(got), i)
+			}
+			got = append(got, string(ln))
+		})
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%q from byte %d: got %q, want %q", text, start, got, want)
+		}
+	}
+}
+
+// A graph keeps weights without spare capacity (the collector counts it
+// as live) and none at all when every weight is 1.
+func TestUnitOrNil(t *testing.T) {
+	w := append(make([]int64, 0, 10), 2, 1, 5)
+	got := unitOrNil(w)
+	if !slices.Equal(got, w) || cap(got) != len(got) {
+		t.Errorf("unitOrNil(%v) = %v with cap %d, want the same weights and cap %d", w, got, cap(got), len(w))
+	}
+	if got := unitOrNil([]int64{1, 1, 1}); got != nil {
+		t.Errorf("unit weights: got %v, want nil", got)
 	}
 }

@@ -28,16 +28,22 @@ func localGraph(g *Graph) *graph.Graph {
 	xadj := deg
 	m := xadj[n+ng]
 	adj := make([]int32, m)
-	w := make([]int64, m)
 	copy(adj, g.Adj)
-	copy(w, g.W)
+	var w []int64 // nil: every weight is 1, as in g
+	if g.ew != nil {
+		w = make([]int64, m)
+		copy(w, g.ew)
+	}
 	fill := make([]int64, ng)
 	for v := range n {
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 			if u := int(g.Adj[e]); u >= n {
 				i := xadj[u] + fill[u-n]
 				fill[u-n]++
-				adj[i], w[i] = int32(v), g.W[e]
+				adj[i] = int32(v)
+				if w != nil {
+					w[i] = g.ew[e]
+				}
 			}
 		}
 	}
@@ -119,7 +125,7 @@ func localFM(g *Graph, lg *graph.Graph, top *topology.Topology, pe []int32, lmax
 			}
 			q, q2 := pe[u], ghost[u-n]
 			if q != q2 {
-				corr += g.W[e] * (d(p2, q2) - d(p2, q) - d(p, q2) + d(p, q))
+				corr += g.W(e) * (d(p2, q2) - d(p2, q) - d(p, q2) + d(p, q))
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package distmap
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"sort"
@@ -15,14 +16,20 @@ import (
 // vertices have local ids 0..N-1; the other endpoints of their edges are
 // ghosts with local ids N.. (in the order of their global ids, and so
 // grouped by owner). Every undirected edge is stored by both endpoints'
-// owners, with the same weight.
+// owners, with the same weight. The weight of stored edge e is W(e).
 type Graph struct {
 	VtxDist []int64 // size+1 offsets, the same on every rank
-	XAdj    []int64 // N+1 offsets into Adj and W
+	XAdj    []int64 // N+1 offsets into Adj and the edge weights
 	Adj     []int32 // local ids, ghosts included
-	W       []int64 // edge weights
 	VW      []int64 // weights of the local vertices
 	Ghost   []int64 // global id of ghost N+i
+
+	// ew holds the edge weights, nil when every one is 1: most input
+	// graphs (every binary one, METIS files without weights, generated
+	// ones) have none, and 8 bytes a stored edge were the largest array
+	// of a rank's part, larger than Adj (the one-process graph stores
+	// none either).
+	ew []int64
 
 	c          mpi.Comm
 	size, rank int
@@ -44,6 +51,45 @@ func (g *Graph) First() int64 { return g.VtxDist[g.rank] }
 // GlobalN is the number of vertices of the whole graph.
 func (g *Graph) GlobalN() int64 { return g.VtxDist[g.size] }
 
+// W returns the weight of stored edge e.
+func (g *Graph) W(e int64) int64 {
+	if g.ew == nil {
+		return 1
+	}
+	return g.ew[e]
+}
+
+// weights returns the weights of the stored edges lo..hi-1, nil when
+// every weight is 1.
+func (g *Graph) weights(lo, hi int64) []int64 {
+	if g.ew == nil {
+		return nil
+	}
+	return g.ew[lo:hi]
+}
+
+// unitOrNil returns nil when every weight of w is 1 (the Graph's form of
+// unit weights), otherwise w without spare capacity: the collector
+// counts a capacity as live and lets the heap grow by as much again
+// (a coarse graph's weights are appended to a growing slice).
+func unitOrNil(w []int64) []int64 {
+	for _, x := range w {
+		if x != 1 {
+			return exact(w)
+		}
+	}
+	return nil
+}
+
+// exact returns s, copied into a slice of its length when it has spare
+// capacity.
+func exact[T any](s []T) []T {
+	if cap(s) == len(s) {
+		return s
+	}
+	return append(make([]T, 0, len(s)), s...)
+}
+
 // global returns the global id of local or ghost vertex v.
 func (g *Graph) global(v int32) int64 {
 	if int(v) < g.N() {
@@ -59,11 +105,12 @@ func owner(vtxdist []int64, x int64) int {
 }
 
 // build makes the local part from CSR arrays with global neighbour ids
-// and sets up the ghost exchange (collective over c). Every rank returns
+// and sets up the ghost exchange (collective over c); w nil means every
+// weight is 1, and weights that are all 1 are dropped. Every rank returns
 // the same error.
 func build(c mpi.Comm, vtxdist, xadj, adj, w, vw []int64) (*Graph, error) {
 	_, _, _, size, rank := mpi.Inspect(c)
-	g := &Graph{VtxDist: vtxdist, XAdj: xadj, W: w, VW: vw, c: c, size: size, rank: rank}
+	g := &Graph{VtxDist: vtxdist, XAdj: xadj, ew: unitOrNil(w), VW: vw, c: c, size: size, rank: rank}
 	lo, hi := vtxdist[rank], vtxdist[rank+1]
 	var bad error
 	for _, x := range adj {
@@ -168,4 +215,44 @@ func abortOnPanic(c mpi.Comm, r any) {
 	_, _, _, _, rank := mpi.Inspect(c)
 	fmt.Fprintf(os.Stderr, "gpumap: internal error on rank %d: %v\n%s", rank, r, debug.Stack())
 	mpi.Abort(c, 70)
+}
+
+// collect runs the garbage collector at the end of a phase. The
+// collector lets the heap grow to twice what it found live at its last
+// run before it runs again, and a phase's garbage (the reader's blocks
+// and parsed ids, a hierarchy's temporaries) found live then let the
+// next phase's peak grow by as much; one collection of the rank's few
+// live arrays costs milliseconds.
+func collect() { runtime.GC() }
+
+// weight1 returns w[i], or 1 when w is nil (every weight 1, as weights
+// returns them).
+func weight1(w []int64, i int) int64 {
+	if w == nil {
+		return 1
+	}
+	return w[i]
+}
+
+// edgeWeight sums the weights of the stored edges (check has bounded
+// them).
+func edgeWeight(g *Graph) int64 {
+	if g.ew == nil {
+		return int64(len(g.Adj))
+	}
+	var s int64
+	for _, x := range g.ew {
+		s += x
+	}
+	return s
+}
+
+// edgeWeights returns the weight of every stored edge in a new slice
+// (the small coarsest graph's, for gpumap.Map).
+func (g *Graph) edgeWeights() []int64 {
+	w := make([]int64, len(g.Adj))
+	for e := range w {
+		w[e] = g.W(int64(e))
+	}
+	return w
 }

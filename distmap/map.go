@@ -69,7 +69,7 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 		return nil, err
 	}
 	k := top.K()
-	sums, err := sumAll(g.c, localWeight(g.VW), localWeight(g.W))
+	sums, err := sumAll(g.c, localWeight(g.VW), edgeWeight(g))
 	if err != nil {
 		return nil, err
 	}
@@ -100,6 +100,7 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 		if byMatching && !local {
 			break
 		}
+		collect()
 		h, err := coarsen(g, top, opt, small, limit, byMatching)
 		if err != nil {
 			return nil, err
@@ -109,6 +110,7 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 		}
 	}
 	levels, pe := best.levels, best.pe
+	collect() // the other hierarchy
 	// Uncoarsen: project and refine on every level, the input's included.
 	for i := len(levels); i >= 0; i-- {
 		fine := g
@@ -124,6 +126,11 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 				return nil, err
 			}
 			pe = append(pe, gpe...)
+			// The coarse graph is done with: the finer levels are
+			// refined without it (a matching's first coarse graph is
+			// about half the input).
+			levels[i] = nil
+			collect()
 		}
 		if err := refine(fine, top, pe, lmax, refineRounds, opt.Seed, i); err != nil {
 			return nil, err
@@ -222,6 +229,7 @@ func coarsen(g *Graph, top *topology.Topology, opt Options, small, limit int64, 
 		}
 		h.levels = append(h.levels, lv)
 		cur = lv.coarse
+		collect() // the level's temporaries
 	}
 	if cur.GlobalN() > graph.MaxVertices {
 		return nil, fmt.Errorf("the graph coarsened to %d vertices only, more than one process maps (%d)", cur.GlobalN(), graph.MaxVertices)
@@ -261,7 +269,7 @@ func gather(g *Graph) (*graph.Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	allW, _, err := mpi.Allgatherv(g.c, g.W, g.size)
+	allW, _, err := mpi.Allgatherv(g.c, g.edgeWeights(), g.size)
 	if err != nil {
 		return nil, err
 	}
@@ -350,7 +358,7 @@ func evaluate(g *Graph, top *topology.Topology, pe []int32, eps float64) (graph.
 			if q == p {
 				continue
 			}
-			w := g.W[e]
+			w := g.W(e)
 			d := top.LabelDistance(labels[p], labels[q])
 			if w > 0 && d > (math.MaxInt64-sums[0])/w {
 				bad = errors.New("J overflows int64")

@@ -9,17 +9,31 @@ import (
 // are left out.
 func ownGraph(g *Graph) *graph.Graph {
 	n := g.N()
+	// Sized exactly (a copy of the rank's part, up to twice what grown
+	// slices hold) and without weights where g has none.
 	xadj := make([]int64, n+1)
-	var adj []int32
+	for v := range n {
+		xadj[v+1] = xadj[v]
+		for _, u := range g.Adj[g.XAdj[v]:g.XAdj[v+1]] {
+			if int(u) < n {
+				xadj[v+1]++
+			}
+		}
+	}
+	adj := make([]int32, 0, xadj[n])
 	var w []int64
+	if g.ew != nil {
+		w = make([]int64, 0, xadj[n])
+	}
 	for v := range n {
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 			if u := g.Adj[e]; int(u) < n {
 				adj = append(adj, u)
-				w = append(w, g.W[e])
+				if w != nil {
+					w = append(w, g.ew[e])
+				}
 			}
 		}
-		xadj[v+1] = int64(len(adj))
 	}
 	og := &graph.Graph{XAdj: xadj, Adj: adj, VW: g.VW}
 	og.SetEdgeWeights(w)

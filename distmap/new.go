@@ -3,6 +3,7 @@ package distmap
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gpumap/gpumap/mpirank/mpi"
 )
@@ -41,13 +42,8 @@ func New(c mpi.Comm, vtxdist, xadj, adjncy, vwgt, adjwgt []int64) (*Graph, error
 			vw[v] = vwgt[v]
 		}
 	}
-	w := make([]int64, len(adjncy))
-	for e := range w {
-		w[e] = 1
-		if adjwgt != nil {
-			w[e] = adjwgt[e]
-		}
-	}
+	// Without adjwgt every weight is 1: the graph stores none.
+	w := slices.Clone(adjwgt)
 	g, err := build(c, append([]int64(nil), vtxdist...), append([]int64(nil), xadj...), adjncy, w, vw)
 	if err != nil {
 		return nil, err

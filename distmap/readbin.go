@@ -101,14 +101,11 @@ func ReadBinary(c mpi.Comm, path string) (*Graph, error) {
 	if err := agree(c, err); err != nil {
 		return nil, err
 	}
-	w, vw := make([]int64, len(adj)), make([]int64, hi-lo)
-	for i := range w {
-		w[i] = 1
-	}
+	vw := make([]int64, hi-lo)
 	for i := range vw {
 		vw[i] = 1
 	}
-	g, err := build(c, vtxdist, xadj, adj, w, vw)
+	g, err := build(c, vtxdist, xadj, adj, nil, vw)
 	if err != nil {
 		return nil, err
 	}

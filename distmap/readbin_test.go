@@ -110,7 +110,7 @@ func TestReadBinary(t *testing.T) {
 			for _, m := range re.FindAllStringSubmatch(out, -1) {
 				got[m[2]] = append(got[m[2]], strings.ReplaceAll(m[3], dir+"/", ""))
 			}
-			want := map[string]string{"same": "true", "exact": "true"}
+			want := map[string]string{"same": "true", "exact": "true", "unit": "true", "balanced": "true"}
 			for _, c := range binCases {
 				want[c.name] = c.want
 				if !strings.HasPrefix(c.want, "J=") {
@@ -132,7 +132,7 @@ func TestReadBinary(t *testing.T) {
 		return
 	}
 	defer rankRecover()
-	c, _, rank := rankComm(t)
+	c, size, rank := rankComm(t)
 	dir := os.Getenv(binDirEnv)
 	top, _ := topology.Parse("2:2", "1:10")
 	for _, bc := range binCases {
@@ -158,7 +158,26 @@ func TestReadBinary(t *testing.T) {
 	// The METIS reader sizes the edge weights exactly: a capacity beyond
 	// them was never touched, but counted as live by the garbage
 	// collector, which let the heap grow by as much again.
-	fmt.Printf("rank %d exact: %v\n", rank, cap(text.W) == len(text.W))
+	fmt.Printf("rank %d exact: %v\n", rank, cap(text.ew) == len(text.ew))
+	// Both files have unit weights: neither part stores any (8 bytes a
+	// stored edge, more than Adj takes).
+	fmt.Printf("rank %d unit: %v\n", rank, text.ew == nil && bin.ew == nil)
+	// The METIS reader balances lines plus tokens, not bytes: the ranks'
+	// vertices plus neighbours differ by at most two lines' worth (a
+	// line moves as a whole; the header line is rank 0's).
+	var maxDeg int64
+	for v := range text.N() {
+		maxDeg = max(maxDeg, text.XAdj[v+1]-text.XAdj[v])
+	}
+	work, err := mpi.Allgather(c, []int64{int64(text.N()) + int64(len(text.Adj)), maxDeg}, size)
+	if err != nil {
+		rankFail("%v", err)
+	}
+	lo, hi, deg := work[0], work[0], int64(0)
+	for r := range size {
+		lo, hi, deg = min(lo, work[2*r]), max(hi, work[2*r]), max(deg, work[2*r+1])
+	}
+	fmt.Printf("rank %d balanced: %v\n", rank, hi-lo <= 2*(deg+1)+4)
 	a, b := gatherEdges(t, text), gatherEdges(t, bin)
 	fmt.Printf("rank %d same: %v\n", rank, len(a) > 0 && slices.Equal(a, b))
 	if err := mpi.Finalize(); err != nil {
@@ -174,7 +193,7 @@ func gatherEdges(t *testing.T, g *Graph) []int64 {
 	for v := range g.N() {
 		mine = append(mine, tri{g.First() + int64(v), -1, g.VW[v]})
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-			mine = append(mine, tri{g.First() + int64(v), g.global(g.Adj[e]), g.W[e]})
+			mine = append(mine, tri{g.First() + int64(v), g.global(g.Adj[e]), g.W(e)})
 		}
 	}
 	flat := make([]int64, 0, 3*len(mine))

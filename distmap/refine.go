@@ -16,7 +16,7 @@ func bestPE(r *rating, adj []int32, w []int64, pe []int32, cur int32, labels []u
 	allowed func(int32) bool) (int32, int64) {
 	r.reset(len(adj))
 	for i, u := range adj {
-		r.add(int64(pe[u]), w[i])
+		r.add(int64(pe[u]), weight1(w, i))
 	}
 	cost := func(p int32) int64 {
 		var s int64
@@ -80,7 +80,7 @@ func refine(g *Graph, top *topology.Topology, pe []int32, lmax int64, rounds int
 			vw := g.VW[v]
 			allowed := func(p int32) bool { return room[p] >= vw }
 			lo, hi := g.XAdj[v], g.XAdj[v+1]
-			p, d := bestPE(&r, g.Adj[lo:hi], g.W[lo:hi], pe, pe[v], labels, top, allowed)
+			p, d := bestPE(&r, g.Adj[lo:hi], g.weights(lo, hi), pe, pe[v], labels, top, allowed)
 			if p != pe[v] {
 				room[pe[v]] += vw
 				room[p] -= vw
