@@ -197,6 +197,7 @@ func contract(g *Graph, label []int64) (*level, error) {
 	vw := make([]int64, nc)
 	var adj, w []int64
 	var r rating
+	r.setRange(lo, nc)
 	var row []arc
 	for ci := range nc {
 		a := lo + int64(ci)
@@ -221,8 +222,8 @@ func contract(g *Graph, label []int64) (*level, error) {
 			}
 		}
 		row = row[:0]
-		for _, i := range r.used {
-			row = append(row, arc{a, r.key[i], r.val[i]})
+		for i, b := range r.keys {
+			row = append(row, arc{a, b, r.vals[i]})
 		}
 		sortByB(row)
 		for _, x := range row {
