@@ -32,6 +32,8 @@
 //     keeps more than 90% of them: C = max(8000, 20k), and under (b) at
 //     least n/16 (up to 2^17), where the one-process mapper finds the
 //     mesh's straight cuts that distributed refinement only approaches.
+//     A graph of at most 2^16 vertices is not coarsened: every rank maps
+//     it whole, as below.
 //  2. Initial mapping. Every rank gathers the coarsest graph
 //     (Allgatherv) and maps it with gpumap.Map and seed+rank; with the
 //     default preset and two ranks or more, even ranks use HM and odd
