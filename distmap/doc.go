@@ -32,13 +32,13 @@
 //     keeps more than 90% of them: C = max(8000, 20k), and under (b) at
 //     least n/16 (up to 2^17), where the one-process mapper finds the
 //     mesh's straight cuts that distributed refinement only approaches.
-//     A graph of at most 2^16 vertices is not coarsened: every rank maps
+//     A graph of at most 2^17 vertices is not coarsened: every rank maps
 //     it whole, as below.
 //  2. Initial mapping. Every rank gathers the coarsest graph
 //     (Allgatherv) and maps it with gpumap.Map and seed+rank; with the
 //     default preset and two ranks or more, even ranks use HM and odd
-//     ones IM (default's Map runs both below 2^18 edges: the ranks split
-//     that work). The least J wins (one MPI_MINLOC allreduce; feasible
+//     ones IM, ranks 2i and 2i+1 with seed+i (default's Map runs both
+//     below 2^18 edges: the ranks split that work). The least J wins (one MPI_MINLOC allreduce; feasible
 //     mappings before infeasible ones) and is broadcast. This replaces
 //     the paper's edge-cut partition placed block b on PE b.
 //  3. Uncoarsening. Each level's mapping is projected to the finer graph

@@ -62,14 +62,15 @@ var fmConfig = refinement.FMConfig{Rounds: 1, Alpha: 10, SkipExplored: true, See
 // one-process J from 8,194 vertices, 0.99x from 2^16, at the same CPU
 // time with less FM). Label propagation's levels shrink too fast for a
 // large coarsest graph to pay (rgg 2^18: 0.93x from 10,038 vertices).
-// A graph of at most 2^16 vertices is mapped whole: one process maps it
-// in about a second, and its one-level hierarchy with one round of FM
-// lost 14% J on a 2^16 rgg.
+// A graph of at most 2^17 vertices is mapped whole: one process maps it
+// in a second or two, and the short hierarchies of such graphs with one
+// round of FM lost J (rgg 2^16 1.14x the one-process J, finan512 with
+// 75k vertices 1.44x at P=2).
 func coarsestSize(n int64, k int, opt Options, byMatching bool) int64 {
 	if opt.Coarsest > 0 {
 		return opt.Coarsest
 	}
-	if n <= 1<<16 {
+	if n <= 1<<17 {
 		return n
 	}
 	c := max(8000, 20*int64(k))
@@ -333,10 +334,11 @@ func gather(g *Graph) (*graph.Graph, error) {
 }
 
 // initial maps the coarsest graph: every rank gathers it whole and maps
-// it with gpumap.Map, its own seed (seed + rank) and, with the default
-// preset, HM on even ranks and IM on odd ones; the mapping of the
-// least J (lowest rank among equals) is kept. It returns the PEs of the
-// local vertices and ghosts, and its J (math.MaxInt64 when infeasible).
+// it with gpumap.Map and its own seed (seed + rank) or, with the default
+// preset, HM on even ranks and IM on odd ones (seed + rank/2); the
+// mapping of the least J (lowest rank among equals) is kept. It returns
+// the PEs of the local vertices and ghosts, and its J (math.MaxInt64
+// when infeasible).
 func initial(g *Graph, top *topology.Topology, opt Options) ([]int32, int64, error) {
 	cg, err := gather(g)
 	if err != nil {
@@ -347,17 +349,21 @@ func initial(g *Graph, top *topology.Topology, opt Options) ([]int32, int64, err
 	{
 		o := gpumap.DefaultOptions()
 		o.Preset, o.Eps, o.Threads = opt.Preset, opt.Eps, opt.Threads
-		// The default preset maps a graph of fewer than 2^18 edges with
-		// both HM and IM and keeps the better: with two ranks or more,
-		// even ranks run HM and odd ones IM instead (grid 2^20 at P=2:
-		// the coarsest mapping took a quarter of the run).
-		if g.size > 1 && opt.Preset == gpumap.Default {
-			o.Algorithm = [...]gpumap.Algorithm{gpumap.Multisection, gpumap.Integrated}[g.rank%2]
-		}
 		// One mapping a rank: four tries at P=1 and 2 took a quarter of
 		// a run on a 3D grid, for J 1-3% on rgg 2^18 (where the coarsest
 		// graph is small) and none on the grid.
 		o.Seed = opt.Seed + uint64(g.rank)
+		// The default preset maps a graph of fewer than 2^18 edges with
+		// both HM and IM and keeps the better: with two ranks or more,
+		// even ranks run HM and odd ones IM instead (grid 2^20 at P=2:
+		// the coarsest mapping took a quarter of the run), ranks 2i and
+		// 2i+1 with the same seed, so that P=2 tries what one process
+		// tries (finan512 mapped whole at P=2: J 1.18x the one-process J
+		// with IM on seed+1).
+		if g.size > 1 && opt.Preset == gpumap.Default {
+			o.Algorithm = [...]gpumap.Algorithm{gpumap.Multisection, gpumap.Integrated}[g.rank%2]
+			o.Seed = opt.Seed + uint64(g.rank/2)
+		}
 		var r *gpumap.Result
 		if r, err = gpumap.Map(cg, top, o); err == nil {
 			whole, j = r.PE, r.Metrics.J
