@@ -71,19 +71,32 @@ func contract(g *Graph, label []int64) (*level, error) {
 	mine := slices.Clone(req)
 	slices.Sort(mine)
 	mine = slices.Compact(mine)
-	first, err := mpi.Scan(c, []int64{int64(len(mine))}, mpi.Sum, true)
+	start, err := mpi.Scan(c, []int64{int64(len(mine))}, mpi.Sum, true)
 	if err != nil {
 		return nil, err
 	}
 	for i, l := range req {
 		k, _ := slices.BinarySearch(mine, l)
-		req[i] = first[0] + int64(k)
+		req[i] = start[0] + int64(k)
 	}
 	ids, _, err := mpi.Alltoallv(c, req, reqOff, size)
 	if err != nil {
 		return nil, err
 	}
+	// The labels in this rank's own range are a run of seen: look them
+	// up in an array (most labels are local), the others by search.
+	n := g.N()
+	first := g.First()
+	lo0, _ := slices.BinarySearch(seen, first)
+	hi0, _ := slices.BinarySearch(seen, first+int64(n))
+	pos := make([]int32, n)
+	for i := lo0; i < hi0; i++ {
+		pos[seen[i]-first] = int32(i)
+	}
 	coarseOf := func(l int64) int64 {
+		if l >= first && l < first+int64(n) {
+			return ids[pos[l-first]]
+		}
 		k, _ := slices.BinarySearch(seen, l)
 		return ids[k]
 	}
@@ -95,26 +108,39 @@ func contract(g *Graph, label []int64) (*level, error) {
 	for r, x := range counts {
 		vtxdist[r+1] = vtxdist[r] + x
 	}
-	// Coarse arcs and weights, merged here first, then at their owners.
-	n := g.N()
 	cl := make([]int64, len(label))
 	for v, l := range label {
 		cl[v] = coarseOf(l)
 	}
-	// Sized exactly: at 24 bytes an arc, this is the largest array of a
-	// contraction (guessing half the edges cross would reserve 12 bytes
-	// per stored edge, about what the graph itself takes).
+	pos = nil
+	// Coarse vertices owned here: [lo, lo+nc). Their fine vertices here
+	// are summed in place; the arcs of coarse vertices that other ranks
+	// own are merged here (sorted: 24 bytes an arc, the largest array of
+	// a contraction where clusters cross ranks) and sent to their owners.
+	lo := vtxdist[g.rank]
+	nc := len(mine)
+	mine = nil
+	own := func(a int64) bool { return a >= lo && a < lo+int64(nc) }
+	members := make([]int64, nc+1)
 	cut := 0
 	for v := range n {
-		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-			if cl[g.Adj[e]] != cl[v] {
-				cut++
+		if a := cl[v]; own(a) {
+			members[a-lo+1]++
+		} else {
+			cut++
+			for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+				if cl[g.Adj[e]] != a {
+					cut++
+				}
 			}
 		}
 	}
-	arcs := make([]arc, 0, n+cut)
+	arcs := make([]arc, 0, cut)
 	for v := range n {
 		a := cl[v]
+		if own(a) {
+			continue
+		}
 		arcs = append(arcs, arc{a, -1, g.VW[v]})
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 			if b := cl[g.Adj[e]]; b != a {
@@ -131,33 +157,82 @@ func contract(g *Graph, label []int64) (*level, error) {
 	for _, x := range arcs {
 		flat = append(flat, x.a, x.b, x.w)
 	}
+	arcs = nil
 	got, _, err := mpi.Alltoallv(c, flat, aoff, size)
 	if err != nil {
 		return nil, err
 	}
-	arcs = arcs[:0]
-	for i := 0; i+2 < len(got); i += 3 {
-		arcs = append(arcs, arc{got[i], got[i+1], got[i+2]})
+	flat = nil
+	// Bucket the local fine vertices and the received arcs by coarse
+	// vertex (counting sorts, in order), then sum each coarse vertex's
+	// arcs in a hash table and sort them by target: the coarse graph
+	// depends on the multiset of arcs only.
+	for i := range nc {
+		members[i+1] += members[i]
 	}
-	arcs = merge(arcs)
-	lo := vtxdist[g.rank]
-	nc := len(mine)
+	memb := make([]int32, members[nc])
+	fill := slices.Clone(members[:nc])
+	for v := range n {
+		if a := cl[v]; own(a) {
+			memb[fill[a-lo]] = int32(v)
+			fill[a-lo]++
+		}
+	}
+	recv := make([]int64, nc+1)
+	for i := 0; i+2 < len(got); i += 3 {
+		recv[got[i]-lo+1]++
+	}
+	for i := range nc {
+		recv[i+1] += recv[i]
+	}
+	rarc := make([]int32, recv[nc])
+	copy(fill, recv[:nc])
+	for i := 0; i+2 < len(got); i += 3 {
+		a := got[i] - lo
+		rarc[fill[a]] = int32(i)
+		fill[a]++
+	}
+	fill = nil
 	xadj := make([]int64, nc+1)
 	vw := make([]int64, nc)
 	var adj, w []int64
-	for _, x := range arcs {
-		v := x.a - lo
-		if x.b < 0 {
-			vw[v] = x.w
-			continue
+	var r rating
+	r.setRange(lo, nc)
+	var row []arc
+	for ci := range nc {
+		a := lo + int64(ci)
+		deg := int(recv[ci+1] - recv[ci])
+		for _, v := range memb[members[ci]:members[ci+1]] {
+			deg += int(g.XAdj[v+1] - g.XAdj[v])
 		}
-		adj = append(adj, x.b)
-		w = append(w, x.w)
-		xadj[v+1]++
+		r.reset(deg)
+		for _, v := range memb[members[ci]:members[ci+1]] {
+			vw[ci] += g.VW[v]
+			for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+				if b := cl[g.Adj[e]]; b != a {
+					r.add(b, g.W(e))
+				}
+			}
+		}
+		for _, i := range rarc[recv[ci]:recv[ci+1]] {
+			if b := got[i+1]; b < 0 {
+				vw[ci] += got[i+2]
+			} else {
+				r.add(b, got[i+2])
+			}
+		}
+		row = row[:0]
+		for i, b := range r.keys {
+			row = append(row, arc{a, b, r.vals[i]})
+		}
+		sortByB(row)
+		for _, x := range row {
+			adj = append(adj, x.b)
+			w = append(w, x.w)
+		}
+		xadj[ci+1] = int64(len(adj))
 	}
-	for v := range nc {
-		xadj[v+1] += xadj[v]
-	}
+	got, memb, rarc = nil, nil, nil
 	cg, err := build(c, vtxdist, xadj, adj, w, vw)
 	if err != nil {
 		return nil, err
@@ -194,4 +269,18 @@ func project[T mpi.Number](g *Graph, lv *level, val []T) ([]T, error) {
 		out[v] = got[k]
 	}
 	return out, nil
+}
+
+// sortByB sorts the arcs of one coarse vertex by target: insertion sort
+// for the short rows of most vertices.
+func sortByB(row []arc) {
+	if len(row) > 24 {
+		slices.SortFunc(row, func(x, y arc) int { return cmp64(x.b, y.b) })
+		return
+	}
+	for i := 1; i < len(row); i++ {
+		for j := i; j > 0 && row[j].b < row[j-1].b; j-- {
+			row[j], row[j-1] = row[j-1], row[j]
+		}
+	}
 }

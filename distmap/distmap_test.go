@@ -37,6 +37,13 @@ func TestBestClusterBruteForce(t *testing.T) {
 			cw[i] = int64(rng.IntN(6))
 		}
 		salt := uint64(rng.IntN(8))
+		// Some labels direct (a rank's own range), the others hashed, and
+		// all of them hashed every fourth trial.
+		if trial%4 == 0 {
+			r.setRange(0, 0)
+		} else {
+			r.setRange(int64(rng.IntN(nl)), rng.IntN(nl))
+		}
 		got := bestCluster(&r, adj, w, label, cur, vw, limit, salt, func(l int64) int64 { return cw[l] })
 		// Brute force: the weight towards each label; cur keeps ties; among
 		// the others the lighter cluster, then the smaller label^salt; a
@@ -89,6 +96,11 @@ func TestBestPEBruteForce(t *testing.T) {
 		cur := int32(rng.IntN(k))
 		closed := rng.Uint64()
 		allowed := func(p int32) bool { return closed>>p&1 == 0 }
+		if trial%2 == 0 {
+			r.setRange(0, k) // as refine: every PE direct
+		} else {
+			r.setRange(0, 0)
+		}
 		got, gain := bestPE(&r, adj, w, pe, cur, labels, top, allowed)
 		cost := func(p int32) int64 {
 			var s int64

@@ -10,47 +10,54 @@
 //
 // Map runs one multilevel cycle:
 //
-//  1. Coarsening, twice. (a) Size-constrained label propagation clusters
-//     the vertices (each joins the neighbouring cluster its edges weigh
-//     most towards, a cluster weighing at most c(V)/C, C = the coarsest
-//     size below); each rank visits its vertices in a seeded random order
-//     and knows only the weights of the clusters it sees (ParHIP's local
+//  1. Coarsening, with one of two clusterings, chosen once for the whole
+//     hierarchy. (a) Size-constrained label propagation clusters the
+//     vertices (each joins the neighbouring cluster its edges weigh most
+//     towards, a cluster weighing at most c(V)/C, C = the coarsest size
+//     below); each rank visits its vertices in a seeded random order and
+//     knows only the weights of the clusters it sees (ParHIP's local
 //     bookkeeping). (b) gpumap's greedy heavy-edge matching (exp*2
 //     rating, natural order) on each rank's own vertices; a level whose
 //     matching keeps more than 80% of the vertices is clustered as in
-//     (a); (b) runs only where the numbering has locality (most edges
+//     (a). (b) is chosen where the numbering has locality (most edges
 //     join ids less than 2 sqrt(n) apart, the one-process mapper's test
-//     for natural order). Either way the clusters are contracted in parallel: cluster l
-//     becomes a coarse vertex owned by l's owner, coarse edges are merged
-//     where they start and then at their owner. This repeats until at
-//     most C = max(8000, 20k) vertices remain, or a level keeps more than
-//     90% of them.
-//  2. Initial mapping, of both coarsest graphs. Every rank gathers the
-//     coarsest graph (Allgatherv) and maps it with gpumap.Map and
-//     seed+rank (below 4 ranks, each tries several seeds, so that there
-//     are at least 4 tries); the least J wins (one MPI_MINLOC allreduce;
-//     feasible mappings before infeasible ones) and is broadcast. This
-//     replaces the paper's edge-cut partition placed block b on PE b. Of
-//     the two hierarchies the one whose coarsest mapping has the lower J
-//     is kept: the matchings keep a numbered mesh's straight cuts (a 3D
-//     grid: 1.01x the one-process J, 1.21x with label propagation), label
-//     propagation follows a geometric graph's dense regions (rgg 2^18:
-//     0.95x, 1.07x with the matchings), and the coarsest J tells which.
+//     for natural order) and one round of (a) on the input leaves more
+//     than a quarter of the vertices as clusters (a mesh: its matchings
+//     keep straight cuts; a geometric graph's dense regions shrink 5-7x
+//     in one round and label propagation follows them). Either way the
+//     clusters are contracted in parallel: cluster l becomes a coarse
+//     vertex owned by l's owner; coarse vertices are summed where their
+//     fine vertices are, arcs of coarse vertices owned elsewhere merged
+//     and sent. This repeats until at most C vertices remain, or a level
+//     keeps more than 90% of them: C = max(8000, 20k), and under (b) at
+//     least n/16 (up to 2^17), where the one-process mapper finds the
+//     mesh's straight cuts that distributed refinement only approaches.
+//     A graph of at most 2^17 vertices is not coarsened: every rank maps
+//     it whole, as below.
+//  2. Initial mapping. Every rank gathers the coarsest graph
+//     (Allgatherv) and maps it with gpumap.Map and seed+rank; with the
+//     default preset and two ranks or more, even ranks use HM and odd
+//     ones IM, ranks 2i and 2i+1 with seed+i (default's Map runs both
+//     below 2^18 edges: the ranks split that work). The least J wins (one MPI_MINLOC allreduce; feasible
+//     mappings before infeasible ones) and is broadcast. This replaces
+//     the paper's edge-cut partition placed block b on PE b.
 //  3. Uncoarsening. Each level's mapping is projected to the finer graph
-//     and improved by label propagation on J: a vertex moves to the PE
-//     among its neighbours' that lowers sum w(v,u) D(pe, pe(u)) most,
-//     distances from the topology's bit labels. Balance is kept exactly:
-//     each round starts from the loads summed over all ranks, and a rank
-//     may add to a PE at most 1/P of its room below Lmax = ceil((1+eps)
-//     c(V)/k) plus what it moved out of it, so no PE can pass Lmax.
-//     Then distributed FM: every rank runs gpumap's localized FM on J
-//     (gpumap/refinement) over a graph of its own vertices and its ghosts,
-//     the ghosts fixed, with the same 1/P share of every PE's room; it
-//     makes the moves that pay only after others, which label propagation
-//     cannot. Two ranks that move both ends of an edge priced each move
-//     with the other end where it was: the true change of J is the sum of
-//     the predicted ones plus a correction on those edges, one allreduce;
-//     if J did not fall, every rank takes its moves back.
+//     and improved by two rounds of label propagation on J: a vertex
+//     moves to the PE among its neighbours' that lowers sum w(v,u)
+//     D(pe, pe(u)) most, distances from the topology's bit labels.
+//     Balance is kept exactly: each round starts from the loads summed
+//     over all ranks, and a rank may add to a PE at most 1/P of its room
+//     below Lmax = ceil((1+eps) c(V)/k) plus what it moved out of it, so
+//     no PE can pass Lmax. Then distributed FM: every rank runs gpumap's
+//     localized FM on J (gpumap/refinement; one round, as the
+//     one-process mapper's final FM) over a graph of its own vertices
+//     and its ghosts, the ghosts fixed, with the same 1/P share of every
+//     PE's room; it makes the moves that pay only after others, which
+//     label propagation cannot. Two ranks that move both ends of an edge
+//     priced each move with the other end where it was: the true change
+//     of J is the sum of the predicted ones plus a correction on those
+//     edges, one allreduce; if J did not fall, every rank takes its
+//     moves back.
 //
 // At P = 1 the same code runs (the "ghosts" are none, and the FM is the
 // one-process FM on the whole level).

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gpumap/gpumap/gpumap"
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -34,23 +35,49 @@ type Result struct {
 // Tuning, fixed for now (the same on every rank).
 const (
 	clusterRounds = 4
-	refineRounds  = 6
-	maxLevels     = 40
-	initialTries  = 4
-	fmCalls       = 2 // distributed FM calls per level (each of several rounds)
+	// Two rounds of label propagation on J per level: at P=2 six gave
+	// the same J (grid 2^18 -0.02%, rgg 2^18 +0.02%); none cost 2-4%.
+	refineRounds = 2
+	maxLevels    = 40
+	// A level's matching that keeps more than matchKeep/10 of the
+	// vertices is clustered by label propagation instead; a clustering
+	// that keeps more than a quarter of them (in one round, on the
+	// input) chooses local matchings for the whole hierarchy.
+	matchKeep = 8
 )
 
-// fmConfig is the distributed FM's: the one-process default preset's FM
-// of a partition's levels.
-var fmConfig = refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}
+// fmConfig is the distributed FM's: one round with the one-process
+// default preset's final FM search settings (Alpha 10, seeds filtered),
+// and its partitioner's bound on fruitless work. Eight rounds of Alpha
+// 30, twice a level, took half of a P=2 run on a 3D grid; with the
+// larger coarsest graph of meshes (coarsestSize) one round costs J
+// +1.5% there, rgg 2^18 +1% (J 0.97x the one-process mapper's).
+var fmConfig = refinement.FMConfig{Rounds: 1, Alpha: 10, SkipExplored: true, SeedFilter: true, Waste: 0.25}
 
 // coarsestSize is the number of vertices below which the graph is small
-// enough to map whole on every process.
-func coarsestSize(k int, opt Options) int64 {
+// enough to map whole on every process: max(8000, 20k), and under local
+// matchings at least n/16 (up to 2^17): the one-process mapper maps a
+// mesh's coarse graph with straight cuts that the distributed levels
+// only approach with costly FM (3D grid 2^18 at P=2: J 1.09x the
+// one-process J from 8,194 vertices, 0.99x from 2^16, at the same CPU
+// time with less FM). Label propagation's levels shrink too fast for a
+// large coarsest graph to pay (rgg 2^18: 0.93x from 10,038 vertices).
+// A graph of at most 2^17 vertices is mapped whole: one process maps it
+// in a second or two, and the short hierarchies of such graphs with one
+// round of FM lost J (rgg 2^16 1.14x the one-process J, finan512 with
+// 75k vertices 1.44x at P=2).
+func coarsestSize(n int64, k int, opt Options, byMatching bool) int64 {
 	if opt.Coarsest > 0 {
 		return opt.Coarsest
 	}
-	return max(8000, 20*int64(k))
+	if n <= 1<<17 {
+		return n
+	}
+	c := max(8000, 20*int64(k))
+	if byMatching {
+		c = max(c, min(n/16, 1<<17))
+	}
+	return c
 }
 
 // Map maps the distributed graph g onto top (see the package comment).
@@ -79,35 +106,45 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 		return nil, &Error{KindGraph, fmt.Sprintf("the edge weights sum to %d and the largest distance is %d: J could reach their product, more than %d (2^62); scale the edge weights or the distances down", w, d, int64(graph.MaxCost))}
 	}
 	lmax := graph.Lmax(total, k, opt.Eps)
-	small := coarsestSize(k, opt)
-	limit := max(1, (total+small-1)/small)
-	// Two hierarchies: label propagation's clusters and local matchings.
-	// Neither wins everywhere (the matchings keep a numbered mesh's
-	// straight cuts: a 3D grid 1.21x -> 1.01x the one-process J; label
-	// propagation's clusters follow a geometric graph's dense regions:
-	// rgg 0.95x against 1.07x), and the J of the coarsest mapping tells
-	// them apart: the mapping whose coarsest J is lower is kept (the J of
-	// a coarse mapping is that of its projection).
-	// Natural-order matching has no straight cuts to keep where the
-	// numbering has no locality (R-MAT: its coarsest graph also took
-	// gpumap.Map minutes); there label propagation coarsens alone.
-	local, err := hasLocality(g)
+	// One hierarchy, chosen by one round of label propagation on the
+	// input (which goes on as the first level's clustering if chosen).
+	// Neither coarsening wins everywhere: local matchings keep a
+	// numbered mesh's straight cuts (a 3D grid 2^20 at P=2: J 0.99x the
+	// one-process J against 1.10x with label propagation), label
+	// propagation follows a geometric graph's dense regions (rgg 2^20:
+	// 0.94x against 1.04x). Where the round leaves few clusters (more
+	// than 4 vertices a cluster: rgg 2^18 6.8, 3D grid 2.1, FE meshes
+	// 3.4-3.6) the graph has dense regions. Natural-order matching has
+	// no straight cuts to keep where the numbering has no locality
+	// (R-MAT: its coarsest graph also took gpumap.Map minutes): label
+	// propagation coarsens there. Building and mapping both hierarchies
+	// and keeping the lower coarsest J took half the time of a run.
+	byMatching, err := hasLocality(g)
 	if err != nil {
 		return nil, err
 	}
-	var best *hierarchy
-	for _, byMatching := range []bool{false, true} {
-		if byMatching && !local {
-			break
+	var first *clustering
+	if byMatching && g.GlobalN() > coarsestSize(g.GlobalN(), k, opt, false) {
+		small := coarsestSize(g.GlobalN(), k, opt, false)
+		if first, err = newClustering(g, max(1, (total+small-1)/small), opt.Seed, 0); err != nil {
+			return nil, err
 		}
-		collect()
-		h, err := coarsen(g, top, opt, small, limit, byMatching)
+		if err := first.run(1); err != nil {
+			return nil, err
+		}
+		nc, err := countLabels(g, first.label)
 		if err != nil {
 			return nil, err
 		}
-		if best == nil || h.j < best.j {
-			best = h
-		}
+		byMatching = 4*nc > g.GlobalN()
+	}
+	small := coarsestSize(g.GlobalN(), k, opt, byMatching)
+	if byMatching {
+		first = nil
+	}
+	best, err := coarsen(g, top, opt, small, max(1, (total+small-1)/small), byMatching, first)
+	if err != nil {
+		return nil, err
 	}
 	levels, pe := best.levels, best.pe
 	collect() // the other hierarchy
@@ -137,17 +174,10 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 		}
 		// FM after label propagation: it makes the moves that pay only
 		// after others, which label propagation cannot.
-		lg := localGraph(fine)
-		for r := range fmCalls {
-			cfg := fmConfig
-			cfg.Seed = opt.Seed ^ uint64(i)<<40 ^ uint64(r)<<32 ^ uint64(fine.rank)
-			fall, err := localFM(fine, lg, top, pe, lmax, cfg)
-			if err != nil {
-				return nil, err
-			}
-			if fall == 0 {
-				break
-			}
+		cfg := fmConfig
+		cfg.Seed = opt.Seed ^ uint64(i)<<40 ^ uint64(fine.rank)
+		if _, err := localFM(fine, localGraph(fine), top, pe, lmax, cfg); err != nil {
+			return nil, err
 		}
 	}
 	m, err := evaluate(g, top, pe, opt.Eps)
@@ -187,12 +217,25 @@ type hierarchy struct {
 	j       int64   // of pe; math.MaxInt64 when infeasible
 }
 
+// countLabels returns the number of distinct labels of the local vertices
+// summed over the ranks (a cluster that spans ranks counts once per rank).
+func countLabels(g *Graph, label []int64) (int64, error) {
+	l := slices.Clone(label[:g.N()])
+	slices.Sort(l)
+	s, err := sumAll(g.c, int64(len(slices.Compact(l))))
+	if err != nil {
+		return 0, err
+	}
+	return s[0], nil
+}
+
 // coarsen contracts g until at most small vertices remain or a level
 // keeps more than 90% of them (clusters weigh at most limit), by label
 // propagation or by local matchings (a level whose matching keeps more
 // than 80% is clustered by label propagation instead: matchings stall
 // where the edges cross ranks), and maps the coarsest graph.
-func coarsen(g *Graph, top *topology.Topology, opt Options, small, limit int64, byMatching bool) (*hierarchy, error) {
+// first, when not nil, is label propagation already started on g.
+func coarsen(g *Graph, top *topology.Topology, opt Options, small, limit int64, byMatching bool, first *clustering) (*hierarchy, error) {
 	h := &hierarchy{}
 	cur := g
 	for len(h.levels) < maxLevels && cur.GlobalN() > small {
@@ -205,15 +248,23 @@ func coarsen(g *Graph, top *topology.Topology, opt Options, small, limit int64, 
 			if lv, err = contract(cur, label); err != nil {
 				return nil, err
 			}
-			if lv.coarse.GlobalN() > cur.GlobalN()*8/10 {
+			if lv.coarse.GlobalN() > cur.GlobalN()*matchKeep/10 {
 				lv = nil
 			}
 		}
 		if lv == nil {
-			label, err := cluster(cur, limit, clusterRounds, opt.Seed, len(h.levels))
-			if err != nil {
+			c := first
+			first = nil
+			var err error
+			if c == nil {
+				if c, err = newClustering(cur, limit, opt.Seed, len(h.levels)); err != nil {
+					return nil, err
+				}
+			}
+			if err := c.run(clusterRounds - c.done); err != nil {
 				return nil, err
 			}
+			label := c.label
 			if lv, err = contract(cur, label); err != nil {
 				return nil, err
 			}
@@ -290,9 +341,11 @@ func gather(g *Graph) (*graph.Graph, error) {
 }
 
 // initial maps the coarsest graph: every rank gathers it whole and maps
-// it with gpumap.Map and its own seed (seed + rank); the mapping of the
-// least J (lowest rank among equals) is kept. It returns the PEs of the
-// local vertices and ghosts, and its J (math.MaxInt64 when infeasible).
+// it with gpumap.Map and its own seed (seed + rank) or, with the default
+// preset, HM on even ranks and IM on odd ones (seed + rank/2); the
+// mapping of the least J (lowest rank among equals) is kept. It returns
+// the PEs of the local vertices and ghosts, and its J (math.MaxInt64
+// when infeasible).
 func initial(g *Graph, top *topology.Topology, opt Options) ([]int32, int64, error) {
 	cg, err := gather(g)
 	if err != nil {
@@ -303,20 +356,26 @@ func initial(g *Graph, top *topology.Topology, opt Options) ([]int32, int64, err
 	{
 		o := gpumap.DefaultOptions()
 		o.Preset, o.Eps, o.Threads = opt.Preset, opt.Eps, opt.Threads
-		// At least initialTries mappings in all: few ranks try several
-		// seeds each (seed + rank + t*size).
-		for t := range (initialTries + g.size - 1) / g.size {
-			o.Seed = opt.Seed + uint64(g.rank) + uint64(t*g.size)
-			var r *gpumap.Result
-			if r, err = gpumap.Map(cg, top, o); err != nil {
-				break
-			}
-			x := r.Metrics.J
+		// One mapping a rank: four tries at P=1 and 2 took a quarter of
+		// a run on a 3D grid, for J 1-3% on rgg 2^18 (where the coarsest
+		// graph is small) and none on the grid.
+		o.Seed = opt.Seed + uint64(g.rank)
+		// The default preset maps a graph of fewer than 2^18 edges with
+		// both HM and IM and keeps the better: with two ranks or more,
+		// even ranks run HM and odd ones IM instead (grid 2^20 at P=2:
+		// the coarsest mapping took a quarter of the run), ranks 2i and
+		// 2i+1 with the same seed, so that P=2 tries what one process
+		// tries (finan512 mapped whole at P=2: J 1.18x the one-process J
+		// with IM on seed+1).
+		if g.size > 1 && opt.Preset == gpumap.Default {
+			o.Algorithm = [...]gpumap.Algorithm{gpumap.Multisection, gpumap.Integrated}[g.rank%2]
+			o.Seed = opt.Seed + uint64(g.rank/2)
+		}
+		var r *gpumap.Result
+		if r, err = gpumap.Map(cg, top, o); err == nil {
+			whole, j = r.PE, r.Metrics.J
 			if !r.Metrics.Feasible {
-				x = math.MaxInt64 // any feasible mapping first
-			}
-			if whole == nil || x < j {
-				whole, j = r.PE, x
+				j = math.MaxInt64 // any feasible mapping first
 			}
 		}
 	}

@@ -20,15 +20,15 @@ func bestPE(r *rating, adj []int32, w []int64, pe []int32, cur int32, labels []u
 	}
 	cost := func(p int32) int64 {
 		var s int64
-		for _, i := range r.used {
-			s += r.val[i] * top.LabelDistance(labels[p], labels[r.key[i]])
+		for i, q := range r.keys {
+			s += r.vals[i] * top.LabelDistance(labels[p], labels[q])
 		}
 		return s
 	}
 	base := cost(cur)
 	best, bestC := cur, base
-	for _, i := range r.used {
-		p := int32(r.key[i])
+	for _, q := range r.keys {
+		p := int32(q)
 		if p == cur || !allowed(p) {
 			continue
 		}
@@ -52,6 +52,7 @@ func refine(g *Graph, top *topology.Topology, pe []int32, lmax int64, rounds int
 	load := make([]int64, k)
 	room := make([]int64, k)
 	var r rating
+	r.setRange(0, k)
 	for round := range rounds {
 		clear(load)
 		for v := range n {
