@@ -122,8 +122,8 @@ func runDist(o distOpts) error {
 			path = filepath.Join(work, sg.name+".graph")
 		}
 		if _, err := os.Stat(path); err != nil && sg.path == "" {
-			if out, err := exec.Command(bin, append(append([]string{"gen"}, sg.gen...), "-o", path)...).CombinedOutput(); err != nil {
-				return fmt.Errorf("gen %s: %v\n%s", sg.name, err, out)
+			if err := genGraph(bin, sg.name, path, sg.gen); err != nil {
+				return err
 			}
 		}
 		g, err := graph.ReadFile(path)
@@ -132,8 +132,8 @@ func runDist(o distOpts) error {
 		}
 		grf := filepath.Join(work, sg.name+".grf")
 		if _, err := os.Stat(grf); err != nil && !o.noScotch {
-			if out, err := exec.Command("gcv", "-ic", path, grf).CombinedOutput(); err != nil {
-				return fmt.Errorf("gcv %s: %v\n%s", sg.name, err, out)
+			if _, err := scotchGraph(work, sg.name, path); err != nil {
+				return err
 			}
 		}
 		type row struct {

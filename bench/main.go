@@ -174,8 +174,8 @@ func run(graphsDir, only, hiers, dist string, eps float64, presetList, bin strin
 		}
 		grf := filepath.Join(work, name+".grf")
 		if !noScotch {
-			if out, err := exec.Command("gcv", "-ic", path, grf).CombinedOutput(); err != nil {
-				return fmt.Errorf("gcv %s: %v\n%s", name, err, out)
+			if _, err := scotchGraph(work, name, path); err != nil {
+				return err
 			}
 		}
 		for _, h := range strings.Split(hiers, ",") {
@@ -487,4 +487,23 @@ func evalMapFile(path string, g *graph.Graph, top *topology.Topology, eps float6
 		return graph.Metrics{}, err
 	}
 	return graph.Evaluate(g, top, pe, eps)
+}
+
+// scotchGraph converts the METIS graph at path to Scotch's format with gcv
+// and returns the file it wrote, work/name.grf.
+func scotchGraph(work, name, path string) (string, error) {
+	grf := filepath.Join(work, name+".grf")
+	if out, err := exec.Command("gcv", "-ic", path, grf).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("gcv %s: %v\n%s", name, err, out)
+	}
+	return grf, nil
+}
+
+// genGraph writes the graph of `bin gen args` (bin: a gpumap binary) to
+// path.
+func genGraph(bin, name, path string, args []string) error {
+	if out, err := exec.Command(bin, append(append([]string{"gen"}, args...), "-o", path)...).CombinedOutput(); err != nil {
+		return fmt.Errorf("gen %s: %v\n%s", name, err, out)
+	}
+	return nil
 }

@@ -164,9 +164,9 @@ func runOneToOne(dir, dist, presetList, bin string, threads int, noScotch bool, 
 		fam := family(name)
 		var sc result
 		if !noScotch {
-			grf := filepath.Join(work, name+".grf")
-			if out, err := exec.Command("gcv", "-ic", path, grf).CombinedOutput(); err != nil {
-				return fmt.Errorf("gcv %s: %v\n%s", name, err, out)
+			grf, err := scotchGraph(work, name, path)
+			if err != nil {
+				return err
 			}
 			if sc, err = median(reps, func() (result, error) { return runScotch(g, top, grf, work, 0) }); err != nil {
 				return fmt.Errorf("%s: scotch: %w", name, err)

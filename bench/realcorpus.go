@@ -384,9 +384,9 @@ func rcInstance(in *rcInst, work, dir, dist string, eps float64, bin string, thr
 	}
 	inst := in.g.name + "@" + in.h
 	if redo == nil || redo["scotch"] {
-		grf := filepath.Join(work, in.g.name+".grf")
-		if out, err := exec.Command("gcv", "-ic", path, grf).CombinedOutput(); err != nil {
-			return fmt.Errorf("gcv %s: %v\n%s", in.g.name, err, out)
+		grf, err := scotchGraph(work, in.g.name, path)
+		if err != nil {
+			return err
 		}
 		// Scotch's -cb strategy can run for hours on some graphs
 		// (social_location on this machine: over 15 minutes); past

@@ -152,16 +152,16 @@ func runScale(sizeList, hier, dist string, eps float64, preset, bin, work string
 		"t2/t1", "paired", "same", "rss/sc", "wl/sc", "load")
 	for _, sg := range scaleGraphs(sizes, seed) {
 		path := filepath.Join(work, sg.name+".graph")
-		if out, err := exec.Command(bin, append(append([]string{"gen"}, sg.gen...), "-o", path)...).CombinedOutput(); err != nil {
-			return fmt.Errorf("gen %s: %v\n%s", sg.name, err, out)
+		if err := genGraph(bin, sg.name, path, sg.gen); err != nil {
+			return err
 		}
 		g, err := graph.ReadFile(path)
 		if err != nil {
 			return err
 		}
-		grf := filepath.Join(work, sg.name+".grf")
-		if out, err := exec.Command("gcv", "-ic", path, grf).CombinedOutput(); err != nil {
-			return fmt.Errorf("gcv %s: %v\n%s", sg.name, err, out)
+		grf, err := scotchGraph(work, sg.name, path)
+		if err != nil {
+			return err
 		}
 		load := loadAvg()
 		// Rounds of Scotch, -t 1 and -t 2 (these two in turns, see
