@@ -123,10 +123,11 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 	if err != nil {
 		return nil, err
 	}
+	// A cluster weighs at most the average coarsest vertex.
+	limit := func(small int64) int64 { return max(1, (total+small-1)/small) }
 	var first *clustering
-	if byMatching && g.GlobalN() > coarsestSize(g.GlobalN(), k, opt, false) {
-		small := coarsestSize(g.GlobalN(), k, opt, false)
-		if first, err = newClustering(g, max(1, (total+small-1)/small), opt.Seed, 0); err != nil {
+	if small := coarsestSize(g.GlobalN(), k, opt, false); byMatching && g.GlobalN() > small {
+		if first, err = newClustering(g, limit(small), opt.Seed, 0); err != nil {
 			return nil, err
 		}
 		if err := first.run(1); err != nil {
@@ -142,7 +143,7 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 	if byMatching {
 		first = nil
 	}
-	best, err := coarsen(g, top, opt, small, max(1, (total+small-1)/small), byMatching, first)
+	best, err := coarsen(g, top, opt, small, limit(small), byMatching, first)
 	if err != nil {
 		return nil, err
 	}
