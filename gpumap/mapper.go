@@ -12,6 +12,7 @@ import (
 	"github.com/gpumap/gpumap/gpumap/exact"
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
+	"github.com/gpumap/gpumap/gpumap/refinement"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -32,6 +33,7 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 		return nil, err
 	}
 	defer lowerGC(g)()
+	defer refinement.Keep()()
 	t := &tracker{w: opt.Progress, stats: opt.Stats}
 	x := par.New(opt.Threads)
 	k := top.K()

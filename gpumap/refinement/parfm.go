@@ -3,7 +3,6 @@ package refinement
 import (
 	"math/rand/v2"
 	"slices"
-	"sync"
 
 	"github.com/gpumap/gpumap/gpumap/internal/par"
 	"github.com/gpumap/gpumap/gpumap/internal/pq"
@@ -95,8 +94,6 @@ type searchResult struct {
 	tried []int32 // vertices moved beyond the prefix
 }
 
-var searchers, conns sync.Pool
-
 func newBatchFM(x *par.Exec, s *State, cfg FMConfig) *batchFM {
 	cfg = withFMDefaults(s, cfg)
 	n := s.G.N()
@@ -106,7 +103,7 @@ func newBatchFM(x *par.Exec, s *State, cfg FMConfig) *batchFM {
 	// pages in: one per slice, in parallel (see grow).
 	marks := [...]*[]uint32{&f.lock, &f.explored, &f.retried, &f.stamp}
 	x.Each(len(marks), func(_, i int) { *marks[i] = make([]uint32, n) })
-	f.ct, _ = conns.Get().(*ConnTable)
+	f.ct = conns.get()
 	if f.ct == nil {
 		f.ct = par.NewPrivate[ConnTable]()
 	}
@@ -134,7 +131,7 @@ func (f *batchFM) grow() {
 // newSearcher returns a searcher for f, from the pool where it has one.
 func (f *batchFM) newSearcher() *searcher {
 	n := f.s.G.N()
-	w, _ := searchers.Get().(*searcher)
+	w := searchers.get()
 	if w == nil {
 		w = par.NewPrivate[searcher]()
 		w.heap = pq.New(0)
@@ -155,10 +152,10 @@ func (f *batchFM) newSearcher() *searcher {
 
 func (f *batchFM) release() {
 	f.ct.s = nil
-	conns.Put(f.ct)
+	conns.put(f.ct)
 	for _, w := range f.ws {
 		w.f = nil
-		searchers.Put(w)
+		searchers.put(w)
 	}
 	f.ws = nil
 }
