@@ -47,6 +47,7 @@ func main() {
 	reps := flag.Int("reps", 1, "one-to-one: runs per tool and instance (the median CPU time is reported); scale: runs per tool and graph (the fastest is reported)")
 	scale := flag.String("scale", "", "print the scale table instead, for generated graphs of these sizes (base-2 logarithms, e.g. 18,20,22; see scale.go)")
 	scaleSeed := flag.Uint64("scale-seed", 7, "scale: seed of the generated rgg graphs")
+	flag.StringVar(&scaleGrid, "scale-grid", "", "scale: extents of the 3D grid, e.g. 90x120x97 (default: 2^lg vertices)")
 	distSizes := flag.String("dist", "", "print the distributed table instead (issue 24), for generated graphs of these sizes (base-2 logarithms, e.g. 20,22; see dist.go)")
 	distRMAT := flag.Int("dist-rmat", 16, "dist: base-2 logarithm of the R-MAT graph's ids (0: none; see dist.go for why not 20)")
 	distReal := flag.String("dist-real", "", "dist: comma-separated METIS files of real graphs to add")
