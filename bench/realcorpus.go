@@ -5,7 +5,7 @@ package main
 // bench/realcorpus/peers.py (read from DIR/peers.csv), per family and per
 // half of the corpus (DIR/corpus.csv, see bench/realcorpus/README.md).
 //
-//	go run ./bench -realcorpus /work/corpus -H 4:8:2,4:8:6
+//	go run ./bench -realcorpus /work/corpus   (onto 4:8:1, 4:8:2, 4:8:4 and 4:8:6; -H for others)
 //
 // Rules are fit on the fit half and reported on the report half, so the table
 // prints both halves side by side; a rule that helps only on fit is dropped.
