@@ -5,7 +5,7 @@ package main
 // bench/realcorpus/peers.py (read from DIR/peers.csv), per family and per
 // half of the corpus (DIR/corpus.csv, see bench/realcorpus/README.md).
 //
-//	go run ./bench -realcorpus /work/corpus -H 4:8:2,4:8:6
+//	go run ./bench -realcorpus /work/corpus   (onto 4:8:1, 4:8:2, 4:8:4 and 4:8:6; -H for others)
 //
 // Rules are fit on the fit half and reported on the report half, so the table
 // prints both halves side by side; a rule that helps only on fit is dropped.
@@ -34,7 +34,7 @@ var (
 	rcFamily   = flag.String("family", "", "realcorpus: only these comma-separated families")
 	rcJobs     = flag.Int("j", 1, "realcorpus: instances run at once")
 	rcFrom     = flag.String("rc-from", "", "realcorpus: take the instance table from this earlier output instead of running (to compare with peers measured since)")
-	rcRerun    = flag.String("rc-rerun", "", "realcorpus, with -rc-from: run these again (comma-separated: scotch, default, strong, hm, im) and keep the earlier table's other columns")
+	rcRerun    = flag.String("rc-rerun", "", "realcorpus: with -rc-from, run these again (comma-separated: scotch, default, strong, hm, im) and keep the earlier table's other columns; without, run only these (the others print J -1 and stay out of the ratios)")
 	rcOnly     = flag.String("rc-only", "", "realcorpus, with -rc-rerun: only these instances (comma-separated graph@H)")
 )
 
@@ -166,9 +166,6 @@ func runRealCorpus(dir, hiers, dist string, eps float64, bin string, threads int
 	// redo: the runs of an instance to run again (-rc-rerun), nil: all.
 	var redo map[string]bool
 	if *rcRerun != "" {
-		if *rcFrom == "" {
-			return fmt.Errorf("-rc-rerun needs -rc-from")
-		}
 		redo = map[string]bool{}
 		for _, k := range strings.Split(*rcRerun, ",") {
 			redo[k] = true
@@ -397,7 +394,14 @@ func rcInstance(in *rcInst, work, dir, dist string, eps float64, bin string, thr
 		}
 	}
 	if in.runs == nil {
+		// A fresh instance: the columns not run (-rc-rerun) read as absent.
 		in.runs = map[string]result{}
+		for _, r := range rcRuns {
+			in.runs[r.key] = result{J: -1}
+		}
+		if redo != nil && !redo["scotch"] {
+			in.sc = result{J: -1}
+		}
 	}
 	for _, r := range rcRuns {
 		if redo != nil && !redo[r.key] {

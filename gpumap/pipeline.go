@@ -67,14 +67,7 @@ func (p *pipeline) byFeatures() Algorithm {
 		defer done()
 		f = features.Measure(x, p.g)
 	})
-	alg := p.withFeatures(f)
-	if p.opt.Preset == Default && p.g.M() < bothMaxEdges {
-		// Dense rows (denseBothDegree): the features choose the algorithm
-		// only; the settings stay the plain ones, as where both run.
-		p.cfg = presets[Default].forSize(p.g.M(), nil)
-		p.t.logf("dense rows (%.1f): %s alone, with its plain settings", features.DenseDegree(p.g, p.top.K()), alg)
-	}
-	return alg
+	return p.withFeatures(f)
 }
 
 // coarsenAhead starts, on one thread, the hierarchy that the multisection

