@@ -24,8 +24,9 @@ import (
 // default's pipeline with the user's seed and the algorithm -a auto chose
 // (so strong is never worse than default), strong's own with it, then the
 // other algorithm under both presets, then the same four with the next
-// seeds, until the estimated work of the next one no longer fits the
-// budget (strongBudget). The work is estimated before anything runs, from
+// seeds, until the estimated work of the next one no longer fits half
+// the budget (strongBudget); V-cycles on the two best mappings spend the
+// rest (strongvcycle.go). The work is estimated before anything runs, from
 // the edge count, the measured features and per-edge costs calibrated once
 // on this project's 2-core machine (workPerEdge), never from the clock: the
 // candidate list, and with it the mapping, is the same for any thread

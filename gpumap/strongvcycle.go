@@ -15,10 +15,11 @@ import (
 // and algorithms of the candidates move J by a few percent, and the
 // V-cycles lower a mapping's J by another 0-7% (three cycles from
 // default's mapping on the fit half of the real corpus: 1.1% in the
-// geometric mean), where the best of more seeds hardly moves. Two chains of cycles run, one per worker of -t 2: from the
-// best candidate and from the second best (a different local optimum),
-// or, with one candidate, from the best with another seed; the lower J
-// wins (the first chain on ties). Each chain stops when its counted work
+// geometric mean), where the best of more seeds hardly moves. Two chains
+// of cycles run, one per worker of -t 2: from the best candidate and from
+// the second best (a different local optimum), or, with one candidate,
+// from the best with another seed; the lower J wins (the first chain on
+// ties). Each chain stops when its counted work
 // reaches the budget planStrong left (strongVCycleBudget) or after two
 // cycles in a row that gained nothing.
 
