@@ -24,8 +24,9 @@ import (
 // default's pipeline with the user's seed and the algorithm -a auto chose
 // (so strong is never worse than default), strong's own with it, then the
 // other algorithm under both presets, then the same four with the next
-// seeds, until the estimated work of the next one no longer fits the
-// budget (strongBudget). The work is estimated before anything runs, from
+// seeds, until the estimated work of the next one no longer fits half
+// the budget (strongBudget); V-cycles on the two best mappings spend the
+// rest (strongvcycle.go). The work is estimated before anything runs, from
 // the edge count, the measured features and per-edge costs calibrated once
 // on this project's 2-core machine (workPerEdge), never from the clock: the
 // candidate list, and with it the mapping, is the same for any thread
@@ -191,9 +192,7 @@ func (p *pipeline) candidates(alg Algorithm, oneToOne bool) []candidate {
 // graphs strong's own settings are default's (withFeatures), so only
 // default's candidates run there.
 func planStrong(m int64, k int, f features.Features, alg Algorithm, both bool, seed uint64, budget int64) []candidate {
-	if m > strongBudgetM {
-		budget = int64(float64(budget) * float64(m) / strongBudgetM)
-	}
+	budget = int64(float64(scaledBudget(m, budget)) * strongCandidateShare)
 	other := Integrated
 	if alg == Integrated {
 		other = Multisection
@@ -203,19 +202,9 @@ func planStrong(m int64, k int, f features.Features, alg Algorithm, both bool, s
 	if both {
 		cands = []candidate{{Default, Multisection, seed, true}, {Default, Integrated, seed, true}}
 	}
-	// The two workers' estimated busy time: a candidate goes to the one
-	// free first (the first on ties), as in runPortfolio.
-	var load [2]int64
-	take := func(w int64) int64 {
-		i := 0
-		if load[1] < load[0] {
-			i = 1
-		}
-		load[i] += w
-		return max(load[0], load[1])
-	}
+	var load twoWorkerLoad
 	for _, c := range cands {
-		take(work(m, k, f, c))
+		load.take(work(m, k, f, c))
 	}
 	for round := uint64(0); len(cands) < maxCandidates; round++ {
 		s := seed + round*0x9e3779b97f4a7c15
@@ -228,7 +217,7 @@ func planStrong(m int64, k int, f features.Features, alg Algorithm, both bool, s
 			if i := min(load[0], load[1]); i+w > budget {
 				continue
 			}
-			take(w)
+			load.take(w)
 			cands, added = append(cands, c), true
 		}
 		if !added && round > 0 {
@@ -236,6 +225,30 @@ func planStrong(m int64, k int, f features.Features, alg Algorithm, both bool, s
 		}
 	}
 	return cands
+}
+
+// scaledBudget is strong's budget on a graph of m edges: budget up to
+// strongBudgetM edges, as many runs as there as m grows.
+func scaledBudget(m int64, budget int64) int64 {
+	if m > strongBudgetM {
+		return int64(float64(budget) * float64(m) / strongBudgetM)
+	}
+	return budget
+}
+
+// twoWorkerLoad is the estimated busy time of the two workers of -t 2:
+// a candidate goes to the one free first (the first on ties), as in
+// runPortfolio.
+type twoWorkerLoad [2]int64
+
+// take schedules work w and returns the makespan.
+func (l *twoWorkerLoad) take(w int64) int64 {
+	i := 0
+	if l[1] < l[0] {
+		i = 1
+	}
+	l[i] += w
+	return max(l[0], l[1])
 }
 
 // runPortfolio maps with the candidates (p itself for the one with p's
@@ -301,16 +314,30 @@ func (p *pipeline) runPortfolio(cands []candidate, alg Algorithm, run func(*pipe
 		p.x, p.backend = x, backend
 	}
 	best, bestM := -1, graph.Metrics{}
+	ms := make([]graph.Metrics, len(pipes))
 	for i, q := range pipes {
 		if q.err != nil || pes[i] == nil {
+			pes[i] = nil
 			continue
 		}
 		m, err := graph.Evaluate(p.g, p.top, pes[i], p.opt.Eps)
 		if err != nil {
+			pes[i] = nil
 			continue
 		}
+		ms[i] = m
 		if best < 0 || m.Feasible && !bestM.Feasible || m.Feasible == bestM.Feasible && m.J < bestM.J {
 			best, bestM = i, m
+		}
+	}
+	if best >= 0 && p.opt.Preset == Strong {
+		p.t.logf("%s: %d pipelines, the lowest J (%d) from the %s preset's %s with seed %d", p.opt.Preset, len(pipes), bestM.J,
+			cands[best].preset, cands[best].alg, cands[best].seed)
+		budget := strongVCycleBudget(p.g.M(), p.top.K(), p.features, cands, strongBudget)
+		if i, pe := p.vcycles(pes, ms, budget); pe != nil {
+			if m, err := graph.Evaluate(p.g, p.top, pe, p.opt.Eps); err == nil && m.Feasible && m.J <= bestM.J {
+				best, bestM, pes[i] = i, m, pe
+			}
 		}
 	}
 	if best < 0 {
@@ -322,7 +349,10 @@ func (p *pipeline) runPortfolio(cands []candidate, alg Algorithm, run func(*pipe
 		}
 		return nil, nil
 	}
-	c := cands[best]
-	p.t.logf("%s: %d pipelines, the lowest J (%d) from the %s preset's %s with seed %d", p.opt.Preset, len(pipes), bestM.J, c.preset, c.alg, c.seed)
+	if c := cands[best]; p.opt.Preset == Strong {
+		p.t.logf("%s: J %d after the V-cycles from the %s preset's %s with seed %d", p.opt.Preset, bestM.J, c.preset, c.alg, c.seed)
+	} else {
+		p.t.logf("%s: %d pipelines, the lowest J (%d) from the %s preset's %s with seed %d", p.opt.Preset, len(pipes), bestM.J, c.preset, c.alg, c.seed)
+	}
 	return pes[best], &bestM
 }
