@@ -33,7 +33,8 @@ func TestWideAppliesByHand(t *testing.T) {
 }
 
 // A wide mapping (k = 4096, 1.5 vertices per PE) with its extra tries
-// below the top and its cheap low splits: feasible, and the same for any
+// below the top, its cheap low splits and its splits into PEs by growing
+// (GrowPEs): feasible, and the same for any
 // number of workers (the second-level splits run their tries side by
 // side on small graphs).
 func TestWideSameMappingForAnyWorkerCount(t *testing.T) {
@@ -43,7 +44,7 @@ func TestWideSameMappingForAnyWorkerCount(t *testing.T) {
 		g = graph.RandomGeometric(4500, 11)
 	}
 	cfg := Config{Eps: 0.03, Seed: 3, TopTries: 2,
-		Wide: WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3,
+		Wide: WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, GrowPEs: true,
 			FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1},
 			MidPerChild: 64, Mid: partition.Config{Tries: 2, LPRounds: 2, FMRounds: 1}}}
 	var ref []int32
