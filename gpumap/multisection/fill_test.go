@@ -68,3 +68,34 @@ func BenchmarkFillGroups(b *testing.B) {
 		FillGroups(par.New(1), g, top, tr, group)
 	}
 }
+
+// growPEs on a path 0 -1- 1 -9- 2 -5- 3 onto 2 PEs: greedy growing from
+// vertex 0 puts {0,1} and {2,3} apart (cut 9). At capacity 2 the swap of
+// 0 and 2 gives {1,2} and {0,3} (cut 6, the optimum); at capacity 3 vertex
+// 1 moves next to 2 (cut 1, the optimum).
+func TestGrowPEsByHand(t *testing.T) {
+	b := graph.NewBuilder(4)
+	b.AddEdge(0, 1, 1)
+	b.AddEdge(1, 2, 9)
+	b.AddEdge(2, 3, 5)
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, _ := topology.Parse("2", "1")
+	for _, c := range []struct {
+		lmax int64
+		want []int32
+		cut  int64
+	}{
+		{2, []int32{1, 0, 0, 1}, 6},
+		{3, []int32{0, 1, 1, 1}, 1},
+	} {
+		m := newMapperFor(par.New(1), g, top, Config{}, 4, c.lmax, 0)
+		pe := make([]int32, 4)
+		m.growPEs(g, []int32{0, 1, 2, 3}, top.Root(), pe)
+		if !slices.Equal(pe, c.want) {
+			t.Errorf("lmax %d: PEs %v, want %v (cut %d)", c.lmax, pe, c.want, c.cut)
+		}
+	}
+}

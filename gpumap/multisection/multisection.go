@@ -74,6 +74,11 @@ type WideConfig struct {
 	// cut costs.
 	Fine, Mid                 partition.Config
 	FinePerChild, MidPerChild int
+	// GrowPEs splits groups into single PEs by greedy growing and swaps
+	// (see growPEs) instead of the partitioner: there a PE holds a vertex
+	// or two, and a partitioner call per group, by the tens of thousands,
+	// cost more than its cut is worth.
+	GrowPEs bool
 	// Truncation of wide machines for integrated mapping (Truncate,
 	// MapTop, FillGroups): GroupMin > 0 truncates regular hierarchies
 	// below groups of at least GroupMin vertices on average; the graph is
@@ -245,6 +250,10 @@ func (m *mapper) rec(g *graph.Graph, global []int32, grp topology.Group, pe []in
 	}
 	if len(children) == 1 {
 		m.rec(g, global, children[0], pe)
+		return
+	}
+	if grp.Level == 1 && m.wide && m.cfg.Wide.GrowPEs {
+		m.growPEs(g, global, grp, pe)
 		return
 	}
 	maxW, pc, tries, _ := m.splitConfig(g, grp)

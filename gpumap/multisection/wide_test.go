@@ -33,7 +33,8 @@ func TestWideAppliesByHand(t *testing.T) {
 }
 
 // A wide mapping (k = 4096, 1.5 vertices per PE) with its extra tries
-// below the top and its cheap low splits: feasible, and the same for any
+// below the top, its cheap low splits and its splits into PEs by growing
+// (GrowPEs): feasible, and the same for any
 // number of workers (the second-level splits run their tries side by
 // side on small graphs).
 func TestWideSameMappingForAnyWorkerCount(t *testing.T) {
@@ -43,7 +44,7 @@ func TestWideSameMappingForAnyWorkerCount(t *testing.T) {
 		g = graph.RandomGeometric(4500, 11)
 	}
 	cfg := Config{Eps: 0.03, Seed: 3, TopTries: 2,
-		Wide: WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3,
+		Wide: WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, GrowPEs: true,
 			FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1},
 			MidPerChild: 64, Mid: partition.Config{Tries: 2, LPRounds: 2, FMRounds: 1}}}
 	var ref []int32
@@ -168,5 +169,32 @@ func TestCoarseStageByHand(t *testing.T) {
 		if st := w.CoarseStage(c.n, top, first); st.Bottom != c.bottom || st.Top.K() != top.K()/st.Size {
 			t.Errorf("n=%d: %d levels cut (top k=%d, groups of %d), want %d", c.n, st.Bottom, st.Top.K(), st.Size, c.bottom)
 		}
+	}
+}
+
+// BenchmarkWideSplitsIntoPEs: the wide instance (rgg 121,192
+// onto 4:8:64:8:6, one thread) with the default preset's wide effort,
+// the splits into PEs by the partitioner and by growing (GrowPEs); J is
+// reported beside the time.
+func BenchmarkWideSplitsIntoPEs(b *testing.B) {
+	top, _ := topology.Parse("4:8:64:8:6", "1:10:100:1000:10000")
+	g := graph.RandomGeometric(121192, 1)
+	for _, grow := range []bool{false, true} {
+		b.Run(map[bool]string{false: "partitioner", true: "grow"}[grow], func(b *testing.B) {
+			cfg := Config{Eps: 0.03, Seed: 1, TopTries: 3, SlackDepth: 0.03,
+				Partition: partition.Config{Tries: 8, LPRounds: 2, FMRounds: 2},
+				Wide: WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, GrowPEs: grow,
+					FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1},
+					MidPerChild: 64, Mid: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 2}}}
+			var pe []int32
+			for b.Loop() {
+				pe = Map(par.New(1), g, top, cfg)
+			}
+			m, err := graph.Evaluate(g, top, pe, cfg.Eps)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(m.J), "J")
+		})
 	}
 }
