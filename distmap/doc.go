@@ -32,8 +32,13 @@
 //     keeps more than 90% of them: C = max(8000, 20k), and under (b) at
 //     least n/16 (up to 2^17), where the one-process mapper finds the
 //     mesh's straight cuts that distributed refinement only approaches.
-//     A graph of at most 2^17 vertices is not coarsened: every rank maps
-//     it whole, as below.
+//     A graph of at most 2^17 vertices is not coarsened: every rank
+//     gathers it, and the pipelines that gpumap.Map would run side by
+//     side (gpumap.Split: default's HM and IM below 2^18 edges, else its
+//     one pipeline) are dealt out, rank r running pipeline r mod C with
+//     the seed plus r/C (P = 1: gpumap.Map itself); the least J wins as
+//     below, and no refinement follows. At P >= C that is the
+//     one-process mapping or a better one, in about its -t C wall time.
 //  2. Initial mapping. Every rank gathers the coarsest graph
 //     (Allgatherv) and maps it with gpumap.Map and seed+rank; with the
 //     default preset and two ranks or more, even ranks use HM and odd

@@ -62,10 +62,10 @@ var fmConfig = refinement.FMConfig{Rounds: 1, Alpha: 10, SkipExplored: true, See
 // one-process J from 8,194 vertices, 0.99x from 2^16, at the same CPU
 // time with less FM). Label propagation's levels shrink too fast for a
 // large coarsest graph to pay (rgg 2^18: 0.93x from 10,038 vertices).
-// A graph of at most 2^17 vertices is mapped whole: one process maps it
-// in a second or two, and the short hierarchies of such graphs with one
-// round of FM lost J (rgg 2^16 1.14x the one-process J, finan512 with
-// 75k vertices 1.44x at P=2).
+// A graph of at most 2^17 vertices is mapped whole (mapWhole): one
+// process maps it in a second or two, and the short hierarchies of such
+// graphs with one round of FM lost J (rgg 2^16 1.14x the one-process J,
+// finan512 with 75k vertices 1.44x at P=2).
 func coarsestSize(n int64, k int, opt Options, byMatching bool) int64 {
 	if opt.Coarsest > 0 {
 		return opt.Coarsest
@@ -106,6 +106,9 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 		return nil, &Error{KindGraph, fmt.Sprintf("the edge weights sum to %d and the largest distance is %d: J could reach their product, more than %d (2^62); scale the edge weights or the distances down", w, d, int64(graph.MaxCost))}
 	}
 	lmax := graph.Lmax(total, k, opt.Eps)
+	if g.GlobalN() <= coarsestSize(g.GlobalN(), k, opt, false) {
+		return mapWhole(g, top, opt)
+	}
 	// One hierarchy, chosen by one round of label propagation on the
 	// input (which goes on as the first level's clustering if chosen).
 	// Neither coarsening wins everywhere: local matchings keep a
