@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap"
+	"github.com/gpumap/gpumap/gpumap/features"
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/mpirank/mpi"
 	"github.com/gpumap/gpumap/mpirank/mpi/mpitest"
@@ -126,5 +127,53 @@ func TestDealt(t *testing.T) {
 				t.Errorf("%d pipelines, rank %d of %d: %+v, want %+v", len(x.cands), r, x.size, got, x.want[r])
 			}
 		}
+	}
+}
+
+// skewedDegrees agrees with the one-process features on graphs spread over
+// 2 ranks: a grid and a random graph are not skewed, R-MAT and
+// preferential attachment graphs and a star are.
+func TestSkewedDegrees(t *testing.T) {
+	if !mpitest.Child() {
+		out := mpitest.Run(t, 2, "TestSkewedDegrees")
+		if ok := regexp.MustCompile(`(?m)^rank \d: ok$`).FindAllString(out, -1); len(ok) != 2 {
+			t.Fatalf("%d of 2 ranks passed:\n%s", len(ok), out)
+		}
+		return
+	}
+	defer rankRecover()
+	c, size, rank := rankComm(t)
+	star := graph.NewBuilder(300)
+	for v := 1; v < 300; v++ {
+		star.AddEdge(0, v, 1)
+	}
+	sg, _ := star.Build()
+	for i, w := range []*graph.Graph{graph.Grid(20, 30), graph.Random(500, 3000, 1, 1, 2), graph.RMAT(10, 8, 3), graph.PowerLaw(600, 3, 4), sg} {
+		n := int64(w.N())
+		vtxdist := []int64{0, n / 3, n}
+		xadj := []int64{0}
+		var adj, ew []int64
+		for v := vtxdist[rank]; v < vtxdist[rank+1]; v++ {
+			for e := w.XAdj[v]; e < w.XAdj[v+1]; e++ {
+				adj, ew = append(adj, int64(w.Adj[e])), append(ew, w.W(e))
+			}
+			xadj = append(xadj, int64(len(adj)))
+		}
+		g, err := New(c, vtxdist[:size+1], xadj, adj, nil, ew)
+		if err != nil {
+			rankFail("%v", err)
+		}
+		got, err := skewedDegrees(g)
+		if err != nil {
+			rankFail("%v", err)
+		}
+		cv := features.DegreeCV(w)
+		if want := cv >= features.SkewedCV; got != want || want != (i >= 2) {
+			rankFail("graph %d: skewed %v, degree CV %.3f", i, got, cv)
+		}
+	}
+	fmt.Printf("rank %d: ok\n", rank)
+	if err := mpi.Finalize(); err != nil {
+		t.Fatal(err)
 	}
 }
