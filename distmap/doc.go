@@ -53,7 +53,9 @@
 //     Balance is kept exactly: each round starts from the loads summed
 //     over all ranks, and a rank may add to a PE at most 1/P of its room
 //     below Lmax = ceil((1+eps) c(V)/k) plus what it moved out of it, so
-//     no PE can pass Lmax. Then distributed FM: every rank runs gpumap's
+//     no PE can pass Lmax. Then, unless the degrees are skewed (degree
+//     CV at least features.SkewedCV: the one-process mapper refines such
+//     graphs by label propagation too), distributed FM: every rank runs gpumap's
 //     localized FM on J (gpumap/refinement; one round, as the
 //     one-process mapper's final FM) over a graph of its own vertices
 //     and its ghosts, the ghosts fixed, with the same 1/P share of every
