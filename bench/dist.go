@@ -27,11 +27,14 @@ package main
 //
 //	go run ./bench -gpumap bin/gpumap -dist 22 -dist-rmat 0
 //
-// The R-MAT graph is 2^16 ids by default (40k vertices, 478k edges): at
-// 2^20 (546k vertices, 8M edges) gpumap-mpi ran past 16 minutes (its
-// hubs' clusters stall label propagation, and the coarsest graph that
-// every rank then maps whole is large); 2^18 (149k vertices) ran at P=4
-// in 354 s of CPU, 7 levels, too long for every row of the table.
+// The R-MAT graph is 2^16 ids by default (40k vertices, 478k edges,
+// mapped whole by gpumap-mpi). Larger ones are coarsened: before the
+// distributed FM was left out on skewed degrees, 2^20 (546k vertices, 8M
+// edges) ran past 16 minutes and 2^18 took 85 s of CPU at P=1, most of it
+// FM on the hubs' rows; now 2^18 takes 14.5 s of CPU at P=1 (map -t 2:
+// 14.7 s) and 2^20 172 s at P=2 (10 levels; measured before the 1/P
+// cluster share of skewed graphs), at J 1.37x the one-process
+// J on 2^18 (-dist-rmat 18 or 20 adds them).
 
 import (
 	"context"

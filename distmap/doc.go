@@ -16,7 +16,9 @@
 //     towards, a cluster weighing at most c(V)/C, C = the coarsest size
 //     below); each rank visits its vertices in a seeded random order and
 //     knows only the weights of the clusters it sees (ParHIP's local
-//     bookkeeping). (b) gpumap's greedy heavy-edge matching (exp*2
+//     bookkeeping; on skewed degrees, where every rank joins the hubs'
+//     clusters at once, a rank fills at most 1/P of a cluster's room).
+//     (b) gpumap's greedy heavy-edge matching (exp*2
 //     rating, natural order) on each rank's own vertices; a level whose
 //     matching keeps more than 80% of the vertices is clustered as in
 //     (a). (b) is chosen where the numbering has locality (most edges

@@ -127,11 +127,23 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 	if err != nil {
 		return nil, err
 	}
+	skewed, err := skewedDegrees(g)
+	if err != nil {
+		return nil, err
+	}
+	// On skewed degrees many ranks join a hub's clusters at once: each
+	// may fill 1/P of a cluster's room (R-MAT 2^18 at P=2: coarse
+	// vertices of 37 under a limit of 19, more than the coarsest
+	// mapping could balance within Lmax).
+	share := 1
+	if skewed {
+		share = g.size
+	}
 	// A cluster weighs at most the average coarsest vertex.
 	limit := func(small int64) int64 { return max(1, (total+small-1)/small) }
 	var first *clustering
 	if small := coarsestSize(g.GlobalN(), k, opt, false); byMatching && g.GlobalN() > small {
-		if first, err = newClustering(g, limit(small), opt.Seed, 0); err != nil {
+		if first, err = newClustering(g, limit(small), opt.Seed, 0, share); err != nil {
 			return nil, err
 		}
 		if err := first.run(1); err != nil {
@@ -147,15 +159,11 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 	if byMatching {
 		first = nil
 	}
-	best, err := coarsen(g, top, opt, small, limit(small), byMatching, first)
+	best, err := coarsen(g, top, opt, small, limit(small), byMatching, first, share)
 	if err != nil {
 		return nil, err
 	}
 	levels, pe := best.levels, best.pe
-	skewed, err := skewedDegrees(g)
-	if err != nil {
-		return nil, err
-	}
 	collect() // the other hierarchy
 	// Uncoarsen: project and refine on every level, the input's included.
 	for i := len(levels); i >= 0; i-- {
@@ -272,7 +280,7 @@ func countLabels(g *Graph, label []int64) (int64, error) {
 // than 80% is clustered by label propagation instead: matchings stall
 // where the edges cross ranks), and maps the coarsest graph.
 // first, when not nil, is label propagation already started on g.
-func coarsen(g *Graph, top *topology.Topology, opt Options, small, limit int64, byMatching bool, first *clustering) (*hierarchy, error) {
+func coarsen(g *Graph, top *topology.Topology, opt Options, small, limit int64, byMatching bool, first *clustering, share int) (*hierarchy, error) {
 	h := &hierarchy{}
 	cur := g
 	for len(h.levels) < maxLevels && cur.GlobalN() > small {
@@ -294,7 +302,7 @@ func coarsen(g *Graph, top *topology.Topology, opt Options, small, limit int64, 
 			first = nil
 			var err error
 			if c == nil {
-				if c, err = newClustering(cur, limit, opt.Seed, len(h.levels)); err != nil {
+				if c, err = newClustering(cur, limit, opt.Seed, len(h.levels), share); err != nil {
 					return nil, err
 				}
 			}
