@@ -1,6 +1,7 @@
 package distmap
 
 import (
+	"maps"
 	"math/rand/v2"
 	"slices"
 )
@@ -131,13 +132,19 @@ type clustering struct {
 	dense []int64
 	far   map[int64]int64
 	r     rating
+	// share > 1: a rank may add to a cluster at most 1/share of its room
+	// below limit at the start (base: the weight of the vertex that
+	// names it), so that no cluster passes limit whatever the other
+	// ranks add to it (skewed degrees; see Map).
+	share   int64
+	baseFar map[int64]int64
 }
 
 // newClustering starts label propagation on g: every vertex alone
 // (collective: the ghosts' weights come from their owners).
-func newClustering(g *Graph, limit int64, seed uint64, level int) (*clustering, error) {
+func newClustering(g *Graph, limit int64, seed uint64, level int, share int) (*clustering, error) {
 	n := g.N()
-	c := &clustering{g: g, limit: limit, seed: seed, level: level, label: make([]int64, n+len(g.Ghost))}
+	c := &clustering{g: g, limit: limit, seed: seed, level: level, label: make([]int64, n+len(g.Ghost)), share: int64(max(1, share))}
 	for v := range n {
 		c.label[v] = g.First() + int64(v)
 	}
@@ -152,7 +159,23 @@ func newClustering(g *Graph, limit int64, seed uint64, level int) (*clustering, 
 	for i, x := range ghostVW {
 		c.far[g.Ghost[i]] = x
 	}
+	if c.share > 1 {
+		c.baseFar = maps.Clone(c.far)
+	}
 	return c, nil
+}
+
+// shared is the weight of cluster l as the limit check sees it under
+// share: its base plus share times what this rank's moves added.
+func (c *clustering) shared(l int64) int64 {
+	w := c.weight(l)
+	var base int64
+	if i := l - c.g.First(); i >= 0 && i < int64(len(c.dense)) {
+		base = c.g.VW[i]
+	} else {
+		base = c.baseFar[l]
+	}
+	return base + c.share*(w-base)
 }
 
 func (c *clustering) weight(l int64) int64 {
@@ -190,7 +213,12 @@ func (c *clustering) run(rounds int) error {
 		for _, v := range perm {
 			adj := g.Adj[g.XAdj[v]:g.XAdj[v+1]]
 			cur := label[v]
-			l := bestCluster(&c.r, adj, g.weights(g.XAdj[v], g.XAdj[v+1]), label, cur, g.VW[v], c.limit, salt, c.weight)
+			var l int64
+			if c.share > 1 {
+				l = bestCluster(&c.r, adj, g.weights(g.XAdj[v], g.XAdj[v+1]), label, cur, c.share*g.VW[v], c.limit, salt, c.shared)
+			} else {
+				l = bestCluster(&c.r, adj, g.weights(g.XAdj[v], g.XAdj[v+1]), label, cur, g.VW[v], c.limit, salt, c.weight)
+			}
 			if l != cur {
 				c.add(cur, -g.VW[v])
 				c.add(l, g.VW[v])

@@ -16,7 +16,9 @@
 //     towards, a cluster weighing at most c(V)/C, C = the coarsest size
 //     below); each rank visits its vertices in a seeded random order and
 //     knows only the weights of the clusters it sees (ParHIP's local
-//     bookkeeping). (b) gpumap's greedy heavy-edge matching (exp*2
+//     bookkeeping; on skewed degrees, where every rank joins the hubs'
+//     clusters at once, a rank fills at most 1/P of a cluster's room).
+//     (b) gpumap's greedy heavy-edge matching (exp*2
 //     rating, natural order) on each rank's own vertices; a level whose
 //     matching keeps more than 80% of the vertices is clustered as in
 //     (a). (b) is chosen where the numbering has locality (most edges
@@ -32,8 +34,13 @@
 //     keeps more than 90% of them: C = max(8000, 20k), and under (b) at
 //     least n/16 (up to 2^17), where the one-process mapper finds the
 //     mesh's straight cuts that distributed refinement only approaches.
-//     A graph of at most 2^17 vertices is not coarsened: every rank maps
-//     it whole, as below.
+//     A graph of at most 2^17 vertices is not coarsened: every rank
+//     gathers it, and the pipelines that gpumap.Map would run side by
+//     side (gpumap.Split: default's HM and IM below 2^18 edges, else its
+//     one pipeline) are dealt out, rank r running pipeline r mod C with
+//     the seed plus r/C (P = 1: gpumap.Map itself); the least J wins as
+//     below, and no refinement follows. At P >= C that is the
+//     one-process mapping or a better one, in about its -t C wall time.
 //  2. Initial mapping. Every rank gathers the coarsest graph
 //     (Allgatherv) and maps it with gpumap.Map and seed+rank; with the
 //     default preset and two ranks or more, even ranks use HM and odd
@@ -48,7 +55,9 @@
 //     Balance is kept exactly: each round starts from the loads summed
 //     over all ranks, and a rank may add to a PE at most 1/P of its room
 //     below Lmax = ceil((1+eps) c(V)/k) plus what it moved out of it, so
-//     no PE can pass Lmax. Then distributed FM: every rank runs gpumap's
+//     no PE can pass Lmax. Then, unless the degrees are skewed (degree
+//     CV at least features.SkewedCV: the one-process mapper refines such
+//     graphs by label propagation too), distributed FM: every rank runs gpumap's
 //     localized FM on J (gpumap/refinement; one round, as the
 //     one-process mapper's final FM) over a graph of its own vertices
 //     and its ghosts, the ghosts fixed, with the same 1/P share of every

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/gpumap/gpumap/gpumap"
+	"github.com/gpumap/gpumap/gpumap/features"
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/refinement"
 	"github.com/gpumap/gpumap/mpirank/mpi"
@@ -62,10 +63,10 @@ var fmConfig = refinement.FMConfig{Rounds: 1, Alpha: 10, SkipExplored: true, See
 // one-process J from 8,194 vertices, 0.99x from 2^16, at the same CPU
 // time with less FM). Label propagation's levels shrink too fast for a
 // large coarsest graph to pay (rgg 2^18: 0.93x from 10,038 vertices).
-// A graph of at most 2^17 vertices is mapped whole: one process maps it
-// in a second or two, and the short hierarchies of such graphs with one
-// round of FM lost J (rgg 2^16 1.14x the one-process J, finan512 with
-// 75k vertices 1.44x at P=2).
+// A graph of at most 2^17 vertices is mapped whole (mapWhole): one
+// process maps it in a second or two, and the short hierarchies of such
+// graphs with one round of FM lost J (rgg 2^16 1.14x the one-process J,
+// finan512 with 75k vertices 1.44x at P=2).
 func coarsestSize(n int64, k int, opt Options, byMatching bool) int64 {
 	if opt.Coarsest > 0 {
 		return opt.Coarsest
@@ -106,6 +107,9 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 		return nil, &Error{KindGraph, fmt.Sprintf("the edge weights sum to %d and the largest distance is %d: J could reach their product, more than %d (2^62); scale the edge weights or the distances down", w, d, int64(graph.MaxCost))}
 	}
 	lmax := graph.Lmax(total, k, opt.Eps)
+	if g.GlobalN() <= coarsestSize(g.GlobalN(), k, opt, false) {
+		return mapWhole(g, top, opt)
+	}
 	// One hierarchy, chosen by one round of label propagation on the
 	// input (which goes on as the first level's clustering if chosen).
 	// Neither coarsening wins everywhere: local matchings keep a
@@ -123,11 +127,23 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 	if err != nil {
 		return nil, err
 	}
+	skewed, err := skewedDegrees(g)
+	if err != nil {
+		return nil, err
+	}
+	// On skewed degrees many ranks join a hub's clusters at once: each
+	// may fill 1/P of a cluster's room (R-MAT 2^18 at P=2: coarse
+	// vertices of 37 under a limit of 19, more than the coarsest
+	// mapping could balance within Lmax).
+	share := 1
+	if skewed {
+		share = g.size
+	}
 	// A cluster weighs at most the average coarsest vertex.
 	limit := func(small int64) int64 { return max(1, (total+small-1)/small) }
 	var first *clustering
 	if small := coarsestSize(g.GlobalN(), k, opt, false); byMatching && g.GlobalN() > small {
-		if first, err = newClustering(g, limit(small), opt.Seed, 0); err != nil {
+		if first, err = newClustering(g, limit(small), opt.Seed, 0, share); err != nil {
 			return nil, err
 		}
 		if err := first.run(1); err != nil {
@@ -143,7 +159,7 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 	if byMatching {
 		first = nil
 	}
-	best, err := coarsen(g, top, opt, small, limit(small), byMatching, first)
+	best, err := coarsen(g, top, opt, small, limit(small), byMatching, first, share)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +190,11 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 			return nil, err
 		}
 		// FM after label propagation: it makes the moves that pay only
-		// after others, which label propagation cannot.
+		// after others, which label propagation cannot. Not on skewed
+		// degrees (skewedDegrees).
+		if skewed {
+			continue
+		}
 		cfg := fmConfig
 		cfg.Seed = opt.Seed ^ uint64(i)<<40 ^ uint64(fine.rank)
 		if _, err := localFM(fine, localGraph(fine), top, pe, lmax, cfg); err != nil {
@@ -209,6 +229,30 @@ func hasLocality(g *Graph) (bool, error) {
 	return 2*sums[0] > sums[1], nil
 }
 
+// skewedDegrees reports whether the degrees of g vary as those of the
+// graphs that the one-process mapper refines by label propagation instead
+// of FM (features.DegreeCV at least features.SkewedCV; collective). FM's
+// connection tables on their hubs' rows took 84% of a P=1 run on R-MAT
+// 2^18 (72 of 85 s of CPU: every move of a hub's neighbour updates the
+// hub's table, and every look at a hub sorts it).
+func skewedDegrees(g *Graph) (bool, error) {
+	// Degrees capped at 2^24: the sum of squares stays within int64 for
+	// any graph of fewer than 2^39 edges, and a cap only lowers the spread.
+	var s2 int64
+	for v := range g.N() {
+		d := min(g.XAdj[v+1]-g.XAdj[v], 1<<24)
+		s2 += d * d
+	}
+	sums, err := sumAll(g.c, int64(len(g.Adj)), s2)
+	if err != nil || sums[0] == 0 {
+		return false, err
+	}
+	n := float64(g.GlobalN())
+	mean := float64(sums[0]) / n
+	cv := math.Sqrt(max(0, float64(sums[1])/n-mean*mean)) / mean
+	return cv >= features.SkewedCV, nil
+}
+
 // hierarchy is one coarsening of the input and the mapping of its
 // coarsest graph.
 type hierarchy struct {
@@ -236,7 +280,7 @@ func countLabels(g *Graph, label []int64) (int64, error) {
 // than 80% is clustered by label propagation instead: matchings stall
 // where the edges cross ranks), and maps the coarsest graph.
 // first, when not nil, is label propagation already started on g.
-func coarsen(g *Graph, top *topology.Topology, opt Options, small, limit int64, byMatching bool, first *clustering) (*hierarchy, error) {
+func coarsen(g *Graph, top *topology.Topology, opt Options, small, limit int64, byMatching bool, first *clustering, share int) (*hierarchy, error) {
 	h := &hierarchy{}
 	cur := g
 	for len(h.levels) < maxLevels && cur.GlobalN() > small {
@@ -258,7 +302,7 @@ func coarsen(g *Graph, top *topology.Topology, opt Options, small, limit int64, 
 			first = nil
 			var err error
 			if c == nil {
-				if c, err = newClustering(cur, limit, opt.Seed, len(h.levels)); err != nil {
+				if c, err = newClustering(cur, limit, opt.Seed, len(h.levels), share); err != nil {
 					return nil, err
 				}
 			}

@@ -1,0 +1,248 @@
+package distmap
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"testing"
+
+	"github.com/gpumap/gpumap/gpumap"
+	"github.com/gpumap/gpumap/gpumap/features"
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/mpirank/mpi"
+	"github.com/gpumap/gpumap/mpirank/mpi/mpitest"
+	"github.com/gpumap/gpumap/topology"
+)
+
+// A graph that is not coarsened is mapped as the one-process mapper maps
+// it, its pipelines dealt out over the ranks: at P = 1, 2 and 3 every
+// rank's PEs are those of the best of the pipelines that dealt gives the
+// ranks (computed here one by one with gpumap.Map), and where the ranks
+// run each of default's pipelines once (P = 1; P = 2 on a graph mapped
+// with HM and IM) the mapping is gpumap.Map's, byte for byte.
+func TestWhole(t *testing.T) {
+	if !mpitest.Child() {
+		for _, p := range []int{1, 2, 3} {
+			out := mpitest.Run(t, p, "TestWhole")
+			if ok := regexp.MustCompile(`(?m)^rank \d: ok$`).FindAllString(out, -1); len(ok) != p {
+				t.Fatalf("P=%d: %d of %d ranks passed:\n%s", p, len(ok), p, out)
+			}
+		}
+		return
+	}
+	defer rankRecover()
+	c, size, rank := rankComm(t)
+	top, _ := topology.Parse("4:8", "1:10")
+	// Both algorithms on the grid; the features' one alone on the dense
+	// random graph (36,000 edges of degree 60 onto 32 PEs).
+	for _, w := range []*graph.Graph{graph.Grid(24, 24), graph.Random(1200, 36000, 1, 1, 5)} {
+		n := int64(w.N())
+		vtxdist := make([]int64, size+1)
+		for r := range size {
+			vtxdist[r+1] = n * int64(r+1) / int64(size)
+		}
+		xadj := []int64{0}
+		var adj, ew []int64
+		for v := vtxdist[rank]; v < vtxdist[rank+1]; v++ {
+			for e := w.XAdj[v]; e < w.XAdj[v+1]; e++ {
+				adj, ew = append(adj, int64(w.Adj[e])), append(ew, w.W(e))
+			}
+			xadj = append(xadj, int64(len(adj)))
+		}
+		g, err := New(c, vtxdist, xadj, adj, nil, ew)
+		if err != nil {
+			rankFail("%v", err)
+		}
+		opt := Options{Eps: 0.03, Seed: 5, Threads: 1, Preset: gpumap.Default}
+		res, err := Map(g, top, opt)
+		if err != nil {
+			rankFail("%v", err)
+		}
+		// Rank 0 checks the whole mapping against the best of every
+		// rank's pipelines, mapped one by one.
+		all, _, err := mpi.Allgatherv(c, res.PE, size)
+		if err != nil {
+			rankFail("%v", err)
+		}
+		if rank > 0 {
+			continue
+		}
+		o := gpumap.DefaultOptions()
+		o.Eps, o.Seed, o.Threads, o.Backend = opt.Eps, opt.Seed, 1, gpumap.CPU
+		cands := gpumap.Split(w, top, o)
+		var want *gpumap.Result
+		for r := range size {
+			mine := []gpumap.Options{o}
+			if size > 1 {
+				mine = dealt(cands, size, r)
+			}
+			for _, x := range mine {
+				m, err := gpumap.Map(w, top, x)
+				if err != nil {
+					rankFail("%v", err)
+				}
+				if want == nil || m.Metrics.Feasible && !want.Metrics.Feasible || m.Metrics.Feasible == want.Metrics.Feasible && m.Metrics.J < want.Metrics.J {
+					want = m
+				}
+			}
+		}
+		if !slices.Equal(all, want.PE) || res.Metrics.J != want.Metrics.J || res.Levels != 0 {
+			rankFail("n=%d P=%d: J %d (%d levels), want the best pipeline's J %d", n, size, res.Metrics.J, res.Levels, want.Metrics.J)
+		}
+		if size == 1 || size == len(cands) {
+			one, err := gpumap.Map(w, top, o)
+			if err != nil {
+				rankFail("%v", err)
+			}
+			if !slices.Equal(all, one.PE) {
+				rankFail("n=%d P=%d: J %d, not gpumap.Map's mapping (J %d)", n, size, res.Metrics.J, one.Metrics.J)
+			}
+		}
+	}
+	fmt.Printf("rank %d: ok\n", rank)
+	if err := mpi.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// dealt gives every pipeline to some rank, each to one rank where there
+// are fewer ranks than pipelines, and further seeds of them in turn to
+// the ranks beyond.
+func TestDealt(t *testing.T) {
+	a, b, c := gpumap.DefaultOptions(), gpumap.DefaultOptions(), gpumap.DefaultOptions()
+	a.Seed, b.Algorithm, c.Algorithm = 9, gpumap.Multisection, gpumap.Integrated
+	seeded := func(o gpumap.Options, s uint64) gpumap.Options { o.Seed = s; return o }
+	for _, x := range []struct {
+		cands []gpumap.Options
+		size  int
+		want  [][]gpumap.Options
+	}{
+		{[]gpumap.Options{a}, 3, [][]gpumap.Options{{a}, {seeded(a, 10)}, {seeded(a, 11)}}},
+		{[]gpumap.Options{b, c}, 2, [][]gpumap.Options{{b}, {c}}},
+		{[]gpumap.Options{b, c}, 5, [][]gpumap.Options{{b}, {c}, {seeded(b, 1)}, {seeded(c, 1)}, {seeded(b, 2)}}},
+		{[]gpumap.Options{a, b, c}, 2, [][]gpumap.Options{{a, c}, {b}}},
+	} {
+		for r := range x.size {
+			if got := dealt(x.cands, x.size, r); !slices.Equal(got, x.want[r]) {
+				t.Errorf("%d pipelines, rank %d of %d: %+v, want %+v", len(x.cands), r, x.size, got, x.want[r])
+			}
+		}
+	}
+}
+
+// skewedDegrees agrees with the one-process features on graphs spread over
+// 2 ranks: a grid and a random graph are not skewed, R-MAT and
+// preferential attachment graphs and a star are.
+func TestSkewedDegrees(t *testing.T) {
+	if !mpitest.Child() {
+		out := mpitest.Run(t, 2, "TestSkewedDegrees")
+		if ok := regexp.MustCompile(`(?m)^rank \d: ok$`).FindAllString(out, -1); len(ok) != 2 {
+			t.Fatalf("%d of 2 ranks passed:\n%s", len(ok), out)
+		}
+		return
+	}
+	defer rankRecover()
+	c, size, rank := rankComm(t)
+	star := graph.NewBuilder(300)
+	for v := 1; v < 300; v++ {
+		star.AddEdge(0, v, 1)
+	}
+	sg, _ := star.Build()
+	for i, w := range []*graph.Graph{graph.Grid(20, 30), graph.Random(500, 3000, 1, 1, 2), graph.RMAT(10, 8, 3), graph.PowerLaw(600, 3, 4), sg} {
+		n := int64(w.N())
+		vtxdist := []int64{0, n / 3, n}
+		xadj := []int64{0}
+		var adj, ew []int64
+		for v := vtxdist[rank]; v < vtxdist[rank+1]; v++ {
+			for e := w.XAdj[v]; e < w.XAdj[v+1]; e++ {
+				adj, ew = append(adj, int64(w.Adj[e])), append(ew, w.W(e))
+			}
+			xadj = append(xadj, int64(len(adj)))
+		}
+		g, err := New(c, vtxdist[:size+1], xadj, adj, nil, ew)
+		if err != nil {
+			rankFail("%v", err)
+		}
+		got, err := skewedDegrees(g)
+		if err != nil {
+			rankFail("%v", err)
+		}
+		cv := features.DegreeCV(w)
+		if want := cv >= features.SkewedCV; got != want || want != (i >= 2) {
+			rankFail("graph %d: skewed %v, degree CV %.3f", i, got, cv)
+		}
+	}
+	fmt.Printf("rank %d: ok\n", rank)
+	if err := mpi.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Label propagation with a share per rank (skewed degrees) keeps every
+// cluster within its limit, summed over the ranks: on a star and an R-MAT
+// graph spread over 3 ranks, whose hubs' clusters every rank joins at
+// once (without shares, R-MAT 2^18 at P=2 made clusters of 37 under a
+// limit of 19).
+func TestClusterShare(t *testing.T) {
+	if !mpitest.Child() {
+		out := mpitest.Run(t, 3, "TestClusterShare")
+		if ok := regexp.MustCompile(`(?m)^rank \d: ok$`).FindAllString(out, -1); len(ok) != 3 {
+			t.Fatalf("%d of 3 ranks passed:\n%s", len(ok), out)
+		}
+		return
+	}
+	defer rankRecover()
+	c, size, rank := rankComm(t)
+	star := graph.NewBuilder(400)
+	for v := 1; v < 400; v++ {
+		star.AddEdge(0, v, 1)
+		star.AddEdge(v, 1+v%399, 1)
+	}
+	sg, _ := star.Build()
+	for i, w := range []*graph.Graph{sg, graph.RMAT(11, 8, 3)} {
+		n := int64(w.N())
+		vtxdist := make([]int64, size+1)
+		for r := range size {
+			vtxdist[r+1] = n * int64(r+1) / int64(size)
+		}
+		xadj := []int64{0}
+		var adj, ew []int64
+		for v := vtxdist[rank]; v < vtxdist[rank+1]; v++ {
+			for e := w.XAdj[v]; e < w.XAdj[v+1]; e++ {
+				adj, ew = append(adj, int64(w.Adj[e])), append(ew, w.W(e))
+			}
+			xadj = append(xadj, int64(len(adj)))
+		}
+		g, err := New(c, vtxdist, xadj, adj, nil, ew)
+		if err != nil {
+			rankFail("%v", err)
+		}
+		for _, limit := range []int64{3, 8, 20} {
+			cl, err := newClustering(g, limit, 1, 0, size)
+			if err != nil {
+				rankFail("%v", err)
+			}
+			if err := cl.run(clusterRounds); err != nil {
+				rankFail("%v", err)
+			}
+			// Every rank's labels, summed by label.
+			labels, _, err := mpi.Allgatherv(c, cl.label[:g.N()], size)
+			if err != nil {
+				rankFail("%v", err)
+			}
+			sum := map[int64]int64{}
+			for v, l := range labels {
+				sum[l] += w.VW[v]
+			}
+			for l, x := range sum {
+				if x > limit {
+					rankFail("graph %d, limit %d: cluster %d weighs %d", i, limit, l, x)
+				}
+			}
+		}
+	}
+	fmt.Printf("rank %d: ok\n", rank)
+	if err := mpi.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+}
