@@ -46,12 +46,13 @@
 //     moves to the PE among its neighbours' that lowers sum w(v,u)
 //     D(pe, pe(u)) most, distances from the topology's bit labels.
 //     Balance is kept exactly: each round starts from the loads summed
-//     over all ranks, and a rank may add to a PE at most 1/P of its room
-//     below Lmax = ceil((1+eps) c(V)/k) plus what it moved out of it, so
-//     no PE can pass Lmax. Then distributed FM: every rank runs gpumap's
+//     over all ranks, and a rank may add to a PE at most its share of the
+//     room below Lmax = ceil((1+eps) c(V)/k), in proportion to its own
+//     weight in that PE, plus what it moved out of it, so no PE can pass
+//     Lmax. Then distributed FM: every rank runs gpumap's
 //     localized FM on J (gpumap/refinement; one round, as the
 //     one-process mapper's final FM) over a graph of its own vertices
-//     and its ghosts, the ghosts fixed, with the same 1/P share of every
+//     and its ghosts, the ghosts fixed, with the same share of every
 //     PE's room; it makes the moves that pay only after others, which
 //     label propagation cannot. Two ranks that move both ends of an edge
 //     priced each move with the other end where it was: the true change
