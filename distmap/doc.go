@@ -17,7 +17,11 @@
 //     below); each rank visits its vertices in a seeded random order and
 //     knows only the weights of the clusters it sees (ParHIP's local
 //     bookkeeping). (b) gpumap's greedy heavy-edge matching (exp*2
-//     rating, natural order) on each rank's own vertices; a level whose
+//     rating, natural order), the one-process matching across the
+//     ranks' boundaries too: each rank matches its vertices, those of
+//     later ranks allowed as partners, and sends these claims to their
+//     owners, which match again with the claimed vertices taken, until
+//     no claim changes (at most P passes); a level whose
 //     matching keeps more than 80% of the vertices is clustered as in
 //     (a). (b) is chosen where the numbering has locality (most edges
 //     join ids less than 2 sqrt(n) apart, the one-process mapper's test
