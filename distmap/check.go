@@ -170,6 +170,7 @@ const (
 	fpSeed
 	fpPreset
 	fpCoarsest
+	fpTrace   // 1 where Options.Trace is set: tracing adds collectives
 	fpLevels  // -1: no topology
 	fpK       // PEs
 	fpTree    // a hash of an irregular machine's labels, 0 for a regular one
@@ -185,6 +186,9 @@ func optionsPrint(top *topology.Topology, opt Options) []int64 {
 	v[fpEps], v[fpSeed], v[fpPreset], v[fpCoarsest] = int64(math.Float64bits(opt.Eps)), int64(opt.Seed), int64(opt.Preset), opt.Coarsest
 	if opt.Eps == 0 {
 		v[fpEps] = 0 // -0
+	}
+	if opt.Trace != nil {
+		v[fpTrace] = 1
 	}
 	if top == nil {
 		v[fpLevels] = -1
@@ -208,6 +212,13 @@ func optionsPrint(top *topology.Topology, opt Options) []int64 {
 	}
 	v[fpTree] = int64(h.Sum64() | 1)
 	return v
+}
+
+func onOff(x int64) string {
+	if x != 0 {
+		return "on"
+	}
+	return "off"
 }
 
 // machineOf describes the machine of a fingerprint.
@@ -259,6 +270,8 @@ func sameOptions(g *Graph, top *topology.Topology, opt Options) error {
 		msg = fmt.Sprintf("rank %d: preset %s differs from rank 0's %s", r, opt.Preset, gpumap.Preset(root[fpPreset]))
 	case mine[fpCoarsest] != root[fpCoarsest]:
 		msg = fmt.Sprintf("rank %d: coarsest size %d differs from rank 0's %d", r, opt.Coarsest, root[fpCoarsest])
+	case mine[fpTrace] != root[fpTrace]:
+		msg = fmt.Sprintf("rank %d: tracing %s, rank 0's %s", r, onOff(mine[fpTrace]), onOff(root[fpTrace]))
 	case machineOf(mine) != machineOf(root) || mine[fpTree] != root[fpTree]:
 		msg = fmt.Sprintf("rank %d: hierarchy %s differs from rank 0's %s", r, machineOf(mine), machineOf(root))
 	default:

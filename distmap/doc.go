@@ -19,7 +19,11 @@
 //     bookkeeping; on skewed degrees, where every rank joins the hubs'
 //     clusters at once, a rank fills at most 1/P of a cluster's room).
 //     (b) gpumap's greedy heavy-edge matching (exp*2
-//     rating, natural order) on each rank's own vertices; a level whose
+//     rating, natural order), the one-process matching across the
+//     ranks' boundaries too: each rank matches its vertices, those of
+//     later ranks allowed as partners, and sends these claims to their
+//     owners, which match again with the claimed vertices taken, until
+//     no claim changes (at most P passes); a level whose
 //     matching keeps more than 80% of the vertices is clustered as in
 //     (a). (b) is chosen where the numbering has locality (most edges
 //     join ids less than 2 sqrt(n) apart, the one-process mapper's test
@@ -53,14 +57,15 @@
 //     moves to the PE among its neighbours' that lowers sum w(v,u)
 //     D(pe, pe(u)) most, distances from the topology's bit labels.
 //     Balance is kept exactly: each round starts from the loads summed
-//     over all ranks, and a rank may add to a PE at most 1/P of its room
-//     below Lmax = ceil((1+eps) c(V)/k) plus what it moved out of it, so
-//     no PE can pass Lmax. Then, unless the degrees are skewed (degree
-//     CV at least features.SkewedCV: the one-process mapper refines such
-//     graphs by label propagation too), distributed FM: every rank runs gpumap's
+//     over all ranks, and a rank may add to a PE at most its share of the
+//     room below Lmax = ceil((1+eps) c(V)/k), in proportion to its own
+//     weight in that PE, plus what it moved out of it, so no PE can pass
+//     Lmax. Then, unless the degrees are skewed (degree CV at least
+//     features.SkewedCV: the one-process mapper refines such graphs by
+//     label propagation too), distributed FM: every rank runs gpumap's
 //     localized FM on J (gpumap/refinement; one round, as the
 //     one-process mapper's final FM) over a graph of its own vertices
-//     and its ghosts, the ghosts fixed, with the same 1/P share of every
+//     and its ghosts, the ghosts fixed, with the same share of every
 //     PE's room; it makes the moves that pay only after others, which
 //     label propagation cannot. Two ranks that move both ends of an edge
 //     priced each move with the other end where it was: the true change

@@ -3,7 +3,6 @@ package distmap
 import (
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/refinement"
-	"github.com/gpumap/gpumap/mpirank/mpi"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -54,21 +53,9 @@ func localGraph(g *Graph) *graph.Graph {
 	return lg
 }
 
-// fmShare returns the block limits of one rank's FM: PE p may gain at
-// most a 1/size share of its room below lmax (as in refine), so no PE
-// passes lmax whatever the other ranks move. A PE already above lmax may
-// only lose weight.
-func fmShare(load []int64, lmax int64, size int) []int64 {
-	maxW := make([]int64, len(load))
-	for p, x := range load {
-		maxW[p] = x + max(0, lmax-x)/int64(size)
-	}
-	return maxW
-}
-
 // localFM improves the mapping pe (local vertices and ghosts) by gpumap's
 // localized FM on J: every rank refines its own vertices with its ghosts'
-// PEs fixed and a share of every PE's room (fmShare), then the ghosts are
+// PEs fixed and its share of every PE's room (roomShares), then the ghosts are
 // refreshed. Moves of two ranks at both ends of an edge were each priced
 // with the other end where it was; the true change of J is the predicted
 // one plus, on every such edge, D(p',q') - D(p',q) - D(p,q') + D(p,q)
@@ -81,10 +68,15 @@ func localFM(g *Graph, lg *graph.Graph, top *topology.Topology, pe []int32, lmax
 	for v := range n {
 		load[pe[v]] += g.VW[v]
 	}
-	if err := mpi.Allreduce(g.c, load, mpi.Sum); err != nil {
+	// A PE already above lmax may only lose weight.
+	load, share, err := roomShares(g, load, lmax)
+	if err != nil {
 		return 0, err
 	}
-	maxW := fmShare(load, lmax, g.size)
+	maxW := make([]int64, k)
+	for p, x := range load {
+		maxW[p] = x + share[p]
+	}
 	part := make([]int32, len(pe))
 	copy(part, pe)
 	s := refinement.NewState(lg, k, part, maxW, refinement.Mapping(top))

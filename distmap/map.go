@@ -3,6 +3,7 @@ package distmap
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 
@@ -23,6 +24,10 @@ type Options struct {
 	// Coarsest is the size (vertices) at which coarsening stops; 0 means
 	// max(8000, 20k). Small values let tests contract small graphs.
 	Coarsest int64
+	// Trace, for developers, receives from rank 0 the J of every level
+	// after its coarsest mapping or projection, label propagation and
+	// FM. Each line costs a collective: every rank sets it or none.
+	Trace io.Writer
 }
 
 // Result is a distributed mapping.
@@ -186,7 +191,16 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 			levels[i] = nil
 			collect()
 		}
+		if opt.Trace != nil && fine.rank == 0 {
+			fmt.Fprintf(opt.Trace, "level %2d vtxdist %v\n", i, fine.VtxDist)
+		}
+		if err := trace(fine, top, pe, opt, i, "start"); err != nil {
+			return nil, err
+		}
 		if err := refine(fine, top, pe, lmax, refineRounds, opt.Seed, i); err != nil {
+			return nil, err
+		}
+		if err := trace(fine, top, pe, opt, i, "lp"); err != nil {
 			return nil, err
 		}
 		// FM after label propagation: it makes the moves that pay only
@@ -200,12 +214,31 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 		if _, err := localFM(fine, localGraph(fine), top, pe, lmax, cfg); err != nil {
 			return nil, err
 		}
+		if err := trace(fine, top, pe, opt, i, "fm"); err != nil {
+			return nil, err
+		}
 	}
 	m, err := evaluate(g, top, pe, opt.Eps)
 	if err != nil {
 		return nil, err
 	}
 	return &Result{PE: pe[:g.N()], Metrics: m, Levels: len(levels), CoarseN: best.coarseN}, nil
+}
+
+// trace writes the J of the mapping pe of level lvl's graph g after
+// step to opt.Trace (rank 0; collective, where opt.Trace is set).
+func trace(g *Graph, top *topology.Topology, pe []int32, opt Options, lvl int, step string) error {
+	if opt.Trace == nil {
+		return nil
+	}
+	m, err := evaluate(g, top, pe, opt.Eps)
+	if err != nil {
+		return err
+	}
+	if g.rank == 0 {
+		fmt.Fprintf(opt.Trace, "level %2d n=%-9d %-5s J=%-11d max=%d lmax=%d\n", lvl, g.GlobalN(), step, m.J, m.MaxBlock, m.Lmax)
+	}
+	return nil
 }
 
 // hasLocality reports whether most edges of g join vertices whose global
@@ -426,6 +459,15 @@ func initial(g *Graph, top *topology.Topology, opt Options) ([]int32, int64, err
 	}
 	if err := agree(g.c, err); err != nil {
 		return nil, 0, err
+	}
+	if opt.Trace != nil {
+		all, err := mpi.Allgather(g.c, []int64{j}, g.size)
+		if err != nil {
+			return nil, 0, err
+		}
+		if g.rank == 0 {
+			fmt.Fprintf(opt.Trace, "coarsest n=%d m=%d J by rank %v\n", cg.N(), cg.M(), all)
+		}
 	}
 	j, winner, err := mpi.MinLoc(g.c, j)
 	if err != nil {

@@ -3,7 +3,6 @@ package distmap
 import (
 	"math/rand/v2"
 
-	"github.com/gpumap/gpumap/mpirank/mpi"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -43,9 +42,9 @@ func bestPE(r *rating, adj []int32, w []int64, pe []int32, cur int32, labels []u
 // label propagation on J: each round every rank visits its vertices in a
 // random order and moves each to its best PE, then the ghosts' PEs are
 // refreshed. Balance is kept exactly: at a round's start the PE loads are
-// summed over all ranks, and a rank may add to PE p at most a 1/size share
-// of p's room below lmax (plus what it took out of p), so that no PE
-// passes lmax whatever the other ranks do.
+// summed over all ranks, and a rank may add to PE p at most its share of
+// p's room below lmax (roomShares, plus what it took out of p), so that no
+// PE passes lmax whatever the other ranks do.
 func refine(g *Graph, top *topology.Topology, pe []int32, lmax int64, rounds int, seed uint64, lvl int) error {
 	k, n := top.K(), g.N()
 	labels := top.Labels()
@@ -58,12 +57,11 @@ func refine(g *Graph, top *topology.Topology, pe []int32, lmax int64, rounds int
 		for v := range n {
 			load[pe[v]] += g.VW[v]
 		}
-		if err := mpi.Allreduce(g.c, load, mpi.Sum); err != nil {
+		_, share, err := roomShares(g, load, lmax)
+		if err != nil {
 			return err
 		}
-		for p := range room {
-			room[p] = (lmax - load[p]) / int64(g.size)
-		}
+		copy(room, share)
 		rng := rand.New(rand.NewPCG(seed^0x5bd1e995, uint64(lvl)<<32|uint64(round)<<16|uint64(g.rank)))
 		var gain int64
 		for _, v := range rng.Perm(n) {

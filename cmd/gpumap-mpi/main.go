@@ -64,6 +64,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("q", false, "no progress on stderr")
 	stats := fs.Bool("stats", false, "report the peak resident memory of the largest rank and of all ranks (Linux)")
 	cpuprofile := fs.String("cpuprofile", "", "write each rank's CPU profile to this path with .RANK appended (for developers)")
+	trace := fs.Bool("trace", false, "write the J of every level after each step to stderr (rank 0; for developers)")
 	coarsest := fs.Int64("coarsest", 0, "stop coarsening at this many vertices (0: max(8000, 20k); for developers)")
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -72,6 +73,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	opt := distmap.Options{Eps: *eps, Seed: *seed, Threads: *threads, Coarsest: *coarsest}
+	if *trace {
+		opt.Trace = stderr
+	}
 	var err error
 	switch {
 	case fs.NArg() > 0:
