@@ -487,24 +487,31 @@ __device__ int best_block(int p, i64 cur, i64 base, int t, const int *cb, const 
 // per run of one PE straight into bw.
 #define BWK 8
 #define BWSH 1024
+// add_runs adds the weights of vertices lo + t, lo + t + T, ... below hi
+// into to[their PE], one atomic per run of one PE: to is the block's
+// shared table or bw itself.
+__device__ __forceinline__ void add_runs(const int *part, const i64 *vw, i64 *to, i64 lo, i64 hi, int t, int T) {
+    int cur = -1;
+    i64 acc = 0;
+    for (i64 v = lo + t; v < hi; v += T) {
+        const int p = part[v];
+        if (p != cur) {
+            if (acc) atomicAdd((unsigned long long *)&to[cur], (unsigned long long)acc);
+            cur = p;
+            acc = 0;
+        }
+        acc += vw[v];
+    }
+    if (acc) atomicAdd((unsigned long long *)&to[cur], (unsigned long long)acc);
+}
+
 extern "C" __global__ void block_weights(const int *part, const i64 *vw, i64 *bw, int n, int k) {
     __shared__ i64 sh[BWSH];
     const int t = threadIdx.x, T = blockDim.x;
     const i64 chunk = (n + gridDim.x - 1) / gridDim.x, lo = blockIdx.x * chunk,
               hi = lo + chunk < n ? lo + chunk : n;
     if (k > BWSH) {
-        int cur = -1;
-        i64 acc = 0;
-        for (i64 v = lo + t; v < hi; v += T) {
-            const int p = part[v];
-            if (p != cur) {
-                if (acc) atomicAdd((unsigned long long *)&bw[cur], (unsigned long long)acc);
-                cur = p;
-                acc = 0;
-            }
-            acc += vw[v];
-        }
-        if (acc) atomicAdd((unsigned long long *)&bw[cur], (unsigned long long)acc);
+        add_runs(part, vw, bw, lo, hi, t, T);
         return;
     }
     for (int b = t; b < k; b += T) sh[b] = 0;
@@ -520,19 +527,8 @@ extern "C" __global__ void block_weights(const int *part, const i64 *vw, i64 *bw
         UNROLL
         for (int b = 0; b < BWK; b++)
             if (r[b]) atomicAdd((unsigned long long *)&sh[b], (unsigned long long)r[b]);
-    } else { // a thread's vertices of a range tend to share a PE: one shared atomic per run
-        int cur = -1;
-        i64 acc = 0;
-        for (i64 v = lo + t; v < hi; v += T) {
-            const int p = part[v];
-            if (p != cur) {
-                if (acc) atomicAdd((unsigned long long *)&sh[cur], (unsigned long long)acc);
-                cur = p;
-                acc = 0;
-            }
-            acc += vw[v];
-        }
-        if (acc) atomicAdd((unsigned long long *)&sh[cur], (unsigned long long)acc);
+    } else { // a thread's vertices of a range tend to share a PE
+        add_runs(part, vw, sh, lo, hi, t, T);
     }
     __syncthreads();
     for (int b = t; b < k; b += T)
