@@ -13,8 +13,10 @@
 // slots whose final contents are sorted before use.
 //
 // Kernels that use __syncthreads or __shared__ ("team" kernels: scan_mid,
-// jet_stats, reb_room) run as one block of at most TEAM threads;
-// everything else is barrier-free and runs with any block size.
+// reb_room) run as one block of at most TEAM threads, or (block_weights
+// and the kernels whose last block finishes the step: jet_cost, reb_cand,
+// reb_hist, reb_evict) with blocks of TEAM threads or fewer; everything
+// else is barrier-free and runs with any block size.
 #include <stdint.h>
 
 #define GRID_LOOP(i, n) for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < (n); \
@@ -543,7 +545,25 @@ struct jet_ctl {
     i64 avg, sigma;                   // c(V)/k and the rebalancing threshold
     i64 nroom;                        // blocks below sigma in this rebalancing round
     u64 round;                        // rebalancing rounds with room (hash seeds)
+    u64 ticket;                       // blocks of a launch done so far (take_ticket)
 };
+
+// take_ticket (thread 0 of each block, once the block's work is done)
+// says whether the block is the last of its launch to finish; the last
+// one resets the count for the next launch. The fences make every other
+// block's writes visible to the last one, which then does the work that
+// was a launch of its own after this one: a launch costs 8.5 us on an
+// H200, and the Jet loop's small steps (the statistics, the cut bucket,
+// the crossing bin) made a third of its launches.
+__device__ __forceinline__ int take_ticket(u64 *ticket) {
+    __threadfence();
+    const int last = atomicAdd((unsigned long long *)ticket, 1ULL) == (unsigned long long)gridDim.x - 1;
+    if (last) {
+        *ticket = 0;
+        __threadfence();
+    }
+    return last;
+}
 
 #define SPREAD 1024 // accumulators per sum, against atomic contention
 
@@ -552,49 +572,55 @@ struct jet_ctl {
 // vertices hold their old block in dest; an edge between two moved
 // vertices counts at the smaller one). The delta pass also counts the
 // step's moves and candidates, and their degrees.
+//
+// The last block to finish (take_ticket) then adds up the accumulators
+// (and clears them), the excess over lmax, the heaviest block, avg and
+// sigma (refinement's RebalanceTargets rule), into ctl. When some block is
+// overloaded (a rebalancing round follows), it also lists the blocks
+// below sigma (room, roomList, ctl->nroom); with segments of seg < k
+// blocks, a block's sigma follows its segment's average. A team kernel.
 extern "C" __global__ void jet_cost(int full, const i64 *xadj, const int *adj, WT, const int *part,
                                     const u64 *labels, const i64 *dist, const u8 *moved, const u8 *cand,
-                                    const int *dest, i64 *spread, int n) {
-    i64 j = 0, nm = 0, nc = 0, dm = 0, dc = 0;
-    GRID_LOOP(v, n) {
-        if (full) {
-            int pv = part[v];
+                                    const int *dest, i64 *spread, int n, const i64 *bw, int k, int seg, i64 lmax,
+                                    int *room, int *roomList, jet_ctl *ctl) {
+    {
+        i64 j = 0, nm = 0, nc = 0, dm = 0, dc = 0;
+        GRID_LOOP(v, n) {
+            if (full) {
+                int pv = part[v];
+                for (i64 e = xadj[v]; e < xadj[v + 1]; e++) {
+                    int u = adj[e];
+                    if (u > (int)v) j += W(e) * D(labels, dist, pv, part[u]);
+                }
+                continue;
+            }
+            if (cand[v]) {
+                nc++;
+                dc += xadj[v + 1] - xadj[v];
+            }
+            if (!moved[v]) continue;
+            nm++;
+            dm += xadj[v + 1] - xadj[v];
+            int pv = part[v], ov = dest[v];
             for (i64 e = xadj[v]; e < xadj[v + 1]; e++) {
                 int u = adj[e];
-                if (u > (int)v) j += W(e) * D(labels, dist, pv, part[u]);
+                bool mu = moved[u] != 0;
+                if (mu && u < (int)v) continue;
+                int pu = part[u], ou = mu ? dest[u] : pu;
+                j += W(e) * (D(labels, dist, pv, pu) - D(labels, dist, ov, ou));
             }
-            continue;
         }
-        if (cand[v]) {
-            nc++;
-            dc += xadj[v + 1] - xadj[v];
-        }
-        if (!moved[v]) continue;
-        nm++;
-        dm += xadj[v + 1] - xadj[v];
-        int pv = part[v], ov = dest[v];
-        for (i64 e = xadj[v]; e < xadj[v + 1]; e++) {
-            int u = adj[e];
-            bool mu = moved[u] != 0;
-            if (mu && u < (int)v) continue;
-            int pu = part[u], ou = mu ? dest[u] : pu;
-            j += W(e) * (D(labels, dist, pv, pu) - D(labels, dist, ov, ou));
-        }
+        const long long slot = TID % SPREAD;
+        i64 sums[5] = {j, nm, nc, dm, dc};
+        for (int i = 0; i < 5; i++)
+            if (sums[i]) atomicAdd((unsigned long long *)&spread[i * SPREAD + slot], (unsigned long long)sums[i]);
     }
-    const long long slot = TID % SPREAD;
-    i64 sums[5] = {j, nm, nc, dm, dc};
-    for (int i = 0; i < 5; i++)
-        if (sums[i]) atomicAdd((unsigned long long *)&spread[i * SPREAD + slot], (unsigned long long)sums[i]);
-}
+    __shared__ int last;
+    __syncthreads();
+    if (threadIdx.x == 0) last = take_ticket(&ctl->ticket);
+    __syncthreads();
+    if (!last) return;
 
-// One block: adds up jet_cost's accumulators (and clears them), the
-// excess over lmax, the heaviest block, avg and sigma (refinement's
-// RebalanceTargets rule), into ctl. When some block is overloaded (a
-// rebalancing round follows), it also lists the blocks below sigma
-// (room, roomList, ctl->nroom); with segments of seg < k blocks, a
-// block's sigma follows its segment's average.
-extern "C" __global__ void jet_stats(int full, i64 *spread, const i64 *bw, int k, int seg, i64 lmax, int *room,
-                                     int *roomList, jet_ctl *ctl) {
     __shared__ i64 s[8][TEAM];
     __shared__ i64 r[8][16];
     __shared__ i64 sigma, excess;
@@ -740,7 +766,7 @@ extern "C" __global__ void jet_apply(int *part, int *dest, const u8 *moved, u8 *
 //
 // Weak and strong rebalancing (Algorithm 5 and its strong variant) with
 // the CPU backend's rule (refinement.SelectRebalance), entirely on the
-// device. jet_stats has listed the blocks below sigma. Every vertex of an
+// device. jet_cost has listed the blocks below sigma. Every vertex of an
 // overloaded block that is not too heavy picks a destination and files
 // its loss in a bucket of its block (reb_cand);
 // each block moves the cheapest buckets that cover its excess, and of the
@@ -800,11 +826,15 @@ __device__ __forceinline__ int loss_bucket(i64 g) {
 // avg)) pick the best adjacent block below sigma, else the block of
 // roomList drawn by splitmix(v ^ seed of the round) among those in their
 // block's segment of seg blocks (none there: no candidate); their weight
-// goes to kw[block][loss bucket].
+// goes to kw[block][loss bucket]. With tail, the last block then finds
+// every block's cut bucket (cut_keys, mode 0).
+__device__ void cut_keys(i64 b0, i64 step, int mode, i64 *kw, const i64 *bw, i64 lmax, int *cut, i64 *need, i64 *lo,
+                         i64 *accepted, jet_ctl *ctl, int k);
 extern "C" __global__ void reb_cand(const i64 *xadj, const int *adj, WT, const i64 *vw, const int *part,
                                     const u64 *labels, const i64 *dist, const i64 *bw, i64 lmax,
-                                    const int *room, const int *roomList, const jet_ctl *ctl, u64 seed, int seg,
-                                    int *cb, i64 *cw, u8 *locked, u8 *cand, int *dest, u8 *bucket, i64 *kw, int n) {
+                                    const int *room, const int *roomList, jet_ctl *ctl, u64 seed, int seg,
+                                    int *cb, i64 *cw, u8 *locked, u8 *cand, int *dest, u8 *bucket, i64 *kw, int n,
+                                    int tail, int *cut, i64 *need, i64 *lo, i64 *accepted, int k) {
     const int nroom = (int)ctl->nroom;
     const i64 avg = ctl->avg;
     const u64 rseed = seed ^ (ctl->round + 1) * 0x9e3779b97f4a7c15ULL; // refinement.RebalanceSeed; reb_cut advances round
@@ -838,9 +868,15 @@ extern "C" __global__ void reb_cand(const i64 *xadj, const int *adj, WT, const i
         bucket[v] = (u8)bk;
         atomicAdd((unsigned long long *)&kw[(i64)p * NB + bk], (unsigned long long)w);
     }
+    if (!tail) return;
+    __shared__ int last;
+    __syncthreads();
+    if (threadIdx.x == 0) last = take_ticket(&(ctl)->ticket);
+    __syncthreads();
+    if (last) cut_keys(threadIdx.x, blockDim.x, 0, kw, bw, lmax, cut, need, lo, accepted, ctl, k);
 }
 
-// For every key (mode 0: source block, target its excess over lmax; mode
+// cut_keys: for every key (mode 0: source block, target its excess over lmax; mode
 // 1: destination, target its room below lmax plus one) the first bucket
 // whose cumulative weight reaches the target (cut; NB when none does, -1
 // when the target is not positive), the weight still needed inside it
@@ -849,9 +885,9 @@ extern "C" __global__ void reb_cand(const i64 *xadj, const int *adj, WT, const i
 // loaded NB/2 at a time before any is used: one thread per key, and a
 // load that waits for the one before made this kernel latency-bound
 // (5.5x its modelled time on an H200).
-extern "C" __global__ void reb_cut(int mode, i64 *kw, const i64 *bw, i64 lmax, int *cut, i64 *need, i64 *lo,
-                                   i64 *accepted, jet_ctl *ctl, int k) {
-    GRID_LOOP(b, k) {
+__device__ void cut_keys(i64 b0, i64 step, int mode, i64 *kw, const i64 *bw, i64 lmax, int *cut, i64 *need, i64 *lo,
+                         i64 *accepted, jet_ctl *ctl, int k) {
+    for (i64 b = b0; b < k; b += step) {
         if (mode == 0) {
             accepted[b] = 0;
             if (b == 0 && ctl->nroom > 0) ctl->round++;
@@ -878,13 +914,25 @@ extern "C" __global__ void reb_cut(int mode, i64 *kw, const i64 *bw, i64 lmax, i
     }
 }
 
+// reb_cut is cut_keys as a launch of its own, for machines of more PEs
+// than a block has threads (the kernel before it does it in its last
+// block otherwise: tail).
+extern "C" __global__ void reb_cut(int mode, i64 *kw, const i64 *bw, i64 lmax, int *cut, i64 *need, i64 *lo,
+                                   i64 *accepted, jet_ctl *ctl, int k) {
+    cut_keys(TID, NTHREADS, mode, kw, bw, lmax, cut, need, lo, accepted, ctl, k);
+}
+
+__device__ void refine_keys(i64 b0, i64 step, i64 *hist, int shift, int bins, const int *cut, i64 *need, i64 *lo,
+                            int k);
+
 // One narrowing step: members of the crossing bucket of their key with id
 // in [lo, lo + bins << shift) add their weight to bin (v - lo) >> shift.
 // Members: mode 0 candidates keyed by their block; mode 1 evicted vertices
-// keyed by their destination.
+// keyed by their destination. With tail, the last block then narrows
+// every key's search (refine_keys).
 extern "C" __global__ void reb_hist(int mode, const int *part, const int *dest, const u8 *member, const u8 *bucket,
-                                    const i64 *vw, const int *cut, const i64 *lo, int shift, int bins, i64 *hist,
-                                    int n) {
+                                    const i64 *vw, const int *cut, i64 *lo, int shift, int bins, i64 *hist,
+                                    int n, int tail, i64 *need, int k, jet_ctl *ctl) {
     GRID_LOOP(v, n) {
         if (member[v] != 1) continue;
         int key = mode == 0 ? part[v] : dest[v];
@@ -893,9 +941,15 @@ extern "C" __global__ void reb_hist(int mode, const int *part, const int *dest, 
         if (off < 0 || (off >> shift) >= bins) continue;
         atomicAdd((unsigned long long *)&hist[(i64)key * bins + (off >> shift)], (unsigned long long)vw[v]);
     }
+    if (!tail) return;
+    __shared__ int last;
+    __syncthreads();
+    if (threadIdx.x == 0) last = take_ticket(&ctl->ticket);
+    __syncthreads();
+    if (last) refine_keys(threadIdx.x, blockDim.x, hist, shift, bins, cut, need, lo, k);
 }
 
-// Moves every key's search to the bin where the weight reaches need (and
+// refine_keys moves every key's search to the bin where the weight reaches need (and
 // takes what the bins before it hold off need); clears the bins. After the
 // last step (shift 0), lo is the crossing vertex. One thread per key: the
 // bins are loaded RBATCH at a time before any is used, and once the bin is
@@ -903,8 +957,9 @@ extern "C" __global__ void reb_hist(int mode, const int *part, const int *dest, 
 // zero and tested it waited a memory round trip per bin: 58 us per launch
 // for 256 bins on an H200.)
 #define RBATCH 32
-extern "C" __global__ void reb_refine(i64 *hist, int shift, int bins, const int *cut, i64 *need, i64 *lo, int k) {
-    GRID_LOOP(b, k) {
+__device__ void refine_keys(i64 b0, i64 step, i64 *hist, int shift, int bins, const int *cut, i64 *need, i64 *lo,
+                            int k) {
+    for (i64 b = b0; b < k; b += step) {
         i64 *h = hist + b * bins;
         if (cut[b] < 0 || cut[b] >= NB) continue;
         i64 cum = 0, nd = need[b];
@@ -932,13 +987,19 @@ extern "C" __global__ void reb_refine(i64 *hist, int shift, int bins, const int 
     }
 }
 
+// reb_refine is refine_keys as a launch of its own (no tail).
+extern "C" __global__ void reb_refine(i64 *hist, int shift, int bins, const int *cut, i64 *need, i64 *lo, int k) {
+    refine_keys(TID, NTHREADS, hist, shift, bins, cut, need, lo, k);
+}
+
 // Evicts: candidates of buckets below the cut, and of the cut bucket up to
 // the crossing vertex. Weak rebalancing moves them (moved: 1; dest keeps
 // the old block); strong marks them (moved: 1) and files them by
-// destination and bucket in kw.
+// destination and bucket in kw, and with tail the last block finds every
+// destination's cut bucket (cut_keys, mode 1).
 extern "C" __global__ void reb_evict(int strong, int *part, int *dest, const u8 *cand, const u8 *bucket,
-                                     const i64 *vw, const int *cut, const i64 *lo, i64 *bw, i64 *kw, u8 *moved,
-                                     int n) {
+                                     const i64 *vw, int *cut, i64 *lo, i64 *bw, i64 *kw, u8 *moved,
+                                     int n, int tail, i64 lmax, i64 *need, i64 *accepted, jet_ctl *ctl, int k) {
     GRID_LOOP(v, n) {
         moved[v] = 0;
         if (!cand[v]) continue;
@@ -955,6 +1016,12 @@ extern "C" __global__ void reb_evict(int strong, int *part, int *dest, const u8 
             dest[v] = p;
         }
     }
+    if (!tail) return;
+    __shared__ int last;
+    __syncthreads();
+    if (threadIdx.x == 0) last = take_ticket(&ctl->ticket);
+    __syncthreads();
+    if (last) cut_keys(threadIdx.x, blockDim.x, 1, kw, bw, lmax, cut, need, lo, accepted, ctl, k);
 }
 
 // Strong: evicted vertices that their destination accepts (buckets below
