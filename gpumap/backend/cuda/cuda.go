@@ -40,10 +40,10 @@ const (
 	modelTeam = 256
 )
 
-var kernelNames = []string{"scan_up", "scan_mid", "scan_down", "edge_sources", "match_prefer", "match_resolve",
+var kernelNames = []string{"scan_up", "scan_down", "edge_sources", "match_prefer", "match_resolve",
 	"hop_key", "hop_pair", "match_self", "cmap_flags", "cmap_fill", "cmap_partner", "contract_bounds",
 	"contract_insert", "contract_count", "contract_compact", "project", "block_weights", "jet_cost",
-	"jet_lp", "jet_after", "jet_apply", "reb_room", "reb_cand", "reb_cut", "reb_hist", "reb_refine", "reb_evict",
+	"jet_lp", "jet_after", "jet_apply", "reb_cand", "reb_cut", "reb_hist", "reb_refine", "reb_evict",
 	"reb_over", "reb_place"}
 
 // Backend runs on one GPU. Its methods may be called from any goroutine,
@@ -94,7 +94,7 @@ func Open() (*Backend, error) {
 	}
 	sms := uint32(max(b.dev.SMs, 1))
 	b.grid = sms * 32
-	b.scanB = sms // scan_mid, one block, reads each partial sum of a pass twice
+	b.scanB = sms // scan_up's last block reads each partial sum of a pass twice
 	// The single-block kernels (scans of partial sums, J and balance)
 	// get 256 threads; a device of a few SMs (the emulator) gets 64, which
 	// keeps their barriers cheap to emulate.

@@ -283,15 +283,12 @@ func (j *gpuJet) Rebalance(strong bool) error {
 	if strong {
 		strongArg = 1
 	}
-	run := func(name string, grid, block uint32, bytes int64, args ...driver.Arg) func() error {
-		return func() error { return b.launch(name, grid, block, bytes, args...) }
-	}
 	loop := func(name string, items, bytes int64, args ...driver.Arg) func() error {
 		return func() error { return b.loop(name, items, bytes, args...) }
 	}
 	// serial adds a launch's round trips on its critical path (reb_refine:
 	// a thread per PE loads its bins rbatch at a time; reb_cut: the NB
-	// buckets in two batches; reb_room: one block over the k PEs).
+	// buckets in two batches; reb_over's last block: the k PEs' room).
 	serial := func(chain int64, f func() error) func() error {
 		return func() error { b.serial(chain, 0); return f() }
 	}
@@ -359,11 +356,14 @@ func (j *gpuJet) Rebalance(strong bool) error {
 		}
 		steps = append(steps, narrow(1, ws.moved)...)
 		steps = append(steps,
-			loop("reb_over", n, 9*n, driver.P(ws.dest), driver.P(ws.bucket), driver.P(g.vw), driver.P(a.cut), driver.P(a.lo),
-				driver.P(ws.moved), driver.P(a.accepted), driver.P(ws.flags), driver.I32(int32(n))),
+			// The last block's prefix over the k PEs' room.
+			serial(2+2*ceilDiv(k, modelTeam), func() error {
+				return b.tail("reb_over", n, 9*n+32*k, true, driver.P(ws.dest), driver.P(ws.bucket), driver.P(g.vw),
+					driver.P(a.cut), driver.P(a.lo), driver.P(ws.moved), driver.P(a.accepted), driver.P(ws.flags),
+					driver.I32(int32(n)), driver.P(a.bw), driver.I32(int32(k)), driver.I64(j.lmax), driver.P(a.rem),
+					driver.P(a.ctl))
+			}),
 			func() error { _, err := b.scan(ws, ws.flags, n, false); return err },
-			serial(2+2*ceilDiv(k, modelTeam), run("reb_room", 1, b.team, 32*k, driver.P(a.bw), driver.I32(int32(k)),
-				driver.I64(j.lmax), driver.P(a.accepted), driver.P(a.rem))),
 			loop("reb_place", n, n, driver.P(j.pe), driver.P(ws.dest), driver.P(ws.moved), driver.P(ws.flags), driver.P(a.rem),
 				driver.P(g.vw), driver.P(a.bw), driver.I32(int32(k)), driver.I32(j.seg), driver.I32(int32(n))))
 	}

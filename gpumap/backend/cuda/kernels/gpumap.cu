@@ -12,11 +12,11 @@
 // deterministic: atomics only add integers, take maxima, or claim hash
 // slots whose final contents are sorted before use.
 //
-// Kernels that use __syncthreads or __shared__ ("team" kernels: scan_mid,
-// reb_room) run as one block of at most TEAM threads, or (block_weights
-// and the kernels whose last block finishes the step: jet_cost, reb_cand,
-// reb_hist, reb_evict) with blocks of TEAM threads or fewer; everything
-// else is barrier-free and runs with any block size.
+// Kernels that use __syncthreads or __shared__ ("team" kernels:
+// block_weights and the kernels whose last block finishes the step,
+// scan_up, jet_cost, reb_cand, reb_hist, reb_evict, reb_over) run with
+// blocks of at most TEAM threads; everything else is barrier-free and
+// runs with any block size.
 #include <stdint.h>
 
 #define GRID_LOOP(i, n) for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < (n); \
@@ -59,37 +59,59 @@ __device__ __forceinline__ double rating(i64 w, i64 cu, i64 cv) {
     return fw * fw / ((double)(cu > 1 ? cu : 1) * (double)(cv > 1 ? cv : 1));
 }
 
+// take_ticket (thread 0 of each block, once the block's work is done)
+// says whether the block is the last of its launch to finish; the last
+// one resets the count for the next launch. The fences make every other
+// block's writes visible to the last one, which then does the work that
+// was a launch of its own after this one: a launch costs 8.5 us on an
+// H200, and the Jet loop's small steps (the statistics, the cut bucket,
+// the crossing bin) made a third of its launches.
+__device__ __forceinline__ int take_ticket(u64 *ticket) {
+    __threadfence();
+    const int last = atomicAdd((unsigned long long *)ticket, 1ULL) == (unsigned long long)gridDim.x - 1;
+    if (last) {
+        *ticket = 0;
+        __threadfence();
+    }
+    return last;
+}
+
 // ---------------------------------------------------------------- scan ---
 //
-// Exclusive prefix sums of a[0..n) in three launches: scan_up sums each
-// thread's contiguous chunk of per elements, scan_mid (one block of team
-// threads) scans those partial sums, scan_down rescans every chunk from
-// its offset. Two barrier-free passes over a, and one small block.
+// Exclusive prefix sums of a[0..n) in two launches: scan_up sums each
+// thread's contiguous chunk of per elements and its last block
+// (take_ticket) scans those partial sums, scan_down rescans every chunk
+// from its offset. Two barrier-free passes over a, and one block's work
+// (a launch of its own, scan_mid, until it moved into scan_up).
 //
-// scan_mid's thread t owns the chunks t*q .. t*q+q-1 (q = chunks / team);
-// their sums are stored transposed, chunk t*q+j at part[j*team + t], so
-// that the block's loads are coalesced: one block reading its threads'
-// contiguous runs moved a 32-byte sector per 8 bytes and ran at 8 GB/s on
-// an H200 (15x its bytes' time).
+// The last block's thread t owns the chunks t*q .. t*q+q-1 (q = chunks /
+// block size); their sums are stored transposed, chunk t*q+j at
+// part[j*T + t], so that the block's loads are coalesced: one block
+// reading its threads' contiguous runs moved a 32-byte sector per 8 bytes
+// and ran at 8 GB/s on an H200 (15x its bytes' time).
 
 __device__ __forceinline__ i64 scan_slot(i64 chunk, i64 chunks, int team) {
     const i64 q = chunks / team;
     return (chunk % q) * team + chunk / q;
 }
 
-extern "C" __global__ void scan_up(const i64 *a, i64 n, i64 per, i64 *part, int team) {
-    i64 lo = TID * per, hi = lo + per < n ? lo + per : n, s = 0;
-    for (i64 i = lo; i < hi; i++) s += a[i];
-    part[scan_slot(TID, NTHREADS, team)] = s;
-}
-
-// Exclusive scan of part[0..np) (np a multiple of the block's size, at
-// most TEAM threads; transposed as above); *total receives the sum.
+// *total receives the sum. Every block must be full (np = gridDim.x *
+// blockDim.x partial sums, at most TEAM threads a block).
 #define SBATCH 16 // loads in flight per thread
-extern "C" __global__ void scan_mid(i64 *part, int np, i64 *total) {
+extern "C" __global__ void scan_up(const i64 *a, i64 n, i64 per, i64 *part, i64 *total, u64 *ticket) {
+    {
+        i64 lo = TID * per, hi = lo + per < n ? lo + per : n, s = 0;
+        for (i64 i = lo; i < hi; i++) s += a[i];
+        part[scan_slot(TID, NTHREADS, blockDim.x)] = s;
+    }
+    __shared__ int last;
+    __syncthreads();
+    if (threadIdx.x == 0) last = take_ticket(ticket);
+    __syncthreads();
+    if (!last) return;
     __shared__ i64 s[TEAM];
     __shared__ i64 g[16];
-    const int t = threadIdx.x, T = blockDim.x, q = np / T;
+    const int t = threadIdx.x, T = blockDim.x, q = (int)(NTHREADS / T);
     i64 sum = 0;
     for (int j0 = 0; j0 < q; j0 += SBATCH) {
         i64 x[SBATCH];
@@ -141,9 +163,12 @@ extern "C" __global__ void edge_sources(const i64 *xadj, int *src, int n) {
 // ----------------------------------------------------------- matching ---
 
 // Every unmatched vertex names its best-rated unmatched neighbour (exp*2,
-// ties by pair noise) whose pair stays within maxw.
+// ties by pair noise) whose pair stays within maxw. Thread 0 clears
+// match_resolve's count (a memset of its own cost a launch).
 extern "C" __global__ void match_prefer(const i64 *xadj, const int *adj, WT, const i64 *vw,
-                                        const int *match, int *pref, int n, i64 maxw, u64 seed) {
+                                        const int *match, int *pref, int n, i64 maxw, u64 seed,
+                                        unsigned long long *count) {
+    if (TID == 0) *count = 0;
     GRID_LOOP(v, n) {
         int best = -1;
         double br = -1;
@@ -548,23 +573,6 @@ struct jet_ctl {
     u64 ticket;                       // blocks of a launch done so far (take_ticket)
 };
 
-// take_ticket (thread 0 of each block, once the block's work is done)
-// says whether the block is the last of its launch to finish; the last
-// one resets the count for the next launch. The fences make every other
-// block's writes visible to the last one, which then does the work that
-// was a launch of its own after this one: a launch costs 8.5 us on an
-// H200, and the Jet loop's small steps (the statistics, the cut bucket,
-// the crossing bin) made a third of its launches.
-__device__ __forceinline__ int take_ticket(u64 *ticket) {
-    __threadfence();
-    const int last = atomicAdd((unsigned long long *)ticket, 1ULL) == (unsigned long long)gridDim.x - 1;
-    if (last) {
-        *ticket = 0;
-        __threadfence();
-    }
-    return last;
-}
-
 #define SPREAD 1024 // accumulators per sum, against atomic contention
 
 // J's partial sums, spread over SPREAD accumulators per sum: from scratch
@@ -775,35 +783,7 @@ extern "C" __global__ void jet_apply(int *part, int *dest, const u8 *moved, u8 *
 // bins at a time, reb_evict moves). Strong rebalancing then lets every
 // destination accept, cheapest first, what fits below lmax (the same
 // search keyed by destination) and spreads the rest over the room left
-// in the other blocks, in id order (reb_over, a scan, reb_room,
-// reb_place).
-
-// One block: the prefix sums over the room left below lmax after the
-// accepted moves (rem[0..k]).
-extern "C" __global__ void reb_room(const i64 *bw, int k, i64 lmax, const i64 *accepted, i64 *rem) {
-    __shared__ i64 s[TEAM];
-    const int t = threadIdx.x, T = blockDim.x, per = (k + T - 1) / T;
-    const int lo = t * per < k ? t * per : k, hi = lo + per < k ? lo + per : k;
-    i64 sum = 0;
-    for (int b = lo; b < hi; b++) {
-        i64 r = lmax - bw[b] - accepted[b];
-        sum += r > 0 ? r : 0;
-    }
-    s[t] = sum;
-    __syncthreads();
-    if (t == 0) {
-        i64 acc = 0;
-        for (int a = 0; a < T; a++) { i64 c = s[a]; s[a] = acc; acc += c; }
-        rem[k] = acc;
-    }
-    __syncthreads();
-    i64 acc = s[t];
-    for (int b = lo; b < hi; b++) {
-        rem[b] = acc;
-        i64 r = lmax - bw[b] - accepted[b];
-        acc += r > 0 ? r : 0;
-    }
-}
+// in the other blocks, in id order (reb_over, a scan, reb_place).
 
 // The first index of the sorted a[0..n) whose value is at least x.
 __device__ __forceinline__ int lower_bound(const int *a, int n, int x) {
@@ -1027,9 +1007,12 @@ extern "C" __global__ void reb_evict(int strong, int *part, int *dest, const u8 
 // Strong: evicted vertices that their destination accepts (buckets below
 // its cut, and in the cut bucket ids below the crossing vertex) add to
 // accepted[dest]; the others overflow (moved: 2) with their weight in ow
-// for the scan that places them.
+// for the scan that places them. The last block then takes the prefix
+// sums over the room left below lmax after the accepted moves (rem[0..k]),
+// one block's work (a launch of its own until it came here).
 extern "C" __global__ void reb_over(const int *dest, const u8 *bucket, const i64 *vw, const int *cut, const i64 *lo,
-                                    u8 *moved, i64 *accepted, i64 *ow, int n) {
+                                    u8 *moved, i64 *accepted, i64 *ow, int n, const i64 *bw, int k, i64 lmax,
+                                    i64 *rem, jet_ctl *ctl) {
     GRID_LOOP(v, n) {
         ow[v] = 0;
         if (moved[v] != 1) continue;
@@ -1040,6 +1023,33 @@ extern "C" __global__ void reb_over(const int *dest, const u8 *bucket, const i64
             moved[v] = 2;
             ow[v] = vw[v];
         }
+    }
+    __shared__ int last;
+    __syncthreads();
+    if (threadIdx.x == 0) last = take_ticket(&ctl->ticket);
+    __syncthreads();
+    if (!last) return;
+    __shared__ i64 s[TEAM];
+    const int t = threadIdx.x, T = blockDim.x, per = (k + T - 1) / T;
+    const int first = t * per < k ? t * per : k, hi = first + per < k ? first + per : k;
+    i64 sum = 0;
+    for (int b = first; b < hi; b++) {
+        i64 r = lmax - bw[b] - accepted[b];
+        sum += r > 0 ? r : 0;
+    }
+    s[t] = sum;
+    __syncthreads();
+    if (t == 0) {
+        i64 acc = 0;
+        for (int a = 0; a < T; a++) { i64 c = s[a]; s[a] = acc; acc += c; }
+        rem[k] = acc;
+    }
+    __syncthreads();
+    i64 acc = s[t];
+    for (int b = first; b < hi; b++) {
+        rem[b] = acc;
+        i64 r = lmax - bw[b] - accepted[b];
+        acc += r > 0 ? r : 0;
     }
 }
 
