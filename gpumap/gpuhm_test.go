@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpumap/gpumap/gpumap/backend/cpu"
 	"github.com/gpumap/gpumap/gpumap/backend/cuda/driver"
 	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/internal/par"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -142,5 +144,26 @@ func TestGPUAutoWideTakesIM(t *testing.T) {
 	if !res.Metrics.Feasible || strings.Contains(log.String(), "auto on the GPU") ||
 		!regexp.MustCompile(`integrated on`).MatchString(log.String()) {
 		t.Errorf("feasible %v; want GPU-IM alone, log:\n%s", res.Metrics.Feasible, log.String())
+	}
+}
+
+// GPU-HM's final J pass on the host runs under -c strong only
+// (hostRefinesHM): the default preset's GPU-HM ends where the device
+// does. On the CPU backend, which runs the same GPU-HM pipeline.
+func TestGPUHMHostJPassIsStrongs(t *testing.T) {
+	top, _ := topology.Parse("2:2:2", "1:10:100")
+	g := graph.Grid(24, 24)
+	for _, pr := range []Preset{Default, Strong} {
+		var log bytes.Buffer
+		p := newPipeline(par.New(1), g, top, Options{Preset: pr, Eps: 0.03, Backend: CPU}, &tracker{w: &log})
+		p.backend = cpu.New(1)
+		pe := p.gpuMultisection()
+		if m, err := graph.Evaluate(g, top, pe, 0.03); err != nil || !m.Feasible {
+			t.Errorf("%v: infeasible (%v)", pr, err)
+		}
+		skipped := strings.Contains(log.String(), "refine-J: skipped after GPU-HM")
+		if ran := strings.Contains(log.String(), "refine-J: J"); skipped != (pr == Default) || ran != (pr == Strong) {
+			t.Errorf("%v: host J pass skipped %v, ran %v; want it under strong only; log:\n%s", pr, skipped, ran, log.String())
+		}
 	}
 }

@@ -9,9 +9,8 @@ import (
 
 // scan replaces a[0..n) (int64s on the device, with room for a[n]) by its
 // exclusive prefix sums and stores the total in a[n]: scan_up sums every
-// thread's chunk, one block scans those sums (stored transposed for its
-// coalesced loads: threads must be a multiple of b.team), scan_down
-// rescans the chunks.
+// thread's chunk and its last block scans those sums (stored transposed
+// for its coalesced loads), scan_down rescans the chunks.
 // With total, the sum is also copied to the host.
 func (b *Backend) scan(ws *workspace, a driver.Ptr, n int64, total bool) (int64, error) {
 	if n <= 0 {
@@ -23,18 +22,16 @@ func (b *Backend) scan(ws *workspace, a driver.Ptr, n int64, total bool) (int64,
 	blocks := uint32(min(int64(b.scanB), (n+4*threads-1)/(4*threads)))
 	p := int64(blocks) * threads
 	per := (n + p - 1) / p
-	if err := b.launch("scan_up", blocks, threads, 8*n+8*p, driver.P(a), driver.I64(n), driver.I64(per), driver.P(ws.part),
-		driver.I32(int32(b.team))); err != nil {
-		return 0, err
-	}
-	// scan_mid's threads load their sums sbatch at a time, twice: on the
-	// model's device, one sum per block of a pass each.
-	b.serial(2*ceilDiv(min(modelSMs, ceilDiv(n, 4*threads)), sbatch)+2, 0)
-	if err := b.launch("scan_mid", 1, b.team, 16*p+8, driver.P(ws.part), driver.I32(int32(p)), driver.P(a+driver.Ptr(8*n))); err != nil {
+	// The last block's threads load their sums sbatch at a time, twice:
+	// on the model's device, one sum per block of a pass each. Every
+	// block takes its ticket.
+	b.serial(2*ceilDiv(min(modelSMs, ceilDiv(n, 4*threads)), sbatch)+2, min(modelSMs, ceilDiv(n, 4*threads)))
+	if err := b.launch("scan_up", blocks, threads, 8*n+24*p+8, driver.P(a), driver.I64(n), driver.I64(per), driver.P(ws.part),
+		driver.P(a+driver.Ptr(8*n)), driver.P(ws.ticket)); err != nil {
 		return 0, err
 	}
 	if err := b.launch("scan_down", blocks, threads, 16*n+8*p, driver.P(a), driver.I64(n), driver.I64(per), driver.P(ws.part),
-		driver.I32(int32(b.team))); err != nil {
+		driver.I32(threads)); err != nil {
 		return 0, err
 	}
 	if !total {
@@ -60,10 +57,7 @@ func (b *Backend) Match(g backend.Graph, maxWeight int64, seed uint64) (backend.
 		return nil, err
 	}
 	matched := int64(0)
-	for r := 0; r < 8; r++ {
-		if err := b.fill32(ws.flags, 0, 2); err != nil {
-			return nil, err
-		}
+	for r := 0; r < 8 && n > 0; r++ { // match_prefer clears the round's count
 		open := n - matched // unmatched vertices read their edges
 		// Each edge of an open vertex gathers its neighbour's match and
 		// weight.
@@ -71,7 +65,7 @@ func (b *Backend) Match(g backend.Graph, maxWeight int64, seed uint64) (backend.
 		b.gather(open*m2/max(n, 1), 8, 8*n)
 		if err := b.loop("match_prefer", n, 24*n+(open*(16+dg.wb)*m2)/max(n, 1), driver.P(dg.xadj), driver.P(dg.adj), driver.P(dg.ew32), driver.P(dg.ew64),
 			driver.P(dg.vw), driver.P(ws.match), driver.P(ws.pref), driver.I32(int32(n)), driver.I64(maxWeight),
-			driver.I64(int64(seed+uint64(r)*0x9e37))); err != nil {
+			driver.I64(int64(seed+uint64(r)*0x9e37)), driver.P(ws.flags)); err != nil {
 			return nil, err
 		}
 		if err := b.loop("match_resolve", n, 12*n, driver.P(ws.pref), driver.P(ws.match), driver.I32(int32(n)), driver.P(ws.flags)); err != nil {

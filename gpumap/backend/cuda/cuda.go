@@ -40,10 +40,10 @@ const (
 	modelTeam = 256
 )
 
-var kernelNames = []string{"scan_up", "scan_mid", "scan_down", "edge_sources", "match_prefer", "match_resolve",
+var kernelNames = []string{"scan_up", "scan_down", "edge_sources", "match_prefer", "match_resolve",
 	"hop_key", "hop_pair", "match_self", "cmap_flags", "cmap_fill", "cmap_partner", "contract_bounds",
-	"contract_insert", "contract_count", "contract_compact", "project", "block_weights", "jet_cost", "jet_stats",
-	"jet_lp", "jet_after", "jet_apply", "reb_room", "reb_cand", "reb_cut", "reb_hist", "reb_refine", "reb_evict",
+	"contract_insert", "contract_count", "contract_compact", "project", "block_weights", "jet_cost",
+	"jet_lp", "jet_after", "jet_apply", "reb_cand", "reb_cut", "reb_hist", "reb_refine", "reb_evict",
 	"reb_over", "reb_place"}
 
 // Backend runs on one GPU. Its methods may be called from any goroutine,
@@ -59,12 +59,15 @@ type Backend struct {
 	team   uint32 // threads of the single-block kernels with barriers (at most TEAM in gpumap.cu)
 	// teamGrid bounds the blocks of the many-block kernels with barriers
 	// (block_weights): two per SM on a GPU, one per SM on the emulator,
-	// whose barriers cost real threads.
-	teamGrid uint32
-	phase    Phase
-	stats    Stats
-	prof     profiler // per-kernel measurement (SetProfile)
-	keep     bool     // Accumulate: uploads do not reset stats
+	// whose barriers cost real threads. tailGrid bounds those of the
+	// grid-stride kernels whose last block finishes the step (tail): the
+	// barrier-free kernels' grid on a GPU, one block per SM on the
+	// emulator.
+	teamGrid, tailGrid uint32
+	phase              Phase
+	stats              Stats
+	prof               profiler // per-kernel measurement (SetProfile)
+	keep               bool     // Accumulate: uploads do not reset stats
 }
 
 // Open loads the driver, picks GPU 0 and JIT-loads the kernels.
@@ -91,13 +94,13 @@ func Open() (*Backend, error) {
 	}
 	sms := uint32(max(b.dev.SMs, 1))
 	b.grid = sms * 32
-	b.scanB = sms // scan_mid, one block, reads each partial sum of a pass twice
+	b.scanB = sms // scan_up's last block reads each partial sum of a pass twice
 	// The single-block kernels (scans of partial sums, J and balance)
 	// get 256 threads; a device of a few SMs (the emulator) gets 64, which
 	// keeps their barriers cheap to emulate.
-	b.team, b.teamGrid = 256, sms*2
+	b.team, b.teamGrid, b.tailGrid = 256, sms*2, b.grid
 	if sms < 8 {
-		b.team, b.teamGrid = 64, sms
+		b.team, b.teamGrid, b.tailGrid = 64, sms, sms
 	}
 	return b, nil
 }
@@ -208,6 +211,19 @@ func (b *Backend) launch(name string, grid, block uint32, bytes int64, args ...d
 // loop runs a grid-stride kernel over n items.
 func (b *Backend) loop(name string, n, bytes int64, args ...driver.Arg) error {
 	return b.launch(name, b.blocks(n), threads, bytes, args...)
+}
+
+// tail runs a grid-stride team kernel over n items whose last block to
+// finish does the step that follows (take_ticket in gpumap.cu) when
+// ticket is set: blocks of b.team threads, at least one block. On the
+// model's device each block takes its ticket by an atomic into one
+// address.
+func (b *Backend) tail(name string, n, bytes int64, ticket bool, args ...driver.Arg) error {
+	grid := uint32(max(1, min(int64(b.tailGrid), ceilDiv(n, int64(b.team)))))
+	if ticket {
+		b.serial(0, max(1, min(32*modelSMs, ceilDiv(n, modelTeam))))
+	}
+	return b.launch(name, grid, b.team, bytes, args...)
 }
 
 func (b *Backend) sync() error {

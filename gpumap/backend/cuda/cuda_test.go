@@ -107,10 +107,7 @@ func TestScanMatchesCPU(t *testing.T) {
 	b := open(t)
 	defer b.Close()
 	rng := rand.New(rand.NewPCG(1, 2))
-	for i, n := range []int{1, 1000, 1 << 20, 3<<20 + 7, 777777} {
-		if i == 4 {
-			b.team = 256 // the single block as on a real GPU
-		}
+	for _, n := range []int{1, 1000, 1 << 20, 3<<20 + 7, 777777} {
 		a := make([]int64, n+1)
 		for i := range a[:n] {
 			a[i] = rng.Int64N(1000)
@@ -124,6 +121,9 @@ func TestScanMatchesCPU(t *testing.T) {
 			}
 			defer driver.Free(p)
 			ws := makeWS(p)
+			if err := b.fill32(ws.ticket, 0, 2); err != nil {
+				t.Fatal(err)
+			}
 			if err := b.copyIn(ws.flags, unsafe.Pointer(&a[0]), 8*int64(n), false); err != nil {
 				t.Fatal(err)
 			}

@@ -12,7 +12,7 @@ import (
 
 const (
 	nb       = 66 // loss buckets (NB in gpumap.cu)
-	ctlWords = 11 // int64 words of jet_ctl
+	ctlWords = 12 // int64 words of jet_ctl
 	ctlRead  = 7  // words the host reads per iteration
 )
 
@@ -202,17 +202,14 @@ func (j *gpuJet) Cost() (int64, error) {
 		full, bytes = 1, 12*n+(8+j.g.wb)*j.m2
 		b.gather(j.m2, 4, 4*n) // every edge reads its neighbour's block
 	}
-	if err := b.loop("jet_cost", n, bytes, driver.I32(full), driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew32), driver.P(g.ew64),
-		driver.P(j.pe), driver.P(a.labels), driver.P(a.dist), driver.P(ws.moved), driver.P(ws.cand), driver.P(ws.dest),
-		driver.P(a.spread), driver.I32(int32(n))); err != nil {
-		return 0, err
-	}
-	// One block: its threads' loads over the accumulators, the block
-	// weights (twice when it lists the room) and a few shared-memory steps.
+	// The last block's statistics: its threads' loads over the
+	// accumulators, the block weights (twice when it lists the room) and a
+	// few shared-memory steps, one after another.
 	b.serial(7+2*ceilDiv(int64(j.k), modelTeam), 0)
-	if err := b.launch("jet_stats", 1, b.team, 2*8*5*spread+24*int64(j.k), driver.I32(full), driver.P(a.spread),
-		driver.P(a.bw), driver.I32(int32(j.k)), driver.I32(j.seg), driver.I64(j.lmax), driver.P(a.room), driver.P(a.roomList),
-		driver.P(a.ctl)); err != nil {
+	if err := b.tail("jet_cost", n, bytes+2*8*5*spread+24*int64(j.k), true, driver.I32(full), driver.P(g.xadj), driver.P(g.adj),
+		driver.P(g.ew32), driver.P(g.ew64), driver.P(j.pe), driver.P(a.labels), driver.P(a.dist), driver.P(ws.moved),
+		driver.P(ws.cand), driver.P(ws.dest), driver.P(a.spread), driver.I32(int32(n)), driver.P(a.bw), driver.I32(int32(j.k)),
+		driver.I32(j.seg), driver.I64(j.lmax), driver.P(a.room), driver.P(a.roomList), driver.P(a.ctl)); err != nil {
 		return 0, err
 	}
 	if err := b.copyOut(unsafe.Pointer(&j.ctl[0]), a.ctl, 8*ctlRead); err != nil {
@@ -286,53 +283,87 @@ func (j *gpuJet) Rebalance(strong bool) error {
 	if strong {
 		strongArg = 1
 	}
-	run := func(name string, grid, block uint32, bytes int64, args ...driver.Arg) func() error {
-		return func() error { return b.launch(name, grid, block, bytes, args...) }
-	}
 	loop := func(name string, items, bytes int64, args ...driver.Arg) func() error {
 		return func() error { return b.loop(name, items, bytes, args...) }
 	}
 	// serial adds a launch's round trips on its critical path (reb_refine:
 	// a thread per PE loads its bins rbatch at a time; reb_cut: the NB
-	// buckets in two batches; reb_room: one block over the k PEs).
+	// buckets in two batches; reb_over's last block: the k PEs' room).
 	serial := func(chain int64, f func() error) func() error {
 		return func() error { b.serial(chain, 0); return f() }
+	}
+	// With at most a block's threads of PEs (on the model's device), the
+	// per-PE steps (reb_cut, reb_refine) run in the last block of the
+	// kernel before them, one PE per thread as in a launch of their own.
+	fuse := k <= modelTeam
+	// tail runs a kernel whose last block, when ticket is set, does the
+	// per-PE step of chain round trips and bytes more.
+	tail := func(name string, items, bytes int64, ticket bool, chain, more int64, args ...driver.Arg) func() error {
+		return func() error {
+			if ticket {
+				b.serial(chain, 0)
+				bytes += more
+			}
+			return b.tail(name, items, bytes, ticket, args...)
+		}
+	}
+	cut := func(mode int32) func() error {
+		return serial(4, loop("reb_cut", k, 16*k*nb, driver.I32(mode), driver.P(a.kw), driver.P(a.bw), driver.I64(j.lmax),
+			driver.P(a.cut), driver.P(a.need), driver.P(a.lo), driver.P(a.accepted), driver.P(a.ctl), driver.I32(int32(k))))
+	}
+	fuseArg := int32(0)
+	if fuse {
+		fuseArg = 1
 	}
 	nbins := int64(1) << a.binsLog
 	narrow := func(mode int32, member driver.Ptr) []func() error {
 		var steps []func() error
 		for _, s := range j.shifts {
-			steps = append(steps,
-				loop("reb_hist", n, n, driver.I32(mode), driver.P(j.pe), driver.P(ws.dest), driver.P(member),
-					driver.P(ws.bucket), driver.P(g.vw), driver.P(a.cut), driver.P(a.lo), driver.I32(int32(s)),
-					driver.I32(int32(nbins)), driver.P(a.hist), driver.I32(int32(n))),
-				serial(ceilDiv(nbins, rbatch)+2, loop("reb_refine", k, 16*k*nbins, driver.P(a.hist), driver.I32(int32(s)), driver.I32(int32(nbins)),
-					driver.P(a.cut), driver.P(a.need), driver.P(a.lo), driver.I32(int32(k)))))
+			refine := ceilDiv(nbins, rbatch) + 2
+			steps = append(steps, tail("reb_hist", n, n, fuse, refine, 16*k*nbins, driver.I32(mode), driver.P(j.pe), driver.P(ws.dest),
+				driver.P(member), driver.P(ws.bucket), driver.P(g.vw), driver.P(a.cut), driver.P(a.lo), driver.I32(int32(s)),
+				driver.I32(int32(nbins)), driver.P(a.hist), driver.I32(int32(n)), driver.I32(fuseArg), driver.P(a.need),
+				driver.I32(int32(k)), driver.P(a.ctl)))
+			if !fuse {
+				steps = append(steps, serial(refine, loop("reb_refine", k, 16*k*nbins, driver.P(a.hist), driver.I32(int32(s)),
+					driver.I32(int32(nbins)), driver.P(a.cut), driver.P(a.need), driver.P(a.lo), driver.I32(int32(k)))))
+			}
 		}
 		return steps
 	}
 	steps := []func() error{
-		loop("reb_cand", n, 23*n, driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew32), driver.P(g.ew64), driver.P(g.vw),
+		tail("reb_cand", n, 23*n, fuse, 4, 16*k*nb, driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew32), driver.P(g.ew64), driver.P(g.vw),
 			driver.P(j.pe), driver.P(a.labels), driver.P(a.dist), driver.P(a.bw), driver.I64(j.lmax), driver.P(a.room),
 			driver.P(a.roomList), driver.P(a.ctl), driver.I64(int64(j.seed)), driver.I32(j.seg), driver.P(ws.hv), driver.P(ws.hw),
-			driver.P(ws.locked), driver.P(ws.cand), driver.P(ws.dest), driver.P(ws.bucket), driver.P(a.kw), driver.I32(int32(n))),
-		serial(4, loop("reb_cut", k, 16*k*nb, driver.I32(0), driver.P(a.kw), driver.P(a.bw), driver.I64(j.lmax), driver.P(a.cut),
-			driver.P(a.need), driver.P(a.lo), driver.P(a.accepted), driver.P(a.ctl), driver.I32(int32(k)))),
+			driver.P(ws.locked), driver.P(ws.cand), driver.P(ws.dest), driver.P(ws.bucket), driver.P(a.kw), driver.I32(int32(n)),
+			driver.I32(fuseArg), driver.P(a.cut), driver.P(a.need), driver.P(a.lo), driver.P(a.accepted), driver.I32(int32(k))),
+	}
+	if !fuse {
+		steps = append(steps, cut(0))
 	}
 	steps = append(steps, narrow(0, ws.cand)...)
-	steps = append(steps, loop("reb_evict", n, 2*n, driver.I32(strongArg), driver.P(j.pe), driver.P(ws.dest),
-		driver.P(ws.cand), driver.P(ws.bucket), driver.P(g.vw), driver.P(a.cut), driver.P(a.lo), driver.P(a.bw),
-		driver.P(a.kw), driver.P(ws.moved), driver.I32(int32(n))))
+	evictTail := int32(0)
+	if strong && fuse {
+		evictTail = 1
+	}
+	steps = append(steps, tail("reb_evict", n, 2*n, evictTail == 1, 4, 16*k*nb, driver.I32(strongArg),
+		driver.P(j.pe), driver.P(ws.dest), driver.P(ws.cand), driver.P(ws.bucket), driver.P(g.vw), driver.P(a.cut), driver.P(a.lo),
+		driver.P(a.bw), driver.P(a.kw), driver.P(ws.moved), driver.I32(int32(n)), driver.I32(evictTail), driver.I64(j.lmax),
+		driver.P(a.need), driver.P(a.accepted), driver.P(a.ctl), driver.I32(int32(k))))
 	if strong {
-		steps = append(steps, serial(4, loop("reb_cut", k, 16*k*nb, driver.I32(1), driver.P(a.kw), driver.P(a.bw), driver.I64(j.lmax),
-			driver.P(a.cut), driver.P(a.need), driver.P(a.lo), driver.P(a.accepted), driver.P(a.ctl), driver.I32(int32(k)))))
+		if !fuse {
+			steps = append(steps, cut(1))
+		}
 		steps = append(steps, narrow(1, ws.moved)...)
 		steps = append(steps,
-			loop("reb_over", n, 9*n, driver.P(ws.dest), driver.P(ws.bucket), driver.P(g.vw), driver.P(a.cut), driver.P(a.lo),
-				driver.P(ws.moved), driver.P(a.accepted), driver.P(ws.flags), driver.I32(int32(n))),
+			// The last block's prefix over the k PEs' room.
+			serial(2+2*ceilDiv(k, modelTeam), func() error {
+				return b.tail("reb_over", n, 9*n+32*k, true, driver.P(ws.dest), driver.P(ws.bucket), driver.P(g.vw),
+					driver.P(a.cut), driver.P(a.lo), driver.P(ws.moved), driver.P(a.accepted), driver.P(ws.flags),
+					driver.I32(int32(n)), driver.P(a.bw), driver.I32(int32(k)), driver.I64(j.lmax), driver.P(a.rem),
+					driver.P(a.ctl))
+			}),
 			func() error { _, err := b.scan(ws, ws.flags, n, false); return err },
-			serial(2+2*ceilDiv(k, modelTeam), run("reb_room", 1, b.team, 32*k, driver.P(a.bw), driver.I32(int32(k)),
-				driver.I64(j.lmax), driver.P(a.accepted), driver.P(a.rem))),
 			loop("reb_place", n, n, driver.P(j.pe), driver.P(ws.dest), driver.P(ws.moved), driver.P(ws.flags), driver.P(a.rem),
 				driver.P(g.vw), driver.P(a.bw), driver.I32(int32(k)), driver.I32(j.seg), driver.I32(int32(n))))
 	}

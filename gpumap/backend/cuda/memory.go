@@ -91,6 +91,7 @@ type workspace struct {
 	// per directed edge: contraction's hash slots, refinement's connectivity
 	hv, hw, hp driver.Ptr
 	part       driver.Ptr // scan partial sums
+	ticket     driver.Ptr // scan_up's count of finished blocks (zero between launches)
 	jet        *jetArrays // per-block arrays of refinement
 }
 
@@ -109,7 +110,7 @@ func workspaceBytes(n int, m2 int64, partials int64) (int64, func(driver.Ptr) *w
 	for i := range u8s {
 		u8s[i] = c.add(n64)
 	}
-	ohv, ohw, ohp, opart := c.add(4*m2), c.add(8*m2), c.add(4*m2), c.add(8*(partials+1))
+	ohv, ohw, ohp, opart, oticket := c.add(4*m2), c.add(8*m2), c.add(4*m2), c.add(8*(partials+1)), c.add(8)
 	return c.size, func(p driver.Ptr) *workspace {
 		at := func(off int64) driver.Ptr { return p + driver.Ptr(off) }
 		return &workspace{n: n, m2: m2, block: p,
@@ -117,7 +118,7 @@ func workspaceBytes(n int, m2 int64, partials int64) (int64, func(driver.Ptr) *w
 			best: at(i32[5]), dest: at(i32[6]), pe: [2]driver.Ptr{at(i32[7]), at(i32[8])},
 			flags: at(i64s[0]), off: at(i64s[1]), cvw: at(i64s[2]),
 			locked: at(u8s[0]), cand: at(u8s[1]), moved: at(u8s[2]), bucket: at(u8s[3]),
-			hv: at(ohv), hw: at(ohw), hp: at(ohp), part: at(opart)}
+			hv: at(ohv), hw: at(ohw), hp: at(ohp), part: at(opart), ticket: at(oticket)}
 	}
 }
 
@@ -167,6 +168,10 @@ func (b *Backend) UploadGraph(g *graph.Graph) (backend.Graph, error) {
 		return nil, err
 	}
 	ws := makeWS(wp)
+	if err := b.fill32(ws.ticket, 0, 2); err != nil {
+		ws.free()
+		return nil, err
+	}
 	dg, err := newGraph(n, m2, wb, ws)
 	if err != nil {
 		ws.free()

@@ -12,9 +12,11 @@
 // deterministic: atomics only add integers, take maxima, or claim hash
 // slots whose final contents are sorted before use.
 //
-// Kernels that use __syncthreads or __shared__ ("team" kernels: scan_mid,
-// jet_stats, reb_room) run as one block of at most TEAM threads;
-// everything else is barrier-free and runs with any block size.
+// Kernels that use __syncthreads or __shared__ ("team" kernels:
+// block_weights and the kernels whose last block finishes the step,
+// scan_up, jet_cost, reb_cand, reb_hist, reb_evict, reb_over) run with
+// blocks of at most TEAM threads; everything else is barrier-free and
+// runs with any block size.
 #include <stdint.h>
 
 #define GRID_LOOP(i, n) for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < (n); \
@@ -57,37 +59,59 @@ __device__ __forceinline__ double rating(i64 w, i64 cu, i64 cv) {
     return fw * fw / ((double)(cu > 1 ? cu : 1) * (double)(cv > 1 ? cv : 1));
 }
 
+// take_ticket (thread 0 of each block, once the block's work is done)
+// says whether the block is the last of its launch to finish; the last
+// one resets the count for the next launch. The fences make every other
+// block's writes visible to the last one, which then does the work that
+// was a launch of its own after this one: a launch costs 8.5 us on an
+// H200, and the Jet loop's small steps (the statistics, the cut bucket,
+// the crossing bin) made a third of its launches.
+__device__ __forceinline__ int take_ticket(u64 *ticket) {
+    __threadfence();
+    const int last = atomicAdd((unsigned long long *)ticket, 1ULL) == (unsigned long long)gridDim.x - 1;
+    if (last) {
+        *ticket = 0;
+        __threadfence();
+    }
+    return last;
+}
+
 // ---------------------------------------------------------------- scan ---
 //
-// Exclusive prefix sums of a[0..n) in three launches: scan_up sums each
-// thread's contiguous chunk of per elements, scan_mid (one block of team
-// threads) scans those partial sums, scan_down rescans every chunk from
-// its offset. Two barrier-free passes over a, and one small block.
+// Exclusive prefix sums of a[0..n) in two launches: scan_up sums each
+// thread's contiguous chunk of per elements and its last block
+// (take_ticket) scans those partial sums, scan_down rescans every chunk
+// from its offset. Two barrier-free passes over a, and one block's work
+// (a launch of its own, scan_mid, until it moved into scan_up).
 //
-// scan_mid's thread t owns the chunks t*q .. t*q+q-1 (q = chunks / team);
-// their sums are stored transposed, chunk t*q+j at part[j*team + t], so
-// that the block's loads are coalesced: one block reading its threads'
-// contiguous runs moved a 32-byte sector per 8 bytes and ran at 8 GB/s on
-// an H200 (15x its bytes' time).
+// The last block's thread t owns the chunks t*q .. t*q+q-1 (q = chunks /
+// block size); their sums are stored transposed, chunk t*q+j at
+// part[j*T + t], so that the block's loads are coalesced: one block
+// reading its threads' contiguous runs moved a 32-byte sector per 8 bytes
+// and ran at 8 GB/s on an H200 (15x its bytes' time).
 
 __device__ __forceinline__ i64 scan_slot(i64 chunk, i64 chunks, int team) {
     const i64 q = chunks / team;
     return (chunk % q) * team + chunk / q;
 }
 
-extern "C" __global__ void scan_up(const i64 *a, i64 n, i64 per, i64 *part, int team) {
-    i64 lo = TID * per, hi = lo + per < n ? lo + per : n, s = 0;
-    for (i64 i = lo; i < hi; i++) s += a[i];
-    part[scan_slot(TID, NTHREADS, team)] = s;
-}
-
-// Exclusive scan of part[0..np) (np a multiple of the block's size, at
-// most TEAM threads; transposed as above); *total receives the sum.
+// *total receives the sum. Every block must be full (np = gridDim.x *
+// blockDim.x partial sums, at most TEAM threads a block).
 #define SBATCH 16 // loads in flight per thread
-extern "C" __global__ void scan_mid(i64 *part, int np, i64 *total) {
+extern "C" __global__ void scan_up(const i64 *a, i64 n, i64 per, i64 *part, i64 *total, u64 *ticket) {
+    {
+        i64 lo = TID * per, hi = lo + per < n ? lo + per : n, s = 0;
+        for (i64 i = lo; i < hi; i++) s += a[i];
+        part[scan_slot(TID, NTHREADS, blockDim.x)] = s;
+    }
+    __shared__ int last;
+    __syncthreads();
+    if (threadIdx.x == 0) last = take_ticket(ticket);
+    __syncthreads();
+    if (!last) return;
     __shared__ i64 s[TEAM];
     __shared__ i64 g[16];
-    const int t = threadIdx.x, T = blockDim.x, q = np / T;
+    const int t = threadIdx.x, T = blockDim.x, q = (int)(NTHREADS / T);
     i64 sum = 0;
     for (int j0 = 0; j0 < q; j0 += SBATCH) {
         i64 x[SBATCH];
@@ -139,9 +163,12 @@ extern "C" __global__ void edge_sources(const i64 *xadj, int *src, int n) {
 // ----------------------------------------------------------- matching ---
 
 // Every unmatched vertex names its best-rated unmatched neighbour (exp*2,
-// ties by pair noise) whose pair stays within maxw.
+// ties by pair noise) whose pair stays within maxw. Thread 0 clears
+// match_resolve's count (a memset of its own cost a launch).
 extern "C" __global__ void match_prefer(const i64 *xadj, const int *adj, WT, const i64 *vw,
-                                        const int *match, int *pref, int n, i64 maxw, u64 seed) {
+                                        const int *match, int *pref, int n, i64 maxw, u64 seed,
+                                        unsigned long long *count) {
+    if (TID == 0) *count = 0;
     GRID_LOOP(v, n) {
         int best = -1;
         double br = -1;
@@ -487,24 +514,31 @@ __device__ int best_block(int p, i64 cur, i64 base, int t, const int *cb, const 
 // per run of one PE straight into bw.
 #define BWK 8
 #define BWSH 1024
+// add_runs adds the weights of vertices lo + t, lo + t + T, ... below hi
+// into to[their PE], one atomic per run of one PE: to is the block's
+// shared table or bw itself.
+__device__ __forceinline__ void add_runs(const int *part, const i64 *vw, i64 *to, i64 lo, i64 hi, int t, int T) {
+    int cur = -1;
+    i64 acc = 0;
+    for (i64 v = lo + t; v < hi; v += T) {
+        const int p = part[v];
+        if (p != cur) {
+            if (acc) atomicAdd((unsigned long long *)&to[cur], (unsigned long long)acc);
+            cur = p;
+            acc = 0;
+        }
+        acc += vw[v];
+    }
+    if (acc) atomicAdd((unsigned long long *)&to[cur], (unsigned long long)acc);
+}
+
 extern "C" __global__ void block_weights(const int *part, const i64 *vw, i64 *bw, int n, int k) {
     __shared__ i64 sh[BWSH];
     const int t = threadIdx.x, T = blockDim.x;
     const i64 chunk = (n + gridDim.x - 1) / gridDim.x, lo = blockIdx.x * chunk,
               hi = lo + chunk < n ? lo + chunk : n;
     if (k > BWSH) {
-        int cur = -1;
-        i64 acc = 0;
-        for (i64 v = lo + t; v < hi; v += T) {
-            const int p = part[v];
-            if (p != cur) {
-                if (acc) atomicAdd((unsigned long long *)&bw[cur], (unsigned long long)acc);
-                cur = p;
-                acc = 0;
-            }
-            acc += vw[v];
-        }
-        if (acc) atomicAdd((unsigned long long *)&bw[cur], (unsigned long long)acc);
+        add_runs(part, vw, bw, lo, hi, t, T);
         return;
     }
     for (int b = t; b < k; b += T) sh[b] = 0;
@@ -520,19 +554,8 @@ extern "C" __global__ void block_weights(const int *part, const i64 *vw, i64 *bw
         UNROLL
         for (int b = 0; b < BWK; b++)
             if (r[b]) atomicAdd((unsigned long long *)&sh[b], (unsigned long long)r[b]);
-    } else { // a thread's vertices of a range tend to share a PE: one shared atomic per run
-        int cur = -1;
-        i64 acc = 0;
-        for (i64 v = lo + t; v < hi; v += T) {
-            const int p = part[v];
-            if (p != cur) {
-                if (acc) atomicAdd((unsigned long long *)&sh[cur], (unsigned long long)acc);
-                cur = p;
-                acc = 0;
-            }
-            acc += vw[v];
-        }
-        if (acc) atomicAdd((unsigned long long *)&sh[cur], (unsigned long long)acc);
+    } else { // a thread's vertices of a range tend to share a PE
+        add_runs(part, vw, sh, lo, hi, t, T);
     }
     __syncthreads();
     for (int b = t; b < k; b += T)
@@ -547,6 +570,7 @@ struct jet_ctl {
     i64 avg, sigma;                   // c(V)/k and the rebalancing threshold
     i64 nroom;                        // blocks below sigma in this rebalancing round
     u64 round;                        // rebalancing rounds with room (hash seeds)
+    u64 ticket;                       // blocks of a launch done so far (take_ticket)
 };
 
 #define SPREAD 1024 // accumulators per sum, against atomic contention
@@ -556,49 +580,55 @@ struct jet_ctl {
 // vertices hold their old block in dest; an edge between two moved
 // vertices counts at the smaller one). The delta pass also counts the
 // step's moves and candidates, and their degrees.
+//
+// The last block to finish (take_ticket) then adds up the accumulators
+// (and clears them), the excess over lmax, the heaviest block, avg and
+// sigma (refinement's RebalanceTargets rule), into ctl. When some block is
+// overloaded (a rebalancing round follows), it also lists the blocks
+// below sigma (room, roomList, ctl->nroom); with segments of seg < k
+// blocks, a block's sigma follows its segment's average. A team kernel.
 extern "C" __global__ void jet_cost(int full, const i64 *xadj, const int *adj, WT, const int *part,
                                     const u64 *labels, const i64 *dist, const u8 *moved, const u8 *cand,
-                                    const int *dest, i64 *spread, int n) {
-    i64 j = 0, nm = 0, nc = 0, dm = 0, dc = 0;
-    GRID_LOOP(v, n) {
-        if (full) {
-            int pv = part[v];
+                                    const int *dest, i64 *spread, int n, const i64 *bw, int k, int seg, i64 lmax,
+                                    int *room, int *roomList, jet_ctl *ctl) {
+    {
+        i64 j = 0, nm = 0, nc = 0, dm = 0, dc = 0;
+        GRID_LOOP(v, n) {
+            if (full) {
+                int pv = part[v];
+                for (i64 e = xadj[v]; e < xadj[v + 1]; e++) {
+                    int u = adj[e];
+                    if (u > (int)v) j += W(e) * D(labels, dist, pv, part[u]);
+                }
+                continue;
+            }
+            if (cand[v]) {
+                nc++;
+                dc += xadj[v + 1] - xadj[v];
+            }
+            if (!moved[v]) continue;
+            nm++;
+            dm += xadj[v + 1] - xadj[v];
+            int pv = part[v], ov = dest[v];
             for (i64 e = xadj[v]; e < xadj[v + 1]; e++) {
                 int u = adj[e];
-                if (u > (int)v) j += W(e) * D(labels, dist, pv, part[u]);
+                bool mu = moved[u] != 0;
+                if (mu && u < (int)v) continue;
+                int pu = part[u], ou = mu ? dest[u] : pu;
+                j += W(e) * (D(labels, dist, pv, pu) - D(labels, dist, ov, ou));
             }
-            continue;
         }
-        if (cand[v]) {
-            nc++;
-            dc += xadj[v + 1] - xadj[v];
-        }
-        if (!moved[v]) continue;
-        nm++;
-        dm += xadj[v + 1] - xadj[v];
-        int pv = part[v], ov = dest[v];
-        for (i64 e = xadj[v]; e < xadj[v + 1]; e++) {
-            int u = adj[e];
-            bool mu = moved[u] != 0;
-            if (mu && u < (int)v) continue;
-            int pu = part[u], ou = mu ? dest[u] : pu;
-            j += W(e) * (D(labels, dist, pv, pu) - D(labels, dist, ov, ou));
-        }
+        const long long slot = TID % SPREAD;
+        i64 sums[5] = {j, nm, nc, dm, dc};
+        for (int i = 0; i < 5; i++)
+            if (sums[i]) atomicAdd((unsigned long long *)&spread[i * SPREAD + slot], (unsigned long long)sums[i]);
     }
-    const long long slot = TID % SPREAD;
-    i64 sums[5] = {j, nm, nc, dm, dc};
-    for (int i = 0; i < 5; i++)
-        if (sums[i]) atomicAdd((unsigned long long *)&spread[i * SPREAD + slot], (unsigned long long)sums[i]);
-}
+    __shared__ int last;
+    __syncthreads();
+    if (threadIdx.x == 0) last = take_ticket(&ctl->ticket);
+    __syncthreads();
+    if (!last) return;
 
-// One block: adds up jet_cost's accumulators (and clears them), the
-// excess over lmax, the heaviest block, avg and sigma (refinement's
-// RebalanceTargets rule), into ctl. When some block is overloaded (a
-// rebalancing round follows), it also lists the blocks below sigma
-// (room, roomList, ctl->nroom); with segments of seg < k blocks, a
-// block's sigma follows its segment's average.
-extern "C" __global__ void jet_stats(int full, i64 *spread, const i64 *bw, int k, int seg, i64 lmax, int *room,
-                                     int *roomList, jet_ctl *ctl) {
     __shared__ i64 s[8][TEAM];
     __shared__ i64 r[8][16];
     __shared__ i64 sigma, excess;
@@ -744,7 +774,7 @@ extern "C" __global__ void jet_apply(int *part, int *dest, const u8 *moved, u8 *
 //
 // Weak and strong rebalancing (Algorithm 5 and its strong variant) with
 // the CPU backend's rule (refinement.SelectRebalance), entirely on the
-// device. jet_stats has listed the blocks below sigma. Every vertex of an
+// device. jet_cost has listed the blocks below sigma. Every vertex of an
 // overloaded block that is not too heavy picks a destination and files
 // its loss in a bucket of its block (reb_cand);
 // each block moves the cheapest buckets that cover its excess, and of the
@@ -753,35 +783,7 @@ extern "C" __global__ void jet_apply(int *part, int *dest, const u8 *moved, u8 *
 // bins at a time, reb_evict moves). Strong rebalancing then lets every
 // destination accept, cheapest first, what fits below lmax (the same
 // search keyed by destination) and spreads the rest over the room left
-// in the other blocks, in id order (reb_over, a scan, reb_room,
-// reb_place).
-
-// One block: the prefix sums over the room left below lmax after the
-// accepted moves (rem[0..k]).
-extern "C" __global__ void reb_room(const i64 *bw, int k, i64 lmax, const i64 *accepted, i64 *rem) {
-    __shared__ i64 s[TEAM];
-    const int t = threadIdx.x, T = blockDim.x, per = (k + T - 1) / T;
-    const int lo = t * per < k ? t * per : k, hi = lo + per < k ? lo + per : k;
-    i64 sum = 0;
-    for (int b = lo; b < hi; b++) {
-        i64 r = lmax - bw[b] - accepted[b];
-        sum += r > 0 ? r : 0;
-    }
-    s[t] = sum;
-    __syncthreads();
-    if (t == 0) {
-        i64 acc = 0;
-        for (int a = 0; a < T; a++) { i64 c = s[a]; s[a] = acc; acc += c; }
-        rem[k] = acc;
-    }
-    __syncthreads();
-    i64 acc = s[t];
-    for (int b = lo; b < hi; b++) {
-        rem[b] = acc;
-        i64 r = lmax - bw[b] - accepted[b];
-        acc += r > 0 ? r : 0;
-    }
-}
+// in the other blocks, in id order (reb_over, a scan, reb_place).
 
 // The first index of the sorted a[0..n) whose value is at least x.
 __device__ __forceinline__ int lower_bound(const int *a, int n, int x) {
@@ -804,11 +806,15 @@ __device__ __forceinline__ int loss_bucket(i64 g) {
 // avg)) pick the best adjacent block below sigma, else the block of
 // roomList drawn by splitmix(v ^ seed of the round) among those in their
 // block's segment of seg blocks (none there: no candidate); their weight
-// goes to kw[block][loss bucket].
+// goes to kw[block][loss bucket]. With tail, the last block then finds
+// every block's cut bucket (cut_keys, mode 0).
+__device__ void cut_keys(i64 b0, i64 step, int mode, i64 *kw, const i64 *bw, i64 lmax, int *cut, i64 *need, i64 *lo,
+                         i64 *accepted, jet_ctl *ctl, int k);
 extern "C" __global__ void reb_cand(const i64 *xadj, const int *adj, WT, const i64 *vw, const int *part,
                                     const u64 *labels, const i64 *dist, const i64 *bw, i64 lmax,
-                                    const int *room, const int *roomList, const jet_ctl *ctl, u64 seed, int seg,
-                                    int *cb, i64 *cw, u8 *locked, u8 *cand, int *dest, u8 *bucket, i64 *kw, int n) {
+                                    const int *room, const int *roomList, jet_ctl *ctl, u64 seed, int seg,
+                                    int *cb, i64 *cw, u8 *locked, u8 *cand, int *dest, u8 *bucket, i64 *kw, int n,
+                                    int tail, int *cut, i64 *need, i64 *lo, i64 *accepted, int k) {
     const int nroom = (int)ctl->nroom;
     const i64 avg = ctl->avg;
     const u64 rseed = seed ^ (ctl->round + 1) * 0x9e3779b97f4a7c15ULL; // refinement.RebalanceSeed; reb_cut advances round
@@ -842,9 +848,15 @@ extern "C" __global__ void reb_cand(const i64 *xadj, const int *adj, WT, const i
         bucket[v] = (u8)bk;
         atomicAdd((unsigned long long *)&kw[(i64)p * NB + bk], (unsigned long long)w);
     }
+    if (!tail) return;
+    __shared__ int last;
+    __syncthreads();
+    if (threadIdx.x == 0) last = take_ticket(&(ctl)->ticket);
+    __syncthreads();
+    if (last) cut_keys(threadIdx.x, blockDim.x, 0, kw, bw, lmax, cut, need, lo, accepted, ctl, k);
 }
 
-// For every key (mode 0: source block, target its excess over lmax; mode
+// cut_keys: for every key (mode 0: source block, target its excess over lmax; mode
 // 1: destination, target its room below lmax plus one) the first bucket
 // whose cumulative weight reaches the target (cut; NB when none does, -1
 // when the target is not positive), the weight still needed inside it
@@ -853,9 +865,9 @@ extern "C" __global__ void reb_cand(const i64 *xadj, const int *adj, WT, const i
 // loaded NB/2 at a time before any is used: one thread per key, and a
 // load that waits for the one before made this kernel latency-bound
 // (5.5x its modelled time on an H200).
-extern "C" __global__ void reb_cut(int mode, i64 *kw, const i64 *bw, i64 lmax, int *cut, i64 *need, i64 *lo,
-                                   i64 *accepted, jet_ctl *ctl, int k) {
-    GRID_LOOP(b, k) {
+__device__ void cut_keys(i64 b0, i64 step, int mode, i64 *kw, const i64 *bw, i64 lmax, int *cut, i64 *need, i64 *lo,
+                         i64 *accepted, jet_ctl *ctl, int k) {
+    for (i64 b = b0; b < k; b += step) {
         if (mode == 0) {
             accepted[b] = 0;
             if (b == 0 && ctl->nroom > 0) ctl->round++;
@@ -882,13 +894,25 @@ extern "C" __global__ void reb_cut(int mode, i64 *kw, const i64 *bw, i64 lmax, i
     }
 }
 
+// reb_cut is cut_keys as a launch of its own, for machines of more PEs
+// than a block has threads (the kernel before it does it in its last
+// block otherwise: tail).
+extern "C" __global__ void reb_cut(int mode, i64 *kw, const i64 *bw, i64 lmax, int *cut, i64 *need, i64 *lo,
+                                   i64 *accepted, jet_ctl *ctl, int k) {
+    cut_keys(TID, NTHREADS, mode, kw, bw, lmax, cut, need, lo, accepted, ctl, k);
+}
+
+__device__ void refine_keys(i64 b0, i64 step, i64 *hist, int shift, int bins, const int *cut, i64 *need, i64 *lo,
+                            int k);
+
 // One narrowing step: members of the crossing bucket of their key with id
 // in [lo, lo + bins << shift) add their weight to bin (v - lo) >> shift.
 // Members: mode 0 candidates keyed by their block; mode 1 evicted vertices
-// keyed by their destination.
+// keyed by their destination. With tail, the last block then narrows
+// every key's search (refine_keys).
 extern "C" __global__ void reb_hist(int mode, const int *part, const int *dest, const u8 *member, const u8 *bucket,
-                                    const i64 *vw, const int *cut, const i64 *lo, int shift, int bins, i64 *hist,
-                                    int n) {
+                                    const i64 *vw, const int *cut, i64 *lo, int shift, int bins, i64 *hist,
+                                    int n, int tail, i64 *need, int k, jet_ctl *ctl) {
     GRID_LOOP(v, n) {
         if (member[v] != 1) continue;
         int key = mode == 0 ? part[v] : dest[v];
@@ -897,9 +921,15 @@ extern "C" __global__ void reb_hist(int mode, const int *part, const int *dest, 
         if (off < 0 || (off >> shift) >= bins) continue;
         atomicAdd((unsigned long long *)&hist[(i64)key * bins + (off >> shift)], (unsigned long long)vw[v]);
     }
+    if (!tail) return;
+    __shared__ int last;
+    __syncthreads();
+    if (threadIdx.x == 0) last = take_ticket(&ctl->ticket);
+    __syncthreads();
+    if (last) refine_keys(threadIdx.x, blockDim.x, hist, shift, bins, cut, need, lo, k);
 }
 
-// Moves every key's search to the bin where the weight reaches need (and
+// refine_keys moves every key's search to the bin where the weight reaches need (and
 // takes what the bins before it hold off need); clears the bins. After the
 // last step (shift 0), lo is the crossing vertex. One thread per key: the
 // bins are loaded RBATCH at a time before any is used, and once the bin is
@@ -907,8 +937,9 @@ extern "C" __global__ void reb_hist(int mode, const int *part, const int *dest, 
 // zero and tested it waited a memory round trip per bin: 58 us per launch
 // for 256 bins on an H200.)
 #define RBATCH 32
-extern "C" __global__ void reb_refine(i64 *hist, int shift, int bins, const int *cut, i64 *need, i64 *lo, int k) {
-    GRID_LOOP(b, k) {
+__device__ void refine_keys(i64 b0, i64 step, i64 *hist, int shift, int bins, const int *cut, i64 *need, i64 *lo,
+                            int k) {
+    for (i64 b = b0; b < k; b += step) {
         i64 *h = hist + b * bins;
         if (cut[b] < 0 || cut[b] >= NB) continue;
         i64 cum = 0, nd = need[b];
@@ -936,13 +967,19 @@ extern "C" __global__ void reb_refine(i64 *hist, int shift, int bins, const int 
     }
 }
 
+// reb_refine is refine_keys as a launch of its own (no tail).
+extern "C" __global__ void reb_refine(i64 *hist, int shift, int bins, const int *cut, i64 *need, i64 *lo, int k) {
+    refine_keys(TID, NTHREADS, hist, shift, bins, cut, need, lo, k);
+}
+
 // Evicts: candidates of buckets below the cut, and of the cut bucket up to
 // the crossing vertex. Weak rebalancing moves them (moved: 1; dest keeps
 // the old block); strong marks them (moved: 1) and files them by
-// destination and bucket in kw.
+// destination and bucket in kw, and with tail the last block finds every
+// destination's cut bucket (cut_keys, mode 1).
 extern "C" __global__ void reb_evict(int strong, int *part, int *dest, const u8 *cand, const u8 *bucket,
-                                     const i64 *vw, const int *cut, const i64 *lo, i64 *bw, i64 *kw, u8 *moved,
-                                     int n) {
+                                     const i64 *vw, int *cut, i64 *lo, i64 *bw, i64 *kw, u8 *moved,
+                                     int n, int tail, i64 lmax, i64 *need, i64 *accepted, jet_ctl *ctl, int k) {
     GRID_LOOP(v, n) {
         moved[v] = 0;
         if (!cand[v]) continue;
@@ -959,14 +996,23 @@ extern "C" __global__ void reb_evict(int strong, int *part, int *dest, const u8 
             dest[v] = p;
         }
     }
+    if (!tail) return;
+    __shared__ int last;
+    __syncthreads();
+    if (threadIdx.x == 0) last = take_ticket(&ctl->ticket);
+    __syncthreads();
+    if (last) cut_keys(threadIdx.x, blockDim.x, 1, kw, bw, lmax, cut, need, lo, accepted, ctl, k);
 }
 
 // Strong: evicted vertices that their destination accepts (buckets below
 // its cut, and in the cut bucket ids below the crossing vertex) add to
 // accepted[dest]; the others overflow (moved: 2) with their weight in ow
-// for the scan that places them.
+// for the scan that places them. The last block then takes the prefix
+// sums over the room left below lmax after the accepted moves (rem[0..k]),
+// one block's work (a launch of its own until it came here).
 extern "C" __global__ void reb_over(const int *dest, const u8 *bucket, const i64 *vw, const int *cut, const i64 *lo,
-                                    u8 *moved, i64 *accepted, i64 *ow, int n) {
+                                    u8 *moved, i64 *accepted, i64 *ow, int n, const i64 *bw, int k, i64 lmax,
+                                    i64 *rem, jet_ctl *ctl) {
     GRID_LOOP(v, n) {
         ow[v] = 0;
         if (moved[v] != 1) continue;
@@ -977,6 +1023,33 @@ extern "C" __global__ void reb_over(const int *dest, const u8 *bucket, const i64
             moved[v] = 2;
             ow[v] = vw[v];
         }
+    }
+    __shared__ int last;
+    __syncthreads();
+    if (threadIdx.x == 0) last = take_ticket(&ctl->ticket);
+    __syncthreads();
+    if (!last) return;
+    __shared__ i64 s[TEAM];
+    const int t = threadIdx.x, T = blockDim.x, per = (k + T - 1) / T;
+    const int first = t * per < k ? t * per : k, hi = first + per < k ? first + per : k;
+    i64 sum = 0;
+    for (int b = first; b < hi; b++) {
+        i64 r = lmax - bw[b] - accepted[b];
+        sum += r > 0 ? r : 0;
+    }
+    s[t] = sum;
+    __syncthreads();
+    if (t == 0) {
+        i64 acc = 0;
+        for (int a = 0; a < T; a++) { i64 c = s[a]; s[a] = acc; acc += c; }
+        rem[k] = acc;
+    }
+    __syncthreads();
+    i64 acc = s[t];
+    for (int b = first; b < hi; b++) {
+        rem[b] = acc;
+        i64 r = lmax - bw[b] - accepted[b];
+        acc += r > 0 ? r : 0;
     }
 }
 
