@@ -16,15 +16,18 @@ func TestSplit(t *testing.T) {
 	top, _ := topology.Parse("4:8", "1:10")
 	opt := DefaultOptions()
 	opt.Seed, opt.Threads = 3, 2
-	// A 24x24 grid: 1,104 edges, both algorithms. 1,200 vertices of
-	// degree 60 onto 32 PEs: 36,000 edges of DenseDegree about 32, the
-	// features' one algorithm.
-	grid, dense := graph.Grid(24, 24), graph.Random(1200, 36000, 1, 1, 5)
+	// A 24x24 grid: 1,104 edges, both algorithms under -a auto (every
+	// graph below bothMaxEdges); with -a hm the one algorithm asked for.
+	grid := graph.Grid(24, 24)
+	hm := opt
+	hm.Algorithm = Multisection
 	for _, c := range []struct {
 		name string
 		g    *graph.Graph
+		opt  Options
 		want int
-	}{{"grid", grid, 2}, {"dense", dense, 1}} {
+	}{{"grid", grid, opt, 2}, {"grid -a hm", grid, hm, 1}} {
+		opt := c.opt
 		split := Split(c.g, top, opt)
 		if len(split) != c.want {
 			t.Fatalf("%s: %d pipelines, want %d", c.name, len(split), c.want)
