@@ -33,26 +33,11 @@ func TestWhole(t *testing.T) {
 	defer rankRecover()
 	c, size, rank := rankComm(t)
 	top, _ := topology.Parse("4:8", "1:10")
-	// Both algorithms on the grid; the features' one alone on the dense
-	// random graph (36,000 edges of degree 60 onto 32 PEs).
+	// A grid and a dense random graph (36,000 edges of degree 60 onto 32
+	// PEs): both below 2^19 edges, so default maps each with both
+	// algorithms.
 	for _, w := range []*graph.Graph{graph.Grid(24, 24), graph.Random(1200, 36000, 1, 1, 5)} {
-		n := int64(w.N())
-		vtxdist := make([]int64, size+1)
-		for r := range size {
-			vtxdist[r+1] = n * int64(r+1) / int64(size)
-		}
-		xadj := []int64{0}
-		var adj, ew []int64
-		for v := vtxdist[rank]; v < vtxdist[rank+1]; v++ {
-			for e := w.XAdj[v]; e < w.XAdj[v+1]; e++ {
-				adj, ew = append(adj, int64(w.Adj[e])), append(ew, w.W(e))
-			}
-			xadj = append(xadj, int64(len(adj)))
-		}
-		g, err := New(c, vtxdist, xadj, adj, nil, ew)
-		if err != nil {
-			rankFail("%v", err)
-		}
+		g := spreadEvenly(c, size, rank, w)
 		opt := Options{Eps: 0.03, Seed: 5, Threads: 1, Preset: gpumap.Default}
 		res, err := Map(g, top, opt)
 		if err != nil {
@@ -87,7 +72,7 @@ func TestWhole(t *testing.T) {
 			}
 		}
 		if !slices.Equal(all, want.PE) || res.Metrics.J != want.Metrics.J || res.Levels != 0 {
-			rankFail("n=%d P=%d: J %d (%d levels), want the best pipeline's J %d", n, size, res.Metrics.J, res.Levels, want.Metrics.J)
+			rankFail("n=%d P=%d: J %d (%d levels), want the best pipeline's J %d", w.N(), size, res.Metrics.J, res.Levels, want.Metrics.J)
 		}
 		if size == 1 || size == len(cands) {
 			one, err := gpumap.Map(w, top, o)
@@ -95,7 +80,7 @@ func TestWhole(t *testing.T) {
 				rankFail("%v", err)
 			}
 			if !slices.Equal(all, one.PE) {
-				rankFail("n=%d P=%d: J %d, not gpumap.Map's mapping (J %d)", n, size, res.Metrics.J, one.Metrics.J)
+				rankFail("n=%d P=%d: J %d, not gpumap.Map's mapping (J %d)", w.N(), size, res.Metrics.J, one.Metrics.J)
 			}
 		}
 	}
@@ -200,23 +185,7 @@ func TestClusterShare(t *testing.T) {
 	}
 	sg, _ := star.Build()
 	for i, w := range []*graph.Graph{sg, graph.RMAT(11, 8, 3)} {
-		n := int64(w.N())
-		vtxdist := make([]int64, size+1)
-		for r := range size {
-			vtxdist[r+1] = n * int64(r+1) / int64(size)
-		}
-		xadj := []int64{0}
-		var adj, ew []int64
-		for v := vtxdist[rank]; v < vtxdist[rank+1]; v++ {
-			for e := w.XAdj[v]; e < w.XAdj[v+1]; e++ {
-				adj, ew = append(adj, int64(w.Adj[e])), append(ew, w.W(e))
-			}
-			xadj = append(xadj, int64(len(adj)))
-		}
-		g, err := New(c, vtxdist, xadj, adj, nil, ew)
-		if err != nil {
-			rankFail("%v", err)
-		}
+		g := spreadEvenly(c, size, rank, w)
 		for _, limit := range []int64{3, 8, 20} {
 			cl, err := newClustering(g, limit, 1, 0, size)
 			if err != nil {
@@ -245,4 +214,27 @@ func TestClusterShare(t *testing.T) {
 	if err := mpi.Finalize(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// spreadEvenly gives this rank its even share of w's vertices (n*r/size
+// to n*(r+1)/size) with all their edges, as New takes them.
+func spreadEvenly(c mpi.Comm, size, rank int, w *graph.Graph) *Graph {
+	n := int64(w.N())
+	vtxdist := make([]int64, size+1)
+	for r := range size {
+		vtxdist[r+1] = n * int64(r+1) / int64(size)
+	}
+	xadj := []int64{0}
+	var adj, ew []int64
+	for v := vtxdist[rank]; v < vtxdist[rank+1]; v++ {
+		for e := w.XAdj[v]; e < w.XAdj[v+1]; e++ {
+			adj, ew = append(adj, int64(w.Adj[e])), append(ew, w.W(e))
+		}
+		xadj = append(xadj, int64(len(adj)))
+	}
+	g, err := New(c, vtxdist, xadj, adj, nil, ew)
+	if err != nil {
+		rankFail("%v", err)
+	}
+	return g
 }
