@@ -170,7 +170,7 @@ const (
 	fpSeed
 	fpPreset
 	fpCoarsest
-	fpTrace   // 1 where Options.Trace is set: tracing adds collectives
+	fpTrace   // 1 where Options.Trace is set, +2 where Options.Phases is: tracing adds collectives
 	fpLevels  // -1: no topology
 	fpK       // PEs
 	fpTree    // a hash of an irregular machine's labels, 0 for a regular one
@@ -189,6 +189,9 @@ func optionsPrint(top *topology.Topology, opt Options) []int64 {
 	}
 	if opt.Trace != nil {
 		v[fpTrace] = 1
+	}
+	if opt.Phases != nil {
+		v[fpTrace] += 2
 	}
 	if top == nil {
 		v[fpLevels] = -1
@@ -221,6 +224,11 @@ func onOff(x int64) string {
 	return "off"
 }
 
+// tracing describes the fingerprint's fpTrace.
+func tracing(x int64) string {
+	return fmt.Sprintf("J %s and phases %s", onOff(x&1), onOff(x&2))
+}
+
 // machineOf describes the machine of a fingerprint.
 func machineOf(v []int64) string {
 	switch {
@@ -245,20 +253,19 @@ const MaxPEs = 1 << 24
 // gpumap_reorder's agreement does. Unchecked, ranks would map onto
 // different machines and exchange PEs that do not exist elsewhere. A
 // machine of more than MaxPEs PEs is refused (KindOptions) on every rank.
-func sameOptions(g *Graph, top *topology.Topology, opt Options) error {
+func sameOptions(c mpi.Comm, r int, top *topology.Topology, opt Options) error {
 	var bad error
 	if top == nil {
-		bad = &Error{KindOptions, fmt.Sprintf("rank %d: no topology (nil)", g.rank)}
+		bad = &Error{KindOptions, fmt.Sprintf("rank %d: no topology (nil)", r)}
 	}
-	if err := agree(g.c, bad); err != nil {
+	if err := agree(c, bad); err != nil {
 		return err
 	}
 	mine := optionsPrint(top, opt)
 	root := append([]int64(nil), mine...)
-	if err := mpi.BcastOf(g.c, root, 0); err != nil {
+	if err := mpi.BcastOf(c, root, 0); err != nil {
 		return err
 	}
-	r := g.rank
 	var msg string
 	switch {
 	case slices.Equal(mine, root):
@@ -271,7 +278,7 @@ func sameOptions(g *Graph, top *topology.Topology, opt Options) error {
 	case mine[fpCoarsest] != root[fpCoarsest]:
 		msg = fmt.Sprintf("rank %d: coarsest size %d differs from rank 0's %d", r, opt.Coarsest, root[fpCoarsest])
 	case mine[fpTrace] != root[fpTrace]:
-		msg = fmt.Sprintf("rank %d: tracing %s, rank 0's %s", r, onOff(mine[fpTrace]), onOff(root[fpTrace]))
+		msg = fmt.Sprintf("rank %d: tracing %s, rank 0's %s", r, tracing(mine[fpTrace]), tracing(root[fpTrace]))
 	case machineOf(mine) != machineOf(root) || mine[fpTree] != root[fpTree]:
 		msg = fmt.Sprintf("rank %d: hierarchy %s differs from rank 0's %s", r, machineOf(mine), machineOf(root))
 	default:
@@ -281,7 +288,7 @@ func sameOptions(g *Graph, top *topology.Topology, opt Options) error {
 	if msg != "" {
 		bad = &Error{KindInconsistent, msg + ": every rank must pass the same options"}
 	}
-	if err := agree(g.c, bad); err != nil {
+	if err := agree(c, bad); err != nil {
 		return err
 	}
 	// The same machine everywhere now: the same answer on every rank.

@@ -39,7 +39,8 @@
 //     least n/16 (up to 2^17), where the one-process mapper finds the
 //     mesh's straight cuts that distributed refinement only approaches.
 //     A graph of at most 2^17 vertices is not coarsened: every rank
-//     gathers it, and the pipelines that gpumap.Map would run side by
+//     gathers it (gpumap-mpi: rank 0 reads such a file whole with gpumap
+//     map's reader and broadcasts it, ReadWhole), and the pipelines that gpumap.Map would run side by
 //     side (gpumap.Split: default's HM and IM below 2^18 edges, else its
 //     one pipeline) are dealt out, rank r running pipeline r mod C with
 //     the seed plus r/C (P = 1: gpumap.Map itself); the least J wins as

@@ -28,6 +28,9 @@ type Options struct {
 	// after its coarsest mapping or projection, label propagation and
 	// FM. Each line costs a collective: every rank sets it or none.
 	Trace io.Writer
+	// Phases, for developers, times the phases of Map (NewPhases): every
+	// rank sets it or none.
+	Phases *Phases
 }
 
 // Result is a distributed mapping.
@@ -98,7 +101,7 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 	if err := agree(g.c, bad); err != nil {
 		return nil, err
 	}
-	if err := sameOptions(g, top, opt); err != nil {
+	if err := sameOptions(g.c, g.rank, top, opt); err != nil {
 		return nil, err
 	}
 	k := top.K()
@@ -115,6 +118,7 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 	if g.GlobalN() <= coarsestSize(g.GlobalN(), k, opt, false) {
 		return mapWhole(g, top, opt)
 	}
+	ph := opt.Phases
 	// One hierarchy, chosen by one round of label propagation on the
 	// input (which goes on as the first level's clustering if chosen).
 	// Neither coarsening wins everywhere: local matchings keep a
@@ -164,6 +168,9 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 	if byMatching {
 		first = nil
 	}
+	if err := ph.Done("choose coarsening"); err != nil {
+		return nil, err
+	}
 	best, err := coarsen(g, top, opt, small, limit(small), byMatching, first, share)
 	if err != nil {
 		return nil, err
@@ -190,6 +197,9 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 			// about half the input).
 			levels[i] = nil
 			collect()
+			if err := ph.Done(fmt.Sprintf("level %d project", i)); err != nil {
+				return nil, err
+			}
 		}
 		if opt.Trace != nil && fine.rank == 0 {
 			fmt.Fprintf(opt.Trace, "level %2d vtxdist %v\n", i, fine.VtxDist)
@@ -198,6 +208,9 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 			return nil, err
 		}
 		if err := refine(fine, top, pe, lmax, refineRounds, opt.Seed, i); err != nil {
+			return nil, err
+		}
+		if err := ph.Done(fmt.Sprintf("level %d lp", i)); err != nil {
 			return nil, err
 		}
 		if err := trace(fine, top, pe, opt, i, "lp"); err != nil {
@@ -212,6 +225,9 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 		cfg := fmConfig
 		cfg.Seed = opt.Seed ^ uint64(i)<<40 ^ uint64(fine.rank)
 		if _, err := localFM(fine, localGraph(fine), top, pe, lmax, cfg); err != nil {
+			return nil, err
+		}
+		if err := ph.Done(fmt.Sprintf("level %d fm", i)); err != nil {
 			return nil, err
 		}
 		if err := trace(fine, top, pe, opt, i, "fm"); err != nil {
@@ -359,6 +375,9 @@ func coarsen(g *Graph, top *topology.Topology, opt Options, small, limit int64, 
 		h.levels = append(h.levels, lv)
 		cur = lv.coarse
 		collect() // the level's temporaries
+		if err := opt.Phases.Done(fmt.Sprintf("coarsen to n=%d", cur.GlobalN())); err != nil {
+			return nil, err
+		}
 	}
 	if cur.GlobalN() > graph.MaxVertices {
 		return nil, fmt.Errorf("the graph coarsened to %d vertices only, more than one process maps (%d)", cur.GlobalN(), graph.MaxVertices)
@@ -429,6 +448,9 @@ func initial(g *Graph, top *topology.Topology, opt Options) ([]int32, int64, err
 	if err != nil {
 		return nil, 0, err
 	}
+	if err := opt.Phases.Done("gather coarsest"); err != nil {
+		return nil, 0, err
+	}
 	var whole []int32
 	j := int64(math.MaxInt64)
 	{
@@ -458,6 +480,9 @@ func initial(g *Graph, top *topology.Topology, opt Options) ([]int32, int64, err
 		}
 	}
 	if err := agree(g.c, err); err != nil {
+		return nil, 0, err
+	}
+	if err := opt.Phases.Done("map coarsest"); err != nil {
 		return nil, 0, err
 	}
 	if opt.Trace != nil {

@@ -1,6 +1,7 @@
 package distmap
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/gpumap/gpumap/gpumap"
@@ -35,15 +36,53 @@ func mapWhole(g *Graph, top *topology.Topology, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := opt.Phases.Done("gather"); err != nil {
+		return nil, err
+	}
+	whole, m, err := mapGathered(g.c, cg, top, opt)
+	if err != nil {
+		return nil, err
+	}
+	n := g.N()
+	pe := make([]int32, n)
+	copy(pe, whole[g.First():g.First()+int64(n)])
+	return &Result{PE: pe, Metrics: m, CoarseN: g.GlobalN()}, nil
+}
+
+// MapWhole maps the graph g, the same on every rank of c (ReadWhole), as
+// Map maps a graph of at most 2^17 vertices (mapWhole), and returns the
+// mapping of all vertices and its metrics on every rank (collective;
+// every rank returns the same error).
+func MapWhole(c mpi.Comm, g *graph.Graph, top *topology.Topology, opt Options) ([]int32, graph.Metrics, error) {
+	defer func() { abortOnPanic(c, recover()) }()
+	var bad error
+	if !gpumap.ValidEps(opt.Eps) {
+		bad = &Error{KindOptions, fmt.Sprintf("eps %v must be a finite number in [0, 1e6]", opt.Eps)}
+	}
+	if err := agree(c, bad); err != nil {
+		return nil, graph.Metrics{}, err
+	}
+	_, _, _, _, rank := mpi.Inspect(c)
+	if err := sameOptions(c, rank, top, opt); err != nil {
+		return nil, graph.Metrics{}, err
+	}
+	return mapGathered(c, g, top, opt)
+}
+
+// mapGathered maps cg, the same graph on every rank of c, as mapWhole
+// does, and returns the whole mapping and its metrics on every rank.
+func mapGathered(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Options) ([]int32, graph.Metrics, error) {
+	_, _, _, size, rank := mpi.Inspect(c)
 	o := gpumap.DefaultOptions()
 	o.Preset, o.Eps, o.Threads, o.Seed = opt.Preset, opt.Eps, opt.Threads, opt.Seed
 	// The ranks of a node would each open the GPU.
 	o.Backend = gpumap.CPU
 	mine := []gpumap.Options{o}
-	if g.size > 1 {
-		mine = dealt(gpumap.Split(cg, top, o), g.size, g.rank)
+	if size > 1 {
+		mine = dealt(gpumap.Split(cg, top, o), size, rank)
 	}
 	var whole []int32
+	var err error
 	j, feasible := int64(math.MaxInt64), false
 	for _, x := range mine {
 		r, e := gpumap.Map(cg, top, x)
@@ -55,23 +94,24 @@ func mapWhole(g *Graph, top *topology.Topology, opt Options) (*Result, error) {
 			whole, j, feasible = r.PE, r.Metrics.J, r.Metrics.Feasible
 		}
 	}
-	if err := agree(g.c, err); err != nil {
-		return nil, err
+	if err := agree(c, err); err != nil {
+		return nil, graph.Metrics{}, err
 	}
-	if whole, err = bestWhole(g, whole, j, feasible); err != nil {
-		return nil, err
+	if err := opt.Phases.Done("pipelines"); err != nil {
+		return nil, graph.Metrics{}, err
 	}
-	n := g.N()
-	pe := make([]int32, n+len(g.Ghost))
-	copy(pe, whole[g.First():g.First()+int64(n)])
-	for i, x := range g.Ghost {
-		pe[n+i] = whole[x]
+	if whole, err = bestWhole(c, rank, cg.N(), whole, j, feasible); err != nil {
+		return nil, graph.Metrics{}, err
 	}
-	m, err := evaluate(g, top, pe, opt.Eps)
-	if err != nil {
-		return nil, err
+	// The same graph and mapping on every rank: the same metrics.
+	m, err := graph.Evaluate(cg, top, whole, opt.Eps)
+	if err := agree(c, err); err != nil {
+		return nil, graph.Metrics{}, err
 	}
-	return &Result{PE: pe[:n], Metrics: m, CoarseN: g.GlobalN()}, nil
+	if err := opt.Phases.Done("minloc, bcast, evaluate"); err != nil {
+		return nil, graph.Metrics{}, err
+	}
+	return whole, m, nil
 }
 
 // dealt returns the options that rank of size ranks runs out of the
@@ -93,26 +133,26 @@ func dealt(cands []gpumap.Options, size, rank int) []gpumap.Options {
 // bestWhole returns, on every rank, the mapping whole of the rank with
 // the least J among those with feasible mappings (all when none is), the
 // lowest such rank on ties (collective).
-func bestWhole(g *Graph, whole []int32, j int64, feasible bool) ([]int32, error) {
+func bestWhole(c mpi.Comm, rank, n int, whole []int32, j int64, feasible bool) ([]int32, error) {
 	key := j
 	if !feasible {
 		key = math.MaxInt64
 	}
-	best, winner, err := mpi.MinLoc(g.c, key)
+	best, winner, err := mpi.MinLoc(c, key)
 	if err != nil {
 		return nil, err
 	}
 	if best == math.MaxInt64 {
 		// No feasible mapping anywhere (a vertex heavier than Lmax):
 		// the least J.
-		if _, winner, err = mpi.MinLoc(g.c, min(j, graph.MaxCost)); err != nil {
+		if _, winner, err = mpi.MinLoc(c, min(j, graph.MaxCost)); err != nil {
 			return nil, err
 		}
 	}
-	if winner != g.rank {
-		whole = make([]int32, g.GlobalN())
+	if winner != rank {
+		whole = make([]int32, n)
 	}
-	if err := mpi.BcastOf(g.c, whole, winner); err != nil {
+	if err := mpi.BcastOf(c, whole, winner); err != nil {
 		return nil, err
 	}
 	return whole, nil

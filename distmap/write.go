@@ -50,3 +50,15 @@ func write(path string, pe []int32) error {
 	// and a failed write leaves nothing behind.
 	return graph.WriteFile(path, func(w io.Writer) error { return graph.WriteMapping(w, pe) })
 }
+
+// WriteWhole writes the mapping pe of all vertices, the same on every
+// rank (MapWhole), to path: rank 0 writes it as WriteMapping does.
+// Collective; every rank returns the same error.
+func WriteWhole(c mpi.Comm, pe []int32, path string) error {
+	defer func() { abortOnPanic(c, recover()) }()
+	var err error
+	if _, _, _, _, rank := mpi.Inspect(c); rank == 0 {
+		err = write(path, pe)
+	}
+	return agree(c, err)
+}

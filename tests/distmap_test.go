@@ -130,23 +130,34 @@ func TestDistributedMapSmallAndBad(t *testing.T) {
 		t.Errorf("path on 4 ranks: %v\n%s", err, out)
 	}
 	// Bad input: every rank stops, rank 0 says why once, and no mapping
-	// is written. The vertices of each file lie on different ranks.
+	// is written. The vertices of each file lie on different ranks:
+	// -coarsest 1 reads them in parts (a graph mapped whole is read by
+	// rank 0 alone, whose errors are gpumap map's, the last case).
 	for i, c := range []struct {
 		np         int
 		text, want string
+		whole      bool
 	}{
-		{3, "3 2\n2\n1 3\n9\n", "line 4 (vertex 3): neighbour 9 is out of range [1,3]"},
+		{3, "3 2\n2\n1 3\n9\n", "line 4 (vertex 3): neighbour 9 is out of range [1,3]", false},
 		// Vertices 1, 2 on rank 1, 3, 4 on rank 2: 1 lists 3, 4 lists 1;
 		// rank 1 finds the second, the lower rank's message wins.
-		{3, "4 2\n3\n4\n2\n1\n", "asymmetric edge: vertex 4 lists neighbour 1, but vertex 1 does not list 4"},
+		{3, "4 2\n3\n4\n2\n1\n", "asymmetric edge: vertex 4 lists neighbour 1, but vertex 1 does not list 4", false},
 		// Vertex 1 on rank 0, vertex 2 on rank 1.
-		{2, "2 1 1\n2 5\n1 6\n", "asymmetric edge weight: vertex 2 gives edge to 1 weight 6, but vertex 1 gives it weight 5"},
+		{2, "2 1 1\n2 5\n1 6\n", "asymmetric edge weight: vertex 2 gives edge to 1 weight 6, but vertex 1 gives it weight 5", false},
+		{3, "4 2\n3\n4\n2\n1\n", "asymmetric edge: line 5 (vertex 4) lists neighbour 1, but line 2 (vertex 1) does not list 4", true},
 	} {
 		bad := filepath.Join(dir, fmt.Sprintf("bad%d.graph", i))
 		os.WriteFile(bad, []byte(c.text), 0o644)
 		bf := filepath.Join(dir, fmt.Sprintf("bad%d.map", i))
-		out, err = mpiMap(t, c.np, "-g", bad, "-h", "2:2", "-d", "1:10", "-m", bf)
-		if msg := "gpumap-mpi: " + c.want + "\n"; err == nil || strings.Count(out, msg) != 1 {
+		args := []string{"-g", bad, "-h", "2:2", "-d", "1:10", "-m", bf}
+		want := c.want
+		if c.whole {
+			want = bad + ": " + want
+		} else {
+			args = append(args, "-coarsest", "1")
+		}
+		out, err = mpiMap(t, c.np, args...)
+		if msg := "gpumap-mpi: " + want + "\n"; err == nil || strings.Count(out, msg) != 1 {
 			t.Errorf("%q on %d ranks: want exit 1 and once %q, got %v:\n%s", c.text, c.np, msg, err, out)
 		}
 		if _, err := os.Stat(bf); err == nil {

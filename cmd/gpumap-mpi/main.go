@@ -42,6 +42,7 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	began := time.Now()
 	if len(args) == 0 || args[0] != "map" {
 		fmt.Fprintln(stderr, "usage: mpirun -np P gpumap-mpi map -g graph -h hierarchy -d distances [-e eps] [-c preset] [-s seed] [-t threads] -m mapping")
 		if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
@@ -65,6 +66,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	stats := fs.Bool("stats", false, "report the peak resident memory of the largest rank and of all ranks (Linux)")
 	cpuprofile := fs.String("cpuprofile", "", "write each rank's CPU profile to this path with .RANK appended (for developers)")
 	trace := fs.Bool("trace", false, "write the J of every level after each step to stderr (rank 0; for developers)")
+	phases := fs.Bool("phases", false, "write the wall time (slowest rank) and CPU time (all ranks) of each phase to stderr (rank 0; for developers)")
 	coarsest := fs.Int64("coarsest", 0, "stop coarsening at this many vertices (0: max(8000, 20k); for developers)")
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -123,7 +125,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	code, err := mapGraph(*g, *out, top, opt, *quiet, *stats, stdout, stderr)
+	code, err := mapGraph(*g, *out, top, opt, *quiet, *stats, *phases, began, stdout, stderr)
 	if err != nil {
 		// Every rank has the same error; rank 0 says it.
 		if _, _, _, _, rank := mpi.Inspect(mpi.World()); rank == 0 {
@@ -139,23 +141,55 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // mapGraph reads, maps and writes on a private copy of MPI_COMM_WORLD
 // that returns MPI errors instead of aborting.
-func mapGraph(path, out string, top *topology.Topology, opt distmap.Options, quiet, stats bool, stdout, stderr io.Writer) (int, error) {
+func mapGraph(path, out string, top *topology.Topology, opt distmap.Options, quiet, stats, phases bool, began time.Time, stdout, stderr io.Writer) (int, error) {
 	c, err := mpi.Copy(mpi.World(), true)
 	if err != nil {
 		return 0, err
 	}
 	defer mpi.Free(c)
 	_, _, _, size, rank := mpi.Inspect(c)
+	if phases {
+		opt.Phases = distmap.NewPhases(c, stderr, began)
+	}
+	ph := opt.Phases
+	if err := ph.Done("start (MPI_Init)"); err != nil {
+		return 0, err
+	}
 	start := time.Now()
-	dg, err := distmap.ReadGraph(c, path)
+	// A graph that is mapped whole is read whole by rank 0 and
+	// broadcast; a larger one is read in parts.
+	whole, err := distmap.ReadWhole(c, path, opt)
 	if err != nil {
 		return 0, err
 	}
+	var dg *distmap.Graph
+	n := int64(0)
+	if whole != nil {
+		n = int64(whole.N())
+	} else {
+		if dg, err = distmap.ReadGraph(c, path); err != nil {
+			return 0, err
+		}
+		n = dg.GlobalN()
+	}
+	if err := ph.Done("read"); err != nil {
+		return 0, err
+	}
 	if rank == 0 && !quiet {
-		fmt.Fprintf(stderr, "gpumap-mpi: read %s on %d processes: n=%d in %.2fs\n", path, size, dg.GlobalN(), time.Since(start).Seconds())
+		how := "in parts"
+		if whole != nil {
+			how = "whole on rank 0"
+		}
+		fmt.Fprintf(stderr, "gpumap-mpi: read %s %s (%d processes): n=%d in %.2fs\n", path, how, size, n, time.Since(start).Seconds())
 	}
 	mapStart := time.Now()
-	res, err := distmap.Map(dg, top, opt)
+	res := &distmap.Result{CoarseN: n}
+	var all []int32
+	if whole != nil {
+		all, res.Metrics, err = distmap.MapWhole(c, whole, top, opt)
+	} else {
+		res, err = distmap.Map(dg, top, opt)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -163,7 +197,18 @@ func mapGraph(path, out string, top *topology.Topology, opt distmap.Options, qui
 	if rank == 0 && !quiet {
 		fmt.Fprintf(stderr, "gpumap-mpi: %d levels, coarsest n=%d, mapped in %.2fs\n", res.Levels, res.CoarseN, total.Seconds())
 	}
-	if err := distmap.WriteMapping(dg, res.PE, out); err != nil {
+	if err := ph.Done("map (the rest)"); err != nil {
+		return 0, err
+	}
+	if whole != nil {
+		err = distmap.WriteWhole(c, all, out)
+	} else {
+		err = distmap.WriteMapping(dg, res.PE, out)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if err := ph.Done("write"); err != nil {
 		return 0, err
 	}
 	if stats {
