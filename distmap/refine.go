@@ -64,7 +64,7 @@ func refine(g *Graph, top *topology.Topology, pe []int32, lmax int64, rounds int
 		copy(room, share)
 		rng := rand.New(rand.NewPCG(seed^0x5bd1e995, uint64(lvl)<<32|uint64(round)<<16|uint64(g.rank)))
 		var gain int64
-		for _, v := range rng.Perm(n) {
+		for _, v := range blockOrder(rng, n) {
 			// A vertex whose neighbours all share its PE stays.
 			inside := true
 			for _, u := range g.Adj[g.XAdj[v]:g.XAdj[v+1]] {
