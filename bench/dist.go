@@ -15,7 +15,17 @@ package main
 //
 // The whole table in one command:
 //
-//	go run ./bench -gpumap bin/gpumap -dist 20,22 -dist-real /work/corpus/finan512.graph
+//	go run ./bench -gpumap bin/gpumap -dist 20,22 -dist-real /work/corpus/finan512.graph,/tmp/dtime/distreal/FLA.graph
+//
+// finan512 (75k vertices) is mapped whole by gpumap-mpi (at most 2^17
+// vertices: rank 0 reads it, the ranks run the one-process pipelines);
+// FLA, the 9th DIMACS challenge's Florida road graph (1,070,376
+// vertices, 1,343,951 edges, public domain), goes through the
+// distributed levels: a real graph for the time and J targets.
+// bench/distreal/build.py builds it from a fetched mirror of
+// ben-strasser/road-graphs-pace16 (provenance there):
+//
+//	python3 bench/distreal/build.py /work/.mirror /tmp/dtime/distreal
 //
 // Generated graphs of 2^-dist-short vertices and more (2^22 by default)
 // run the short set of rows: gpumap map -t 2, and gpumap-mpi and dgpart
@@ -26,6 +36,10 @@ package main
 // alone, estimated 10-12 minutes on the idle machine:
 //
 //	go run ./bench -gpumap bin/gpumap -dist 22 -dist-rmat 0
+//
+// The real graphs alone (-dist none leaves out the generated ones):
+//
+//	go run ./bench -gpumap bin/gpumap -dist none -dist-rmat 0 -dist-real /work/corpus/finan512.graph,/tmp/dtime/distreal/FLA.graph
 //
 // The R-MAT graph is 2^16 ids by default (40k vertices, 478k edges,
 // mapped whole by gpumap-mpi). Larger ones are coarsened: before the
@@ -116,7 +130,8 @@ func runDist(o distOpts) error {
 			graphs = append(graphs, distGraph{scaleGraph: g, short: o.short > 0 && lg >= o.short})
 		}
 	}
-	for _, lg := range o.sizes[:1] {
+	first := min(1, len(o.sizes))
+	for _, lg := range o.sizes[:first] {
 		generated(lg, scaleGraphs([]int{lg}, o.seed)...)
 	}
 	if o.rmat > 0 {
@@ -126,7 +141,7 @@ func runDist(o distOpts) error {
 	for _, p := range o.real {
 		graphs = append(graphs, distGraph{scaleGraph: scaleGraph{name: strings.TrimSuffix(filepath.Base(p), ".graph")}, path: p})
 	}
-	for _, lg := range o.sizes[1:] {
+	for _, lg := range o.sizes[first:] {
 		generated(lg, scaleGraphs([]int{lg}, o.seed)...)
 	}
 	commit, _ := exec.Command("git", "rev-parse", "--short", "HEAD").Output()

@@ -48,7 +48,7 @@ func main() {
 	scale := flag.String("scale", "", "print the scale table instead, for generated graphs of these sizes (base-2 logarithms, e.g. 18,20,22; see scale.go)")
 	scaleSeed := flag.Uint64("scale-seed", 7, "scale: seed of the generated rgg graphs")
 	flag.StringVar(&scaleGrid, "scale-grid", "", "scale: extents of the 3D grid, e.g. 90x120x97 (default: 2^lg vertices)")
-	distSizes := flag.String("dist", "", "print the distributed table instead (issue 24), for generated graphs of these sizes (base-2 logarithms, e.g. 20,22; see dist.go)")
+	distSizes := flag.String("dist", "", "print the distributed table instead (issue 24), for generated graphs of these sizes (base-2 logarithms, e.g. 20,22, or none; see dist.go)")
 	distRMAT := flag.Int("dist-rmat", 16, "dist: base-2 logarithm of the R-MAT graph's ids (0: none; see dist.go for why not 20)")
 	distReal := flag.String("dist-real", "", "dist: comma-separated METIS files of real graphs to add")
 	distLimit := flag.Duration("dist-limit", 10*time.Minute, "dist: wall-time limit of one gpumap-mpi or dgpart run (its row says so)")
@@ -70,6 +70,9 @@ func main() {
 		})
 		err := func() error {
 			for _, f := range strings.Split(*distSizes, ",") {
+				if f == "none" {
+					continue // real graphs (and R-MAT) only
+				}
 				lg, err := strconv.Atoi(f)
 				if err != nil || lg < 4 || lg > 30 {
 					return fmt.Errorf("-dist %q: want base-2 logarithms like 20,22", *distSizes)
