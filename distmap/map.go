@@ -94,14 +94,7 @@ func coarsestSize(n int64, k int, opt Options, byMatching bool) int64 {
 // returns the same error.
 func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error) {
 	defer func() { abortOnPanic(g.c, recover()) }()
-	var bad error
-	if !gpumap.ValidEps(opt.Eps) {
-		bad = &Error{KindOptions, fmt.Sprintf("eps %v must be a finite number in [0, 1e6]", opt.Eps)}
-	}
-	if err := agree(g.c, bad); err != nil {
-		return nil, err
-	}
-	if err := sameOptions(g.c, g.rank, top, opt); err != nil {
+	if err := checkOptions(g.c, g.rank, top, opt); err != nil {
 		return nil, err
 	}
 	k := top.K()
@@ -239,6 +232,19 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 		return nil, err
 	}
 	return &Result{PE: pe[:g.N()], Metrics: m, Levels: len(levels), CoarseN: best.coarseN}, nil
+}
+
+// checkOptions fails on every rank where eps is invalid or the ranks'
+// options or machines differ (sameOptions; collective).
+func checkOptions(c mpi.Comm, rank int, top *topology.Topology, opt Options) error {
+	var bad error
+	if !gpumap.ValidEps(opt.Eps) {
+		bad = &Error{KindOptions, fmt.Sprintf("eps %v must be a finite number in [0, 1e6]", opt.Eps)}
+	}
+	if err := agree(c, bad); err != nil {
+		return err
+	}
+	return sameOptions(c, rank, top, opt)
 }
 
 // trace writes the J of the mapping pe of level lvl's graph g after

@@ -1,7 +1,6 @@
 package distmap
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/gpumap/gpumap/gpumap"
@@ -55,15 +54,8 @@ func mapWhole(g *Graph, top *topology.Topology, opt Options) (*Result, error) {
 // every rank returns the same error).
 func MapWhole(c mpi.Comm, g *graph.Graph, top *topology.Topology, opt Options) ([]int32, graph.Metrics, error) {
 	defer func() { abortOnPanic(c, recover()) }()
-	var bad error
-	if !gpumap.ValidEps(opt.Eps) {
-		bad = &Error{KindOptions, fmt.Sprintf("eps %v must be a finite number in [0, 1e6]", opt.Eps)}
-	}
-	if err := agree(c, bad); err != nil {
-		return nil, graph.Metrics{}, err
-	}
 	_, _, _, _, rank := mpi.Inspect(c)
-	if err := sameOptions(c, rank, top, opt); err != nil {
+	if err := checkOptions(c, rank, top, opt); err != nil {
 		return nil, graph.Metrics{}, err
 	}
 	return mapGathered(c, g, top, opt)
