@@ -479,6 +479,21 @@ __device__ int gather(int v, const i64 *xadj, const int *adj, WT, const int *par
     return t;
 }
 
+// adjacent is gather for the kernels that rate v's moves (jet_lp,
+// jet_after, reb_cand), one function so that they read the same table
+// the same way: into the caller's own slots (ob, ow) when v has at most
+// LSLOTS neighbours, else into v's range of the scratch arrays cb/cw.
+// *tb, *tw and *base say where the table went.
+__device__ __forceinline__ int adjacent(int v, const i64 *xadj, const int *adj, WT, const int *part, int *ob, i64 *ow,
+                                        int *cb, i64 *cw, int **tb, i64 **tw, i64 *base, const int *dest,
+                                        const u8 *moving, const i64 *gain) {
+    const bool own = xadj[v + 1] - xadj[v] <= LSLOTS;
+    *tb = own ? ob : cb;
+    *tw = own ? ow : cw;
+    *base = own ? 0 : xadj[v];
+    return gather(v, xadj, adj, ew32, ew64, part, *tb, *tw, *base, dest, moving, gain);
+}
+
 __device__ i64 cost_at(int b, i64 base, int t, const int *cb, const i64 *cw, const u64 *labels, const i64 *dist) {
     i64 c = 0;
     for (int i = 0; i < t; i++)
@@ -718,17 +733,13 @@ extern "C" __global__ void jet_lp(const i64 *xadj, const int *adj, WT, const int
     GRID_LOOP(v, n) {
         cand[v] = 0;
         if (locked[v]) continue;
-        int lcb[LSLOTS];
-        i64 lcw[LSLOTS];
-        const bool own = xadj[v + 1] - xadj[v] <= LSLOTS;
-        int *cbv = own ? lcb : cb;
-        i64 *cwv = own ? lcw : cw;
-        const i64 base = own ? 0 : xadj[v];
-        int t = gather((int)v, xadj, adj, ew32, ew64, part, cbv, cwv, base, 0, 0, 0);
+        int ob[LSLOTS], *tb, t;
+        i64 ow[LSLOTS], *tw, base;
+        t = adjacent((int)v, xadj, adj, ew32, ew64, part, ob, ow, cb, cw, &tb, &tw, &base, 0, 0, 0);
         int p = part[v];
-        i64 cur = cost_at(p, base, t, cbv, cwv, labels, dist);
+        i64 cur = cost_at(p, base, t, tb, tw, labels, dist);
         i64 bg;
-        int best = best_block(p, cur, base, t, cbv, cwv, labels, dist, 0, &bg);
+        int best = best_block(p, cur, base, t, tb, tw, labels, dist, 0, &bg);
         if (best >= 0 && bg >= 0) { cand[v] = 1; dest[v] = best; gain[v] = bg; }
     }
 }
@@ -741,14 +752,10 @@ extern "C" __global__ void jet_after(const i64 *xadj, const int *adj, WT, const 
     GRID_LOOP(v, n) {
         moved[v] = 0;
         if (!cand[v]) continue;
-        int lcb[LSLOTS];
-        i64 lcw[LSLOTS];
-        const bool own = xadj[v + 1] - xadj[v] <= LSLOTS;
-        int *cbv = own ? lcb : cb;
-        i64 *cwv = own ? lcw : cw;
-        const i64 base = own ? 0 : xadj[v];
-        int t = gather((int)v, xadj, adj, ew32, ew64, part, cbv, cwv, base, dest, cand, gain);
-        if (cost_at(part[v], base, t, cbv, cwv, labels, dist) - cost_at(dest[v], base, t, cbv, cwv, labels, dist) >= 0)
+        int ob[LSLOTS], *tb, t;
+        i64 ow[LSLOTS], *tw, base;
+        t = adjacent((int)v, xadj, adj, ew32, ew64, part, ob, ow, cb, cw, &tb, &tw, &base, dest, cand, gain);
+        if (cost_at(part[v], base, t, tb, tw, labels, dist) - cost_at(dest[v], base, t, tb, tw, labels, dist) >= 0)
             moved[v] = 1;
     }
 }
@@ -825,22 +832,18 @@ extern "C" __global__ void reb_cand(const i64 *xadj, const int *adj, WT, const i
         int p = part[v];
         i64 w = vw[v];
         if (bw[p] <= lmax || w == 0 || 2 * w > 3 * (bw[p] - avg)) continue;
-        int lcb[LSLOTS];
-        i64 lcw[LSLOTS];
-        const bool own = xadj[v + 1] - xadj[v] <= LSLOTS;
-        int *cbv = own ? lcb : cb;
-        i64 *cwv = own ? lcw : cw;
-        const i64 base = own ? 0 : xadj[v];
-        int t = gather((int)v, xadj, adj, ew32, ew64, part, cbv, cwv, base, 0, 0, 0);
-        i64 cur = cost_at(p, base, t, cbv, cwv, labels, dist);
+        int ob[LSLOTS], *tb, t;
+        i64 ow[LSLOTS], *tw, base;
+        t = adjacent((int)v, xadj, adj, ew32, ew64, part, ob, ow, cb, cw, &tb, &tw, &base, 0, 0, 0);
+        i64 cur = cost_at(p, base, t, tb, tw, labels, dist);
         i64 bg;
-        int best = best_block(p, cur, base, t, cbv, cwv, labels, dist, room, &bg);
+        int best = best_block(p, cur, base, t, tb, tw, labels, dist, room, &bg);
         if (best < 0) {
             const int first = p / seg * seg;
             const int lo = lower_bound(roomList, nroom, first), hi = lower_bound(roomList, nroom, first + seg);
             if (lo == hi) continue;
             best = roomList[lo + (int)(splitmix((u64)v ^ rseed) % (u64)(hi - lo))];
-            bg = cur - cost_at(best, base, t, cbv, cwv, labels, dist);
+            bg = cur - cost_at(best, base, t, tb, tw, labels, dist);
         }
         int bk = loss_bucket(bg);
         cand[v] = 1;
