@@ -92,7 +92,8 @@ type gpuJet struct {
 	lmax   int64
 	seed   uint64
 	seg    int32 // rebalancing's segment of blocks (JetConfig.Segment; k when 0)
-	shifts []int // the id-narrowing steps of rebalancing
+	shifts []int // the id-narrowing steps of rebalancing, but the last (shift 0)
+	window int32 // the ids the last step searches (before_crossing in gpumap.cu)
 	full   bool  // the next Cost recomputes J from scratch
 	fresh  bool  // ctl describes the current mapping
 	step   func(ctl *[ctlRead]int64)
@@ -126,13 +127,17 @@ func (b *Backend) newJet(g *devGraph, pe *devVec, top *topology.Topology, lmax i
 	if cfg.Segment > 0 {
 		j.seg = int32(cfg.Segment)
 	}
+	// Steps of 2^binsLog bins narrow the search for the crossing vertex
+	// from all ids to a window of one bin of the step before; the last
+	// step (shift 0) is done by the kernel that uses the crossing vertex,
+	// within the window (at most 2^binsLog ids), which saves a launch and
+	// a pass over the vertices per search.
 	idBits := bits.Len64(uint64(max(n-1, 0)))
-	for i := 1; ; i++ {
-		s := max(idBits-i*a.binsLog, 0)
+	j.window = int32(1) << idBits
+	for i := 1; idBits-i*a.binsLog > 0; i++ {
+		s := idBits - i*a.binsLog
 		j.shifts = append(j.shifts, s)
-		if s == 0 {
-			break
-		}
+		j.window = int32(1) << s
 	}
 	if err := b.fill32(a.ctl, 0, 2*ctlWords); err != nil {
 		return nil, err
@@ -331,11 +336,19 @@ func (j *gpuJet) Rebalance(strong bool) error {
 		}
 		return steps
 	}
+	// The last narrowing step, in the kernel that uses the crossing vertex
+	// (reb_evict, reb_over): a member of a crossing bucket in its key's
+	// window adds up the members before it there, rbatch ids per round
+	// trip; per key the window's flags, keys, buckets and weights.
+	crossing := func() int64 {
+		b.serial(ceilDiv(int64(j.window), rbatch), 0)
+		return 14 * k * int64(j.window)
+	}
 	steps := []func() error{
 		tail("reb_cand", n, 23*n, fuse, 4, 16*k*nb, driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew32), driver.P(g.ew64), driver.P(g.vw),
 			driver.P(j.pe), driver.P(a.labels), driver.P(a.dist), driver.P(a.bw), driver.I64(j.lmax), driver.P(a.room),
 			driver.P(a.roomList), driver.P(a.ctl), driver.I64(int64(j.seed)), driver.I32(j.seg), driver.P(ws.hv), driver.P(ws.hw),
-			driver.P(ws.locked), driver.P(ws.cand), driver.P(ws.dest), driver.P(ws.bucket), driver.P(a.kw), driver.I32(int32(n)),
+			driver.P(ws.locked), driver.P(ws.cand), driver.P(ws.dest), driver.P(ws.bucket), driver.P(ws.key), driver.P(a.kw), driver.I32(int32(n)),
 			driver.I32(fuseArg), driver.P(a.cut), driver.P(a.need), driver.P(a.lo), driver.P(a.accepted), driver.I32(int32(k))),
 	}
 	if !fuse {
@@ -346,10 +359,13 @@ func (j *gpuJet) Rebalance(strong bool) error {
 	if strong && fuse {
 		evictTail = 1
 	}
-	steps = append(steps, tail("reb_evict", n, 2*n, evictTail == 1, 4, 16*k*nb, driver.I32(strongArg),
-		driver.P(j.pe), driver.P(ws.dest), driver.P(ws.cand), driver.P(ws.bucket), driver.P(g.vw), driver.P(a.cut), driver.P(a.lo),
-		driver.P(a.bw), driver.P(a.kw), driver.P(ws.moved), driver.I32(int32(n)), driver.I32(evictTail), driver.I64(j.lmax),
-		driver.P(a.need), driver.P(a.accepted), driver.P(a.ctl), driver.I32(int32(k))))
+	steps = append(steps, func() error {
+		return tail("reb_evict", n, 2*n+crossing(), evictTail == 1, 4, 16*k*nb, driver.I32(strongArg),
+			driver.P(j.pe), driver.P(ws.dest), driver.P(ws.cand), driver.P(ws.bucket), driver.P(ws.key), driver.I32(j.window),
+			driver.P(g.vw), driver.P(a.cut), driver.P(a.lo),
+			driver.P(a.bw), driver.P(a.kw), driver.P(ws.moved), driver.I32(int32(n)), driver.I32(evictTail), driver.I64(j.lmax),
+			driver.P(a.need), driver.P(a.accepted), driver.P(a.ctl), driver.I32(int32(k)))()
+	})
 	if strong {
 		if !fuse {
 			steps = append(steps, cut(1))
@@ -358,8 +374,8 @@ func (j *gpuJet) Rebalance(strong bool) error {
 		steps = append(steps,
 			// The last block's prefix over the k PEs' room.
 			serial(2+2*ceilDiv(k, modelTeam), func() error {
-				return b.tail("reb_over", n, 9*n+32*k, true, driver.P(ws.dest), driver.P(ws.bucket), driver.P(g.vw),
-					driver.P(a.cut), driver.P(a.lo), driver.P(ws.moved), driver.P(a.accepted), driver.P(ws.flags),
+				return b.tail("reb_over", n, 9*n+32*k+crossing(), true, driver.P(ws.dest), driver.P(ws.bucket), driver.P(g.vw),
+					driver.P(a.cut), driver.P(a.lo), driver.P(a.need), driver.I32(j.window), driver.P(ws.moved), driver.P(a.accepted), driver.P(ws.flags),
 					driver.I32(int32(n)), driver.P(a.bw), driver.I32(int32(k)), driver.I64(j.lmax), driver.P(a.rem),
 					driver.P(a.ctl))
 			}),
@@ -379,8 +395,9 @@ func (j *gpuJet) Rebalance(strong bool) error {
 	j.moved(func(c *[ctlRead]int64) {
 		b.late(PhaseRebalance, "reb_cand", func() {
 			// What the candidates and moves cost, known once counted: their
-			// edges in reb_cand, their ids in the narrowing steps, their moves.
-			b.stats.Phases[PhaseRebalance].DeviceBytes += 40*c[6] + 20*c[4] + 17*passes*c[4] + 40*c[3]
+			// edges in reb_cand and their blocks (key), their ids in the
+			// narrowing steps, their moves.
+			b.stats.Phases[PhaseRebalance].DeviceBytes += 40*c[6] + 24*c[4] + 17*passes*c[4] + 40*c[3]
 			b.gatherIn(PhaseRebalance, c[6], 4, 4*n) // reb_cand: the neighbours' blocks
 		})
 	})

@@ -787,7 +787,8 @@ extern "C" __global__ void jet_apply(int *part, int *dest, const u8 *moved, u8 *
 // each block moves the cheapest buckets that cover its excess, and of the
 // bucket that crosses it the vertices of lowest id (reb_cut finds the
 // bucket, reb_hist and reb_refine narrow the crossing vertex down by id,
-// bins at a time, reb_evict moves). Strong rebalancing then lets every
+// bins at a time, to a window of at most 256 ids, reb_evict moves and
+// finds the crossing vertex in the window itself: before_crossing). Strong rebalancing then lets every
 // destination accept, cheapest first, what fits below lmax (the same
 // search keyed by destination) and spreads the rest over the room left
 // in the other blocks, in id order (reb_over, a scan, reb_place).
@@ -813,15 +814,15 @@ __device__ __forceinline__ int loss_bucket(i64 g) {
 // avg)) pick the best adjacent block below sigma, else the block of
 // roomList drawn by splitmix(v ^ seed of the round) among those in their
 // block's segment of seg blocks (none there: no candidate); their weight
-// goes to kw[block][loss bucket]. With tail, the last block then finds
+// goes to kw[block][loss bucket], their block to key. With tail, the last block then finds
 // every block's cut bucket (cut_keys, mode 0).
 __device__ void cut_keys(i64 b0, i64 step, int mode, i64 *kw, const i64 *bw, i64 lmax, int *cut, i64 *need, i64 *lo,
                          i64 *accepted, jet_ctl *ctl, int k);
 extern "C" __global__ void reb_cand(const i64 *xadj, const int *adj, WT, const i64 *vw, const int *part,
                                     const u64 *labels, const i64 *dist, const i64 *bw, i64 lmax,
                                     const int *room, const int *roomList, jet_ctl *ctl, u64 seed, int seg,
-                                    int *cb, i64 *cw, u8 *locked, u8 *cand, int *dest, u8 *bucket, i64 *kw, int n,
-                                    int tail, int *cut, i64 *need, i64 *lo, i64 *accepted, int k) {
+                                    int *cb, i64 *cw, u8 *locked, u8 *cand, int *dest, u8 *bucket, int *key, i64 *kw,
+                                    int n, int tail, int *cut, i64 *need, i64 *lo, i64 *accepted, int k) {
     const int nroom = (int)ctl->nroom;
     const i64 avg = ctl->avg;
     const u64 rseed = seed ^ (ctl->round + 1) * 0x9e3779b97f4a7c15ULL; // refinement.RebalanceSeed; reb_cut advances round
@@ -849,6 +850,7 @@ extern "C" __global__ void reb_cand(const i64 *xadj, const int *adj, WT, const i
         cand[v] = 1;
         dest[v] = best;
         bucket[v] = (u8)bk;
+        key[v] = p; // part[v] changes in reb_evict; before_crossing reads the block here
         atomicAdd((unsigned long long *)&kw[(i64)p * NB + bk], (unsigned long long)w);
     }
     if (!tail) return;
@@ -975,19 +977,48 @@ extern "C" __global__ void reb_refine(i64 *hist, int shift, int bins, const int 
     refine_keys(TID, NTHREADS, hist, shift, bins, cut, need, lo, k);
 }
 
+// before_crossing is the last narrowing step (shift 0) for one member v of
+// the crossing bucket c of key: whether v comes before the crossing vertex
+// (or is it, with incl), the vertex at which the members' weight in id
+// order reaches need. reb_hist has narrowed the search down to the window
+// [lo, lo + window) (window at most 2^8: the bins of a step), which holds
+// the crossing vertex; v adds up the weight of the members before it in
+// the window, RBATCH ids at a time, instead of a histogram launch and its
+// refine step: members[u] != 0 with keys[u] == key and bucket c. Nothing
+// that it reads changes during the launch that calls it.
+__device__ bool before_crossing(i64 v, i64 lo, int window, i64 need, int incl, const u8 *members, const int *keys,
+                                int key, const u8 *bucket, int c, const i64 *vw) {
+    if (v < lo) return true;
+    if (v - lo >= window) return false;
+    i64 pre = 0;
+    for (i64 u0 = lo; u0 < v; u0 += RBATCH) {
+        const int m = v - u0 < RBATCH ? (int)(v - u0) : RBATCH;
+        UNROLL
+        for (int i = 0; i < RBATCH; i++) {
+            const i64 u = u0 + i;
+            if (i < m && members[u] && keys[u] == key && (int)bucket[u] == c) pre += vw[u];
+        }
+    }
+    // The crossing vertex is the first whose inclusive prefix reaches need:
+    // v is at or before it iff the members before v weigh less.
+    return (incl ? pre : pre + vw[v]) < need;
+}
+
 // Evicts: candidates of buckets below the cut, and of the cut bucket up to
 // the crossing vertex. Weak rebalancing moves them (moved: 1; dest keeps
 // the old block); strong marks them (moved: 1) and files them by
 // destination and bucket in kw, and with tail the last block finds every
 // destination's cut bucket (cut_keys, mode 1).
 extern "C" __global__ void reb_evict(int strong, int *part, int *dest, const u8 *cand, const u8 *bucket,
-                                     const i64 *vw, int *cut, i64 *lo, i64 *bw, i64 *kw, u8 *moved,
-                                     int n, int tail, i64 lmax, i64 *need, i64 *accepted, jet_ctl *ctl, int k) {
+                                     const int *key, int window, const i64 *vw, int *cut, i64 *lo, i64 *bw, i64 *kw,
+                                     u8 *moved, int n, int tail, i64 lmax, i64 *need, i64 *accepted, jet_ctl *ctl,
+                                     int k) {
     GRID_LOOP(v, n) {
         moved[v] = 0;
         if (!cand[v]) continue;
         int p = part[v], c = cut[p], bk = bucket[v];
-        if (!(bk < c || (bk == c && v <= lo[p]))) continue;
+        if (!(bk < c || (bk == c && before_crossing(v, lo[p], window, need[p], 1, cand, key, p, bucket, c, vw))))
+            continue;
         moved[v] = 1;
         i64 w = vw[v];
         if (strong) {
@@ -1008,19 +1039,20 @@ extern "C" __global__ void reb_evict(int strong, int *part, int *dest, const u8 
 }
 
 // Strong: evicted vertices that their destination accepts (buckets below
-// its cut, and in the cut bucket ids below the crossing vertex) add to
+// its cut, and in the cut bucket ids below the crossing vertex, found in
+// the window by before_crossing: moved[u] is 1 or 2 there) add to
 // accepted[dest]; the others overflow (moved: 2) with their weight in ow
 // for the scan that places them. The last block then takes the prefix
 // sums over the room left below lmax after the accepted moves (rem[0..k]),
 // one block's work (a launch of its own until it came here).
 extern "C" __global__ void reb_over(const int *dest, const u8 *bucket, const i64 *vw, const int *cut, const i64 *lo,
-                                    u8 *moved, i64 *accepted, i64 *ow, int n, const i64 *bw, int k, i64 lmax,
-                                    i64 *rem, jet_ctl *ctl) {
+                                    const i64 *need, int window, u8 *moved, i64 *accepted, i64 *ow, int n,
+                                    const i64 *bw, int k, i64 lmax, i64 *rem, jet_ctl *ctl) {
     GRID_LOOP(v, n) {
         ow[v] = 0;
         if (moved[v] != 1) continue;
         int d = dest[v], c = cut[d], bk = bucket[v];
-        if (bk < c || (bk == c && v < lo[d])) {
+        if (bk < c || (bk == c && before_crossing(v, lo[d], window, need[d], 0, moved, dest, d, bucket, c, vw))) {
             atomicAdd((unsigned long long *)&accepted[d], (unsigned long long)vw[v]);
         } else {
             moved[v] = 2;
