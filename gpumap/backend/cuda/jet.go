@@ -95,6 +95,7 @@ type gpuJet struct {
 	shifts []int // the id-narrowing steps of rebalancing, but the last (shift 0)
 	window int32 // the ids the last step searches (before_crossing in gpumap.cu)
 	full   bool  // the next Cost recomputes J from scratch
+	stale  bool  // bw is not the mapping's: the next Cost recomputes it first
 	fresh  bool  // ctl describes the current mapping
 	step   func(ctl *[ctlRead]int64)
 	ctl    *[ctlRead]int64 // its own allocation: cgo copies into it
@@ -201,6 +202,12 @@ func (j *gpuJet) settle() error {
 // last step made), the excess and the heaviest block, and reads them.
 func (j *gpuJet) Cost() (int64, error) {
 	b, a, ws, g, n := j.b, j.a, j.ws, j.g, j.n
+	if j.stale {
+		if err := j.blockWeights(); err != nil {
+			return 0, err
+		}
+		j.stale = false
+	}
 	full := int32(0)
 	bytes := 2 * n
 	if j.full {
@@ -247,13 +254,12 @@ func (j *gpuJet) Excess() (int64, error) {
 
 func (j *gpuJet) SaveBest() error { return j.b.copyD2D(j.ws.best, j.pe, 4*j.n) }
 
-// RestoreBest goes back to the saved mapping.
+// RestoreBest goes back to the saved mapping. Its block weights wait for
+// the next step that needs them: RunJet ends with RestoreBest, and the
+// next level starts a Jet loop of its own.
 func (j *gpuJet) RestoreBest() error {
-	j.full, j.fresh, j.step = true, false, nil
-	if err := j.b.copyD2D(j.pe, j.ws.best, 4*j.n); err != nil {
-		return err
-	}
-	return j.blockWeights()
+	j.full, j.fresh, j.step, j.stale = true, false, nil, true
+	return j.b.copyD2D(j.pe, j.ws.best, 4*j.n)
 }
 
 func (j *gpuJet) blockWeights() error { return j.b.blockWeights(j.pe, j.g.vw, j.a.bw, j.n, int64(j.k)) }
