@@ -43,7 +43,7 @@ const (
 var kernelNames = []string{"scan_up", "scan_down", "edge_sources", "match_prefer", "match_resolve",
 	"hop_key", "hop_pair", "match_self", "cmap_flags", "cmap_fill", "cmap_partner", "contract_bounds",
 	"contract_insert", "contract_count", "contract_compact", "project", "block_weights", "jet_cost",
-	"jet_lp", "jet_after", "jet_apply", "reb_cand", "reb_cut", "reb_hist", "reb_refine", "reb_evict",
+	"jet_lp", "jet_after", "reb_cand", "reb_cut", "reb_hist", "reb_refine", "reb_evict",
 	"reb_over", "reb_place"}
 
 // Backend runs on one GPU. Its methods may be called from any goroutine,

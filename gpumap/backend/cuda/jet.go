@@ -91,12 +91,13 @@ type gpuJet struct {
 	k      int
 	lmax   int64
 	seed   uint64
-	seg    int32 // rebalancing's segment of blocks (JetConfig.Segment; k when 0)
-	shifts []int // the id-narrowing steps of rebalancing, but the last (shift 0)
-	window int32 // the ids the last step searches (before_crossing in gpumap.cu)
-	full   bool  // the next Cost recomputes J from scratch
-	stale  bool  // bw is not the mapping's: the next Cost recomputes it first
-	fresh  bool  // ctl describes the current mapping
+	seg    int32      // rebalancing's segment of blocks (JetConfig.Segment; k when 0)
+	shifts []int      // the id-narrowing steps of rebalancing, but the last (shift 0)
+	window int32      // the ids the last step searches (before_crossing in gpumap.cu)
+	full   bool       // the next Cost recomputes J from scratch
+	stale  bool       // bw is not the mapping's: the next Cost recomputes it first
+	old    driver.Ptr // the moved vertices' blocks before the last step (for Cost)
+	fresh  bool       // ctl describes the current mapping
 	step   func(ctl *[ctlRead]int64)
 	ctl    *[ctlRead]int64 // its own allocation: cgo copies into it
 }
@@ -123,7 +124,7 @@ func (b *Backend) newJet(g *devGraph, pe *devVec, top *topology.Topology, lmax i
 		return nil, err
 	}
 	n := int64(g.n)
-	j := &gpuJet{b: b, g: g, pe: pe.p, ws: g.ws, a: a, n: n, m2: g.m2, k: top.K(), lmax: lmax, seed: cfg.Seed, full: true,
+	j := &gpuJet{b: b, g: g, pe: pe.p, ws: g.ws, a: a, n: n, m2: g.m2, k: top.K(), lmax: lmax, seed: cfg.Seed, full: true, old: g.ws.dest,
 		seg: int32(top.K()), ctl: new([ctlRead]int64)}
 	if cfg.Segment > 0 {
 		j.seg = int32(cfg.Segment)
@@ -157,22 +158,23 @@ func (j *gpuJet) LabelPropagation() error {
 	b.gather(j.m2, 4, 4*n) // every edge reads its neighbour's block
 	if err := b.loop("jet_lp", n, 10*n+(32+g.wb)*j.m2, driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew32), driver.P(g.ew64), driver.P(j.pe),
 		driver.P(a.labels), driver.P(a.dist), driver.P(ws.locked), driver.P(ws.hv), driver.P(ws.hw),
-		driver.P(ws.cand), driver.P(ws.dest), driver.P(ws.cvw), driver.I32(int32(n))); err != nil {
+		driver.P(ws.cand), driver.P(ws.dest), driver.P(ws.cvw), driver.P(ws.key), driver.I32(int32(n))); err != nil {
 		return err
 	}
-	if err := b.loop("jet_after", n, 2*n, driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew32), driver.P(g.ew64), driver.P(j.pe),
-		driver.P(a.labels), driver.P(a.dist), driver.P(ws.cand), driver.P(ws.dest), driver.P(ws.cvw),
-		driver.P(ws.hv), driver.P(ws.hw), driver.P(ws.moved), driver.I32(int32(n))); err != nil {
+	// jet_after moves the vertices it keeps: a candidate's old block is in
+	// key (jet_lp), which jet_cost reads.
+	if err := b.loop("jet_after", n, 3*n, driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew32), driver.P(g.ew64), driver.P(j.pe),
+		driver.P(a.labels), driver.P(a.dist), driver.P(ws.cand), driver.P(ws.dest), driver.P(ws.cvw), driver.P(ws.key),
+		driver.P(ws.hv), driver.P(ws.hw), driver.P(ws.moved), driver.P(ws.locked), driver.P(g.vw), driver.P(a.bw),
+		driver.I32(int32(n))); err != nil {
 		return err
 	}
-	if err := b.loop("jet_apply", n, 2*n, driver.P(j.pe), driver.P(ws.dest), driver.P(ws.moved), driver.P(ws.locked),
-		driver.P(g.vw), driver.P(a.bw), driver.I32(int32(n))); err != nil {
-		return err
-	}
+	j.old = ws.key
 	j.moved(func(c *[ctlRead]int64) {
 		b.late(PhaseRefine, "jet_after", func() {
-			// jet_after's candidates and jet_apply's moves, known once counted.
-			b.stats.Phases[PhaseRefine].DeviceBytes += 50*c[6] + 16*c[4] + 24*c[3]
+			// jet_lp's and jet_after's candidates (their old block written
+			// and read) and jet_after's moves, known once counted.
+			b.stats.Phases[PhaseRefine].DeviceBytes += 50*c[6] + 24*c[4] + 12*c[3]
 			// jet_after: per edge of a candidate, the neighbour's block,
 			// candidacy and gain.
 			b.gatherIn(PhaseRefine, c[6], 4, 4*n)
@@ -220,7 +222,7 @@ func (j *gpuJet) Cost() (int64, error) {
 	b.serial(7+2*ceilDiv(int64(j.k), modelTeam), 0)
 	if err := b.tail("jet_cost", n, bytes+2*8*5*spread+24*int64(j.k), true, driver.I32(full), driver.P(g.xadj), driver.P(g.adj),
 		driver.P(g.ew32), driver.P(g.ew64), driver.P(j.pe), driver.P(a.labels), driver.P(a.dist), driver.P(ws.moved),
-		driver.P(ws.cand), driver.P(ws.dest), driver.P(a.spread), driver.I32(int32(n)), driver.P(a.bw), driver.I32(int32(j.k)),
+		driver.P(ws.cand), driver.P(j.old), driver.P(a.spread), driver.I32(int32(n)), driver.P(a.bw), driver.I32(int32(j.k)),
 		driver.I32(j.seg), driver.I64(j.lmax), driver.P(a.room), driver.P(a.roomList), driver.P(a.ctl)); err != nil {
 		return 0, err
 	}
@@ -290,6 +292,7 @@ func (j *gpuJet) Rebalance(strong bool) error {
 	prev := b.phase
 	b.phase = PhaseRebalance
 	defer func() { b.phase = prev }()
+	j.old = ws.dest // the moves keep a vertex's old block in dest
 	strongArg := int32(0)
 	if strong {
 		strongArg = 1

@@ -148,13 +148,14 @@ func TestModelByHand(t *testing.T) {
 	}
 }
 
-// Exact counts of two steps that wait for nothing they do not need: a
+// Exact counts of steps that wait for nothing they do not need: a
 // download synchronises once, before its first copy (the copies after it
-// follow no launch), and a weak rebalancing round is its candidates, one
+// follow no launch); a weak rebalancing round is its candidates, one
 // narrowing step per 2^binsLog bins of ids but the last, and the eviction,
 // which finds the crossing vertex in the last window itself (50,000
-// vertices: 16 id bits, 256 bins per step, one step).
-func TestWaitsAndLaunchesOfTwoSteps(t *testing.T) {
+// vertices: 16 id bits, 256 bins per step, one step); label propagation
+// is its candidates and the afterburner, which moves the survivors.
+func TestWaitsAndLaunchesOfSteps(t *testing.T) {
 	b := open(t)
 	defer b.Close()
 	g := graph.RandomGeometric(50000, 21)
@@ -198,6 +199,17 @@ func TestWaitsAndLaunchesOfTwoSteps(t *testing.T) {
 		c := b.Stats().Phases[PhaseRebalance]
 		if l, s := c.Launches-before.Launches, c.Syncs-before.Syncs; l != 3 || s != 0 {
 			t.Errorf("a weak rebalancing round: %d launches and %d synchronisations, want 3 (reb_cand, reb_hist, reb_evict) and 0", l, s)
+		}
+		if _, err := j.Cost(); err != nil {
+			t.Fatal(err)
+		}
+		before = b.Stats().Total() // in the caller's phase (Refine's when it runs the loop)
+		if err := j.LabelPropagation(); err != nil {
+			t.Fatal(err)
+		}
+		c = b.Stats().Total()
+		if l, s := c.Launches-before.Launches, c.Syncs-before.Syncs; l != 2 || s != 0 {
+			t.Errorf("label propagation: %d launches and %d synchronisations, want 2 (jet_lp, jet_after) and 0", l, s)
 		}
 	})
 }

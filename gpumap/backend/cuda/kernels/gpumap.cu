@@ -453,9 +453,10 @@ __device__ __forceinline__ i64 D(const u64 *labels, const i64 *dist, int a, int 
 }
 
 // gather writes v's connectivity to its adjacent blocks (block, weight)
-// into cb/cw from base on and returns their count. With future,
-// neighbours that moving[] marks and that rank before v (higher gain, then
-// lower id) count at their destination.
+// into cb/cw from base on and returns their count. With moving,
+// neighbours that moving[] marks count at their destination when they rank
+// before v (higher gain, then lower id), else at their block before the
+// step, old[] (part[] of a marked vertex may change while this runs).
 //
 // The slots are the thread's own table (LSLOTS entries, in registers or
 // local memory) when v has at most LSLOTS neighbours, else v's range of
@@ -465,12 +466,13 @@ __device__ __forceinline__ i64 D(const u64 *labels, const i64 *dist, int a, int 
 // H200).
 #define LSLOTS 16
 __device__ int gather(int v, const i64 *xadj, const int *adj, WT, const int *part, int *cb, i64 *cw, i64 base,
-                      const int *dest, const u8 *moving, const i64 *gain) {
+                      const int *dest, const int *old, const u8 *moving, const i64 *gain) {
     int t = 0;
     for (i64 e = xadj[v]; e < xadj[v + 1]; e++) {
         int u = adj[e];
-        int b = part[u];
-        if (moving && moving[u] && (gain[u] > gain[v] || (gain[u] == gain[v] && u < v))) b = dest[u];
+        int b;
+        if (moving && moving[u]) b = gain[u] > gain[v] || (gain[u] == gain[v] && u < v) ? dest[u] : old[u];
+        else b = part[u];
         int i = 0;
         while (i < t && cb[base + i] != b) i++;
         if (i == t) { cb[base + t] = b; cw[base + t] = 0; t++; }
@@ -486,12 +488,12 @@ __device__ int gather(int v, const i64 *xadj, const int *adj, WT, const int *par
 // *tb, *tw and *base say where the table went.
 __device__ __forceinline__ int adjacent(int v, const i64 *xadj, const int *adj, WT, const int *part, int *ob, i64 *ow,
                                         int *cb, i64 *cw, int **tb, i64 **tw, i64 *base, const int *dest,
-                                        const u8 *moving, const i64 *gain) {
+                                        const int *old, const u8 *moving, const i64 *gain) {
     const bool own = xadj[v + 1] - xadj[v] <= LSLOTS;
     *tb = own ? ob : cb;
     *tw = own ? ow : cw;
     *base = own ? 0 : xadj[v];
-    return gather(v, xadj, adj, ew32, ew64, part, *tb, *tw, *base, dest, moving, gain);
+    return gather(v, xadj, adj, ew32, ew64, part, *tb, *tw, *base, dest, old, moving, gain);
 }
 
 __device__ i64 cost_at(int b, i64 base, int t, const int *cb, const i64 *cw, const u64 *labels, const i64 *dist) {
@@ -592,7 +594,8 @@ struct jet_ctl {
 
 // J's partial sums, spread over SPREAD accumulators per sum: from scratch
 // (full: each edge once), or the change made by the last step (moved
-// vertices hold their old block in dest; an edge between two moved
+// vertices hold their old block in old: jet_after's old, rebalancing's
+// dest; an edge between two moved
 // vertices counts at the smaller one). The delta pass also counts the
 // step's moves and candidates, and their degrees.
 //
@@ -604,7 +607,7 @@ struct jet_ctl {
 // blocks, a block's sigma follows its segment's average. A team kernel.
 extern "C" __global__ void jet_cost(int full, const i64 *xadj, const int *adj, WT, const int *part,
                                     const u64 *labels, const i64 *dist, const u8 *moved, const u8 *cand,
-                                    const int *dest, i64 *spread, int n, const i64 *bw, int k, int seg, i64 lmax,
+                                    const int *old, i64 *spread, int n, const i64 *bw, int k, int seg, i64 lmax,
                                     int *room, int *roomList, jet_ctl *ctl) {
     {
         i64 j = 0, nm = 0, nc = 0, dm = 0, dc = 0;
@@ -624,12 +627,12 @@ extern "C" __global__ void jet_cost(int full, const i64 *xadj, const int *adj, W
             if (!moved[v]) continue;
             nm++;
             dm += xadj[v + 1] - xadj[v];
-            int pv = part[v], ov = dest[v];
+            int pv = part[v], ov = old[v];
             for (i64 e = xadj[v]; e < xadj[v + 1]; e++) {
                 int u = adj[e];
                 bool mu = moved[u] != 0;
                 if (mu && u < (int)v) continue;
-                int pu = part[u], ou = mu ? dest[u] : pu;
+                int pu = part[u], ou = mu ? old[u] : pu;
                 j += W(e) * (D(labels, dist, pv, pu) - D(labels, dist, ov, ou));
             }
         }
@@ -729,50 +732,47 @@ extern "C" __global__ void jet_cost(int full, const i64 *xadj, const int *adj, W
 // of non-negative gain become candidates.
 extern "C" __global__ void jet_lp(const i64 *xadj, const int *adj, WT, const int *part,
                                   const u64 *labels, const i64 *dist, const u8 *locked, int *cb, i64 *cw,
-                                  u8 *cand, int *dest, i64 *gain, int n) {
+                                  u8 *cand, int *dest, i64 *gain, int *old, int n) {
     GRID_LOOP(v, n) {
         cand[v] = 0;
         if (locked[v]) continue;
         int ob[LSLOTS], *tb, t;
         i64 ow[LSLOTS], *tw, base;
-        t = adjacent((int)v, xadj, adj, ew32, ew64, part, ob, ow, cb, cw, &tb, &tw, &base, 0, 0, 0);
+        t = adjacent((int)v, xadj, adj, ew32, ew64, part, ob, ow, cb, cw, &tb, &tw, &base, 0, 0, 0, 0);
         int p = part[v];
         i64 cur = cost_at(p, base, t, tb, tw, labels, dist);
         i64 bg;
         int best = best_block(p, cur, base, t, tb, tw, labels, dist, 0, &bg);
-        if (best >= 0 && bg >= 0) { cand[v] = 1; dest[v] = best; gain[v] = bg; }
+        if (best >= 0 && bg >= 0) { cand[v] = 1; dest[v] = best; gain[v] = bg; old[v] = p; }
     }
 }
 
 // The afterburner: re-evaluate each candidate as if every candidate ranked
-// before it (higher gain, then lower id) had moved; keep non-negative ones.
-extern "C" __global__ void jet_after(const i64 *xadj, const int *adj, WT, const int *part,
+// before it (higher gain, then lower id) had moved; non-negative ones
+// move (their old block stays in old[], which jet_cost reads), lock for
+// one iteration and update the block weights. A vertex reads its
+// neighbours' blocks before the step from old[], so that the moves made
+// during the launch change no decision (a launch of its own, jet_apply,
+// moved them until it came here).
+extern "C" __global__ void jet_after(const i64 *xadj, const int *adj, WT, int *part,
                                      const u64 *labels, const i64 *dist, const u8 *cand, const int *dest,
-                                     const i64 *gain, int *cb, i64 *cw, u8 *moved, int n) {
+                                     const i64 *gain, const int *old, int *cb, i64 *cw, u8 *moved, u8 *locked,
+                                     const i64 *vw, i64 *bw, int n) {
     GRID_LOOP(v, n) {
         moved[v] = 0;
+        locked[v] = 0;
         if (!cand[v]) continue;
         int ob[LSLOTS], *tb, t;
         i64 ow[LSLOTS], *tw, base;
-        t = adjacent((int)v, xadj, adj, ew32, ew64, part, ob, ow, cb, cw, &tb, &tw, &base, dest, cand, gain);
-        if (cost_at(part[v], base, t, tb, tw, labels, dist) - cost_at(dest[v], base, t, tb, tw, labels, dist) >= 0)
+        t = adjacent((int)v, xadj, adj, ew32, ew64, part, ob, ow, cb, cw, &tb, &tw, &base, dest, old, cand, gain);
+        const int p = old[v], d = dest[v];
+        if (cost_at(p, base, t, tb, tw, labels, dist) - cost_at(d, base, t, tb, tw, labels, dist) >= 0) {
             moved[v] = 1;
-    }
-}
-
-// Moves the survivors, locks them for one iteration and updates the block
-// weights; dest keeps a moved vertex's old block.
-extern "C" __global__ void jet_apply(int *part, int *dest, const u8 *moved, u8 *locked, const i64 *vw,
-                                     i64 *bw, int n) {
-    GRID_LOOP(v, n) {
-        locked[v] = moved[v];
-        if (moved[v]) {
-            i64 w = vw[v];
-            atomicAdd((unsigned long long *)&bw[part[v]], (unsigned long long)-w);
-            atomicAdd((unsigned long long *)&bw[dest[v]], (unsigned long long)w);
-            int old = part[v];
-            part[v] = dest[v];
-            dest[v] = old; // for jet_cost's delta
+            locked[v] = 1;
+            const i64 w = vw[v];
+            atomicAdd((unsigned long long *)&bw[p], (unsigned long long)-w);
+            atomicAdd((unsigned long long *)&bw[d], (unsigned long long)w);
+            part[v] = d;
         }
     }
 }
@@ -835,7 +835,7 @@ extern "C" __global__ void reb_cand(const i64 *xadj, const int *adj, WT, const i
         if (bw[p] <= lmax || w == 0 || 2 * w > 3 * (bw[p] - avg)) continue;
         int ob[LSLOTS], *tb, t;
         i64 ow[LSLOTS], *tw, base;
-        t = adjacent((int)v, xadj, adj, ew32, ew64, part, ob, ow, cb, cw, &tb, &tw, &base, 0, 0, 0);
+        t = adjacent((int)v, xadj, adj, ew32, ew64, part, ob, ow, cb, cw, &tb, &tw, &base, 0, 0, 0, 0);
         i64 cur = cost_at(p, base, t, tb, tw, labels, dist);
         i64 bg;
         int best = best_block(p, cur, base, t, tb, tw, labels, dist, room, &bg);
