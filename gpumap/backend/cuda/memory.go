@@ -81,7 +81,7 @@ type workspace struct {
 	n     int
 	m2    int64
 	block driver.Ptr
-	// int32 per vertex; key (rebalancing's candidates' blocks) shares
+	// int32 per vertex; key (a Jet step's candidates' blocks before it) shares
 	// maker, the matching's scratch
 	match, pref, maker, ismaker, leaders, best, dest, key driver.Ptr
 	pe                                                    [2]driver.Ptr // the mapping, level after level
