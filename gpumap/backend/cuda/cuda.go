@@ -43,7 +43,7 @@ const (
 var kernelNames = []string{"scan_up", "scan_down", "edge_sources", "match_prefer", "match_resolve",
 	"hop_key", "hop_pair", "match_self", "cmap_flags", "cmap_fill", "cmap_partner", "contract_bounds",
 	"contract_insert", "contract_count", "contract_compact", "project", "block_weights", "jet_cost",
-	"jet_lp", "jet_after", "jet_apply", "reb_cand", "reb_cut", "reb_hist", "reb_refine", "reb_evict",
+	"jet_lp", "jet_after", "reb_cand", "reb_cut", "reb_hist", "reb_refine", "reb_evict",
 	"reb_over", "reb_place"}
 
 // Backend runs on one GPU. Its methods may be called from any goroutine,
@@ -68,6 +68,10 @@ type Backend struct {
 	stats              Stats
 	prof               profiler // per-kernel measurement (SetProfile)
 	keep               bool     // Accumulate: uploads do not reset stats
+	// queued: the stream has work that the host has not waited for since
+	// its last synchronisation. A copy to the host waits only then: the
+	// copies of one download follow each other with nothing in between.
+	queued bool
 }
 
 // Open loads the driver, picks GPU 0 and JIT-loads the kernels.
@@ -203,6 +207,7 @@ func (b *Backend) launch(name string, grid, block uint32, bytes int64, args ...d
 	c := b.count()
 	c.Launches++
 	c.DeviceBytes += bytes
+	b.queued = true
 	return b.timed(name, Counts{Launches: 1, DeviceBytes: bytes}, func() error {
 		return b.fn[name].Launch(b.stream, grid, block, args...)
 	})
@@ -228,6 +233,7 @@ func (b *Backend) tail(name string, n, bytes int64, ticket bool, args ...driver.
 
 func (b *Backend) sync() error {
 	b.count().Syncs++
+	b.queued = false
 	return b.stream.Synchronize()
 }
 
@@ -238,6 +244,7 @@ func (b *Backend) fill32(p driver.Ptr, v uint32, words int64) error {
 	c := b.count()
 	c.Memsets++
 	c.DeviceBytes += 4 * words
+	b.queued = true
 	return b.timed("memset", Counts{Memsets: 1, DeviceBytes: 4 * words}, func() error {
 		return driver.Fill32(p, v, uint64(words))
 	})
@@ -250,6 +257,7 @@ func (b *Backend) copyD2D(dst, src driver.Ptr, bytes int64) error {
 	c := b.count()
 	c.D2D++
 	c.DeviceBytes += 2 * bytes
+	b.queued = true
 	return b.timed("copy_d2d", Counts{D2D: 1, DeviceBytes: 2 * bytes}, func() error {
 		return driver.Copy(dst, src, uint64(bytes))
 	})
@@ -262,20 +270,23 @@ func (b *Backend) copyIn(dst driver.Ptr, src unsafe.Pointer, bytes int64, pinned
 	c := b.count()
 	c.H2D++
 	c.H2DBytes += bytes
+	b.queued = true
 	if pinned {
 		c.H2DPinnedBytes += bytes
 	}
 	return driver.CopyIn(dst, src, uint64(bytes))
 }
 
-// copyOut synchronises the stream (the copy must see its kernels) and
-// copies to the host.
+// copyOut synchronises the stream when work is queued on it (the copy
+// must see its kernels) and copies to the host.
 func (b *Backend) copyOut(dst unsafe.Pointer, src driver.Ptr, bytes int64) error {
 	if bytes <= 0 {
 		return nil
 	}
-	if err := b.sync(); err != nil {
-		return err
+	if b.queued {
+		if err := b.sync(); err != nil {
+			return err
+		}
 	}
 	c := b.count()
 	c.D2H++

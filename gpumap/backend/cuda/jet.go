@@ -91,10 +91,13 @@ type gpuJet struct {
 	k      int
 	lmax   int64
 	seed   uint64
-	seg    int32 // rebalancing's segment of blocks (JetConfig.Segment; k when 0)
-	shifts []int // the id-narrowing steps of rebalancing
-	full   bool  // the next Cost recomputes J from scratch
-	fresh  bool  // ctl describes the current mapping
+	seg    int32      // rebalancing's segment of blocks (JetConfig.Segment; k when 0)
+	shifts []int      // the id-narrowing steps of rebalancing, but the last (shift 0)
+	window int32      // the ids the last step searches (before_crossing in gpumap.cu)
+	full   bool       // the next Cost recomputes J from scratch
+	stale  bool       // bw is not the mapping's: the next Cost recomputes it first
+	old    driver.Ptr // the moved vertices' blocks before the last step (for Cost)
+	fresh  bool       // ctl describes the current mapping
 	step   func(ctl *[ctlRead]int64)
 	ctl    *[ctlRead]int64 // its own allocation: cgo copies into it
 }
@@ -121,18 +124,22 @@ func (b *Backend) newJet(g *devGraph, pe *devVec, top *topology.Topology, lmax i
 		return nil, err
 	}
 	n := int64(g.n)
-	j := &gpuJet{b: b, g: g, pe: pe.p, ws: g.ws, a: a, n: n, m2: g.m2, k: top.K(), lmax: lmax, seed: cfg.Seed, full: true,
+	j := &gpuJet{b: b, g: g, pe: pe.p, ws: g.ws, a: a, n: n, m2: g.m2, k: top.K(), lmax: lmax, seed: cfg.Seed, full: true, old: g.ws.dest,
 		seg: int32(top.K()), ctl: new([ctlRead]int64)}
 	if cfg.Segment > 0 {
 		j.seg = int32(cfg.Segment)
 	}
+	// Steps of 2^binsLog bins narrow the search for the crossing vertex
+	// from all ids to a window of one bin of the step before; the last
+	// step (shift 0) is done by the kernel that uses the crossing vertex,
+	// within the window (at most 2^binsLog ids), which saves a launch and
+	// a pass over the vertices per search.
 	idBits := bits.Len64(uint64(max(n-1, 0)))
-	for i := 1; ; i++ {
-		s := max(idBits-i*a.binsLog, 0)
+	j.window = int32(1) << idBits
+	for i := 1; idBits-i*a.binsLog > 0; i++ {
+		s := idBits - i*a.binsLog
 		j.shifts = append(j.shifts, s)
-		if s == 0 {
-			break
-		}
+		j.window = int32(1) << s
 	}
 	if err := b.fill32(a.ctl, 0, 2*ctlWords); err != nil {
 		return nil, err
@@ -151,22 +158,23 @@ func (j *gpuJet) LabelPropagation() error {
 	b.gather(j.m2, 4, 4*n) // every edge reads its neighbour's block
 	if err := b.loop("jet_lp", n, 10*n+(32+g.wb)*j.m2, driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew32), driver.P(g.ew64), driver.P(j.pe),
 		driver.P(a.labels), driver.P(a.dist), driver.P(ws.locked), driver.P(ws.hv), driver.P(ws.hw),
-		driver.P(ws.cand), driver.P(ws.dest), driver.P(ws.cvw), driver.I32(int32(n))); err != nil {
+		driver.P(ws.cand), driver.P(ws.dest), driver.P(ws.cvw), driver.P(ws.key), driver.I32(int32(n))); err != nil {
 		return err
 	}
-	if err := b.loop("jet_after", n, 2*n, driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew32), driver.P(g.ew64), driver.P(j.pe),
-		driver.P(a.labels), driver.P(a.dist), driver.P(ws.cand), driver.P(ws.dest), driver.P(ws.cvw),
-		driver.P(ws.hv), driver.P(ws.hw), driver.P(ws.moved), driver.I32(int32(n))); err != nil {
+	// jet_after moves the vertices it keeps: a candidate's old block is in
+	// key (jet_lp), which jet_cost reads.
+	if err := b.loop("jet_after", n, 3*n, driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew32), driver.P(g.ew64), driver.P(j.pe),
+		driver.P(a.labels), driver.P(a.dist), driver.P(ws.cand), driver.P(ws.dest), driver.P(ws.cvw), driver.P(ws.key),
+		driver.P(ws.hv), driver.P(ws.hw), driver.P(ws.moved), driver.P(ws.locked), driver.P(g.vw), driver.P(a.bw),
+		driver.I32(int32(n))); err != nil {
 		return err
 	}
-	if err := b.loop("jet_apply", n, 2*n, driver.P(j.pe), driver.P(ws.dest), driver.P(ws.moved), driver.P(ws.locked),
-		driver.P(g.vw), driver.P(a.bw), driver.I32(int32(n))); err != nil {
-		return err
-	}
+	j.old = ws.key
 	j.moved(func(c *[ctlRead]int64) {
 		b.late(PhaseRefine, "jet_after", func() {
-			// jet_after's candidates and jet_apply's moves, known once counted.
-			b.stats.Phases[PhaseRefine].DeviceBytes += 50*c[6] + 16*c[4] + 24*c[3]
+			// jet_lp's and jet_after's candidates (their old block written
+			// and read) and jet_after's moves, known once counted.
+			b.stats.Phases[PhaseRefine].DeviceBytes += 50*c[6] + 24*c[4] + 12*c[3]
 			// jet_after: per edge of a candidate, the neighbour's block,
 			// candidacy and gain.
 			b.gatherIn(PhaseRefine, c[6], 4, 4*n)
@@ -196,6 +204,12 @@ func (j *gpuJet) settle() error {
 // last step made), the excess and the heaviest block, and reads them.
 func (j *gpuJet) Cost() (int64, error) {
 	b, a, ws, g, n := j.b, j.a, j.ws, j.g, j.n
+	if j.stale {
+		if err := j.blockWeights(); err != nil {
+			return 0, err
+		}
+		j.stale = false
+	}
 	full := int32(0)
 	bytes := 2 * n
 	if j.full {
@@ -208,7 +222,7 @@ func (j *gpuJet) Cost() (int64, error) {
 	b.serial(7+2*ceilDiv(int64(j.k), modelTeam), 0)
 	if err := b.tail("jet_cost", n, bytes+2*8*5*spread+24*int64(j.k), true, driver.I32(full), driver.P(g.xadj), driver.P(g.adj),
 		driver.P(g.ew32), driver.P(g.ew64), driver.P(j.pe), driver.P(a.labels), driver.P(a.dist), driver.P(ws.moved),
-		driver.P(ws.cand), driver.P(ws.dest), driver.P(a.spread), driver.I32(int32(n)), driver.P(a.bw), driver.I32(int32(j.k)),
+		driver.P(ws.cand), driver.P(j.old), driver.P(a.spread), driver.I32(int32(n)), driver.P(a.bw), driver.I32(int32(j.k)),
 		driver.I32(j.seg), driver.I64(j.lmax), driver.P(a.room), driver.P(a.roomList), driver.P(a.ctl)); err != nil {
 		return 0, err
 	}
@@ -242,13 +256,12 @@ func (j *gpuJet) Excess() (int64, error) {
 
 func (j *gpuJet) SaveBest() error { return j.b.copyD2D(j.ws.best, j.pe, 4*j.n) }
 
-// RestoreBest goes back to the saved mapping.
+// RestoreBest goes back to the saved mapping. Its block weights wait for
+// the next step that needs them: RunJet ends with RestoreBest, and the
+// next level starts a Jet loop of its own.
 func (j *gpuJet) RestoreBest() error {
-	j.full, j.fresh, j.step = true, false, nil
-	if err := j.b.copyD2D(j.pe, j.ws.best, 4*j.n); err != nil {
-		return err
-	}
-	return j.blockWeights()
+	j.full, j.fresh, j.step, j.stale = true, false, nil, true
+	return j.b.copyD2D(j.pe, j.ws.best, 4*j.n)
 }
 
 func (j *gpuJet) blockWeights() error { return j.b.blockWeights(j.pe, j.g.vw, j.a.bw, j.n, int64(j.k)) }
@@ -279,6 +292,7 @@ func (j *gpuJet) Rebalance(strong bool) error {
 	prev := b.phase
 	b.phase = PhaseRebalance
 	defer func() { b.phase = prev }()
+	j.old = ws.dest // the moves keep a vertex's old block in dest
 	strongArg := int32(0)
 	if strong {
 		strongArg = 1
@@ -331,11 +345,19 @@ func (j *gpuJet) Rebalance(strong bool) error {
 		}
 		return steps
 	}
+	// The last narrowing step, in the kernel that uses the crossing vertex
+	// (reb_evict, reb_over): a member of a crossing bucket in its key's
+	// window adds up the members before it there, rbatch ids per round
+	// trip; per key the window's flags, keys, buckets and weights.
+	crossing := func() int64 {
+		b.serial(ceilDiv(int64(j.window), rbatch), 0)
+		return 14 * k * int64(j.window)
+	}
 	steps := []func() error{
 		tail("reb_cand", n, 23*n, fuse, 4, 16*k*nb, driver.P(g.xadj), driver.P(g.adj), driver.P(g.ew32), driver.P(g.ew64), driver.P(g.vw),
 			driver.P(j.pe), driver.P(a.labels), driver.P(a.dist), driver.P(a.bw), driver.I64(j.lmax), driver.P(a.room),
 			driver.P(a.roomList), driver.P(a.ctl), driver.I64(int64(j.seed)), driver.I32(j.seg), driver.P(ws.hv), driver.P(ws.hw),
-			driver.P(ws.locked), driver.P(ws.cand), driver.P(ws.dest), driver.P(ws.bucket), driver.P(a.kw), driver.I32(int32(n)),
+			driver.P(ws.locked), driver.P(ws.cand), driver.P(ws.dest), driver.P(ws.bucket), driver.P(ws.key), driver.P(a.kw), driver.I32(int32(n)),
 			driver.I32(fuseArg), driver.P(a.cut), driver.P(a.need), driver.P(a.lo), driver.P(a.accepted), driver.I32(int32(k))),
 	}
 	if !fuse {
@@ -346,10 +368,13 @@ func (j *gpuJet) Rebalance(strong bool) error {
 	if strong && fuse {
 		evictTail = 1
 	}
-	steps = append(steps, tail("reb_evict", n, 2*n, evictTail == 1, 4, 16*k*nb, driver.I32(strongArg),
-		driver.P(j.pe), driver.P(ws.dest), driver.P(ws.cand), driver.P(ws.bucket), driver.P(g.vw), driver.P(a.cut), driver.P(a.lo),
-		driver.P(a.bw), driver.P(a.kw), driver.P(ws.moved), driver.I32(int32(n)), driver.I32(evictTail), driver.I64(j.lmax),
-		driver.P(a.need), driver.P(a.accepted), driver.P(a.ctl), driver.I32(int32(k))))
+	steps = append(steps, func() error {
+		return tail("reb_evict", n, 2*n+crossing(), evictTail == 1, 4, 16*k*nb, driver.I32(strongArg),
+			driver.P(j.pe), driver.P(ws.dest), driver.P(ws.cand), driver.P(ws.bucket), driver.P(ws.key), driver.I32(j.window),
+			driver.P(g.vw), driver.P(a.cut), driver.P(a.lo),
+			driver.P(a.bw), driver.P(a.kw), driver.P(ws.moved), driver.I32(int32(n)), driver.I32(evictTail), driver.I64(j.lmax),
+			driver.P(a.need), driver.P(a.accepted), driver.P(a.ctl), driver.I32(int32(k)))()
+	})
 	if strong {
 		if !fuse {
 			steps = append(steps, cut(1))
@@ -358,8 +383,8 @@ func (j *gpuJet) Rebalance(strong bool) error {
 		steps = append(steps,
 			// The last block's prefix over the k PEs' room.
 			serial(2+2*ceilDiv(k, modelTeam), func() error {
-				return b.tail("reb_over", n, 9*n+32*k, true, driver.P(ws.dest), driver.P(ws.bucket), driver.P(g.vw),
-					driver.P(a.cut), driver.P(a.lo), driver.P(ws.moved), driver.P(a.accepted), driver.P(ws.flags),
+				return b.tail("reb_over", n, 9*n+32*k+crossing(), true, driver.P(ws.dest), driver.P(ws.bucket), driver.P(g.vw),
+					driver.P(a.cut), driver.P(a.lo), driver.P(a.need), driver.I32(j.window), driver.P(ws.moved), driver.P(a.accepted), driver.P(ws.flags),
 					driver.I32(int32(n)), driver.P(a.bw), driver.I32(int32(k)), driver.I64(j.lmax), driver.P(a.rem),
 					driver.P(a.ctl))
 			}),
@@ -379,8 +404,9 @@ func (j *gpuJet) Rebalance(strong bool) error {
 	j.moved(func(c *[ctlRead]int64) {
 		b.late(PhaseRebalance, "reb_cand", func() {
 			// What the candidates and moves cost, known once counted: their
-			// edges in reb_cand, their ids in the narrowing steps, their moves.
-			b.stats.Phases[PhaseRebalance].DeviceBytes += 40*c[6] + 20*c[4] + 17*passes*c[4] + 40*c[3]
+			// edges in reb_cand and their blocks (key), their ids in the
+			// narrowing steps, their moves.
+			b.stats.Phases[PhaseRebalance].DeviceBytes += 40*c[6] + 24*c[4] + 17*passes*c[4] + 40*c[3]
 			b.gatherIn(PhaseRebalance, c[6], 4, 4*n) // reb_cand: the neighbours' blocks
 		})
 	})

@@ -81,9 +81,10 @@ type workspace struct {
 	n     int
 	m2    int64
 	block driver.Ptr
-	// int32 per vertex
-	match, pref, maker, ismaker, leaders, best, dest driver.Ptr
-	pe                                               [2]driver.Ptr // the mapping, level after level
+	// int32 per vertex; key (a Jet step's candidates' blocks before it) shares
+	// maker, the matching's scratch
+	match, pref, maker, ismaker, leaders, best, dest, key driver.Ptr
+	pe                                                    [2]driver.Ptr // the mapping, level after level
 	// int64 per vertex (n+1: scan buffers)
 	flags, off, cvw driver.Ptr // cvw doubles as Jet's gain
 	// uint8 per vertex
@@ -114,7 +115,7 @@ func workspaceBytes(n int, m2 int64, partials int64) (int64, func(driver.Ptr) *w
 	return c.size, func(p driver.Ptr) *workspace {
 		at := func(off int64) driver.Ptr { return p + driver.Ptr(off) }
 		return &workspace{n: n, m2: m2, block: p,
-			match: at(i32[0]), pref: at(i32[1]), maker: at(i32[2]), ismaker: at(i32[3]), leaders: at(i32[4]),
+			match: at(i32[0]), pref: at(i32[1]), maker: at(i32[2]), key: at(i32[2]), ismaker: at(i32[3]), leaders: at(i32[4]),
 			best: at(i32[5]), dest: at(i32[6]), pe: [2]driver.Ptr{at(i32[7]), at(i32[8])},
 			flags: at(i64s[0]), off: at(i64s[1]), cvw: at(i64s[2]),
 			locked: at(u8s[0]), cand: at(u8s[1]), moved: at(u8s[2]), bucket: at(u8s[3]),

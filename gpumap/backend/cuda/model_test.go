@@ -11,6 +11,7 @@ import (
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/integrated"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
+	"github.com/gpumap/gpumap/gpumap/refinement"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -145,4 +146,70 @@ func TestModelByHand(t *testing.T) {
 	if got, want := b.Estimate(), 2850*time.Microsecond; got < want-time.Microsecond || got > want+time.Microsecond {
 		t.Errorf("H100 estimate %v, want %v", got, want)
 	}
+}
+
+// Exact counts of steps that wait for nothing they do not need: a
+// download synchronises once, before its first copy (the copies after it
+// follow no launch); a weak rebalancing round is its candidates, one
+// narrowing step per 2^binsLog bins of ids but the last, and the eviction,
+// which finds the crossing vertex in the last window itself (50,000
+// vertices: 16 id bits, 256 bins per step, one step); label propagation
+// is its candidates and the afterburner, which moves the survivors.
+func TestWaitsAndLaunchesOfSteps(t *testing.T) {
+	b := open(t)
+	defer b.Close()
+	g := graph.RandomGeometric(50000, 21)
+	top, _ := topology.Parse("4:8:6", "1:10:100")
+	dg, err := b.UploadGraph(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Free(dg)
+	if _, err := b.DownloadGraph(dg); err != nil {
+		t.Fatal(err)
+	}
+	if c := b.Stats().Phases[PhaseInitial]; c.Syncs != 1 || c.D2H != 3 {
+		t.Errorf("the graph's download: %d synchronisations for %d copies, want 1 for 3", c.Syncs, c.D2H)
+	}
+	part := make([]int32, g.N())
+	for v := range part { // a third of the vertices crammed into 5 PEs
+		part[v] = int32(v * top.K() / g.N())
+		if v < g.N()/3 {
+			part[v] = int32(v % 5)
+		}
+	}
+	dp, _ := b.UploadVector(part)
+	defer b.Free(dp)
+	lmax := graph.Lmax(g.TotalVertexWeight(), top.K(), 0.03)
+	on(t, b, func() {
+		j, err := b.newJet(dg.(*devGraph), dp.(*devVec), top, lmax, refinement.JetConfig{Seed: 3})
+		if err == nil {
+			_, err = j.Cost()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.a.binsLog != 8 {
+			t.Fatalf("%d bins per step: not the case this test counts", 1<<j.a.binsLog)
+		}
+		before := b.Stats().Phases[PhaseRebalance]
+		if err := j.Rebalance(false); err != nil {
+			t.Fatal(err)
+		}
+		c := b.Stats().Phases[PhaseRebalance]
+		if l, s := c.Launches-before.Launches, c.Syncs-before.Syncs; l != 3 || s != 0 {
+			t.Errorf("a weak rebalancing round: %d launches and %d synchronisations, want 3 (reb_cand, reb_hist, reb_evict) and 0", l, s)
+		}
+		if _, err := j.Cost(); err != nil {
+			t.Fatal(err)
+		}
+		before = b.Stats().Total() // in the caller's phase (Refine's when it runs the loop)
+		if err := j.LabelPropagation(); err != nil {
+			t.Fatal(err)
+		}
+		c = b.Stats().Total()
+		if l, s := c.Launches-before.Launches, c.Syncs-before.Syncs; l != 2 || s != 0 {
+			t.Errorf("label propagation: %d launches and %d synchronisations, want 2 (jet_lp, jet_after) and 0", l, s)
+		}
+	})
 }

@@ -453,9 +453,10 @@ __device__ __forceinline__ i64 D(const u64 *labels, const i64 *dist, int a, int 
 }
 
 // gather writes v's connectivity to its adjacent blocks (block, weight)
-// into cb/cw from base on and returns their count. With future,
-// neighbours that moving[] marks and that rank before v (higher gain, then
-// lower id) count at their destination.
+// into cb/cw from base on and returns their count. With moving,
+// neighbours that moving[] marks count at their destination when they rank
+// before v (higher gain, then lower id), else at their block before the
+// step, old[] (part[] of a marked vertex may change while this runs).
 //
 // The slots are the thread's own table (LSLOTS entries, in registers or
 // local memory) when v has at most LSLOTS neighbours, else v's range of
@@ -465,18 +466,34 @@ __device__ __forceinline__ i64 D(const u64 *labels, const i64 *dist, int a, int 
 // H200).
 #define LSLOTS 16
 __device__ int gather(int v, const i64 *xadj, const int *adj, WT, const int *part, int *cb, i64 *cw, i64 base,
-                      const int *dest, const u8 *moving, const i64 *gain) {
+                      const int *dest, const int *old, const u8 *moving, const i64 *gain) {
     int t = 0;
     for (i64 e = xadj[v]; e < xadj[v + 1]; e++) {
         int u = adj[e];
-        int b = part[u];
-        if (moving && moving[u] && (gain[u] > gain[v] || (gain[u] == gain[v] && u < v))) b = dest[u];
+        int b;
+        if (moving && moving[u]) b = gain[u] > gain[v] || (gain[u] == gain[v] && u < v) ? dest[u] : old[u];
+        else b = part[u];
         int i = 0;
         while (i < t && cb[base + i] != b) i++;
         if (i == t) { cb[base + t] = b; cw[base + t] = 0; t++; }
         cw[base + i] += W(e);
     }
     return t;
+}
+
+// adjacent is gather for the kernels that rate v's moves (jet_lp,
+// jet_after, reb_cand), one function so that they read the same table
+// the same way: into the caller's own slots (ob, ow) when v has at most
+// LSLOTS neighbours, else into v's range of the scratch arrays cb/cw.
+// *tb, *tw and *base say where the table went.
+__device__ __forceinline__ int adjacent(int v, const i64 *xadj, const int *adj, WT, const int *part, int *ob, i64 *ow,
+                                        int *cb, i64 *cw, int **tb, i64 **tw, i64 *base, const int *dest,
+                                        const int *old, const u8 *moving, const i64 *gain) {
+    const bool own = xadj[v + 1] - xadj[v] <= LSLOTS;
+    *tb = own ? ob : cb;
+    *tw = own ? ow : cw;
+    *base = own ? 0 : xadj[v];
+    return gather(v, xadj, adj, ew32, ew64, part, *tb, *tw, *base, dest, old, moving, gain);
 }
 
 __device__ i64 cost_at(int b, i64 base, int t, const int *cb, const i64 *cw, const u64 *labels, const i64 *dist) {
@@ -577,7 +594,8 @@ struct jet_ctl {
 
 // J's partial sums, spread over SPREAD accumulators per sum: from scratch
 // (full: each edge once), or the change made by the last step (moved
-// vertices hold their old block in dest; an edge between two moved
+// vertices hold their old block in old: jet_after's old, rebalancing's
+// dest; an edge between two moved
 // vertices counts at the smaller one). The delta pass also counts the
 // step's moves and candidates, and their degrees.
 //
@@ -589,7 +607,7 @@ struct jet_ctl {
 // blocks, a block's sigma follows its segment's average. A team kernel.
 extern "C" __global__ void jet_cost(int full, const i64 *xadj, const int *adj, WT, const int *part,
                                     const u64 *labels, const i64 *dist, const u8 *moved, const u8 *cand,
-                                    const int *dest, i64 *spread, int n, const i64 *bw, int k, int seg, i64 lmax,
+                                    const int *old, i64 *spread, int n, const i64 *bw, int k, int seg, i64 lmax,
                                     int *room, int *roomList, jet_ctl *ctl) {
     {
         i64 j = 0, nm = 0, nc = 0, dm = 0, dc = 0;
@@ -609,12 +627,12 @@ extern "C" __global__ void jet_cost(int full, const i64 *xadj, const int *adj, W
             if (!moved[v]) continue;
             nm++;
             dm += xadj[v + 1] - xadj[v];
-            int pv = part[v], ov = dest[v];
+            int pv = part[v], ov = old[v];
             for (i64 e = xadj[v]; e < xadj[v + 1]; e++) {
                 int u = adj[e];
                 bool mu = moved[u] != 0;
                 if (mu && u < (int)v) continue;
-                int pu = part[u], ou = mu ? dest[u] : pu;
+                int pu = part[u], ou = mu ? old[u] : pu;
                 j += W(e) * (D(labels, dist, pv, pu) - D(labels, dist, ov, ou));
             }
         }
@@ -714,58 +732,47 @@ extern "C" __global__ void jet_cost(int full, const i64 *xadj, const int *adj, W
 // of non-negative gain become candidates.
 extern "C" __global__ void jet_lp(const i64 *xadj, const int *adj, WT, const int *part,
                                   const u64 *labels, const i64 *dist, const u8 *locked, int *cb, i64 *cw,
-                                  u8 *cand, int *dest, i64 *gain, int n) {
+                                  u8 *cand, int *dest, i64 *gain, int *old, int n) {
     GRID_LOOP(v, n) {
         cand[v] = 0;
         if (locked[v]) continue;
-        int lcb[LSLOTS];
-        i64 lcw[LSLOTS];
-        const bool own = xadj[v + 1] - xadj[v] <= LSLOTS;
-        int *cbv = own ? lcb : cb;
-        i64 *cwv = own ? lcw : cw;
-        const i64 base = own ? 0 : xadj[v];
-        int t = gather((int)v, xadj, adj, ew32, ew64, part, cbv, cwv, base, 0, 0, 0);
+        int ob[LSLOTS], *tb, t;
+        i64 ow[LSLOTS], *tw, base;
+        t = adjacent((int)v, xadj, adj, ew32, ew64, part, ob, ow, cb, cw, &tb, &tw, &base, 0, 0, 0, 0);
         int p = part[v];
-        i64 cur = cost_at(p, base, t, cbv, cwv, labels, dist);
+        i64 cur = cost_at(p, base, t, tb, tw, labels, dist);
         i64 bg;
-        int best = best_block(p, cur, base, t, cbv, cwv, labels, dist, 0, &bg);
-        if (best >= 0 && bg >= 0) { cand[v] = 1; dest[v] = best; gain[v] = bg; }
+        int best = best_block(p, cur, base, t, tb, tw, labels, dist, 0, &bg);
+        if (best >= 0 && bg >= 0) { cand[v] = 1; dest[v] = best; gain[v] = bg; old[v] = p; }
     }
 }
 
 // The afterburner: re-evaluate each candidate as if every candidate ranked
-// before it (higher gain, then lower id) had moved; keep non-negative ones.
-extern "C" __global__ void jet_after(const i64 *xadj, const int *adj, WT, const int *part,
+// before it (higher gain, then lower id) had moved; non-negative ones
+// move (their old block stays in old[], which jet_cost reads), lock for
+// one iteration and update the block weights. A vertex reads its
+// neighbours' blocks before the step from old[], so that the moves made
+// during the launch change no decision (a launch of its own, jet_apply,
+// moved them until it came here).
+extern "C" __global__ void jet_after(const i64 *xadj, const int *adj, WT, int *part,
                                      const u64 *labels, const i64 *dist, const u8 *cand, const int *dest,
-                                     const i64 *gain, int *cb, i64 *cw, u8 *moved, int n) {
+                                     const i64 *gain, const int *old, int *cb, i64 *cw, u8 *moved, u8 *locked,
+                                     const i64 *vw, i64 *bw, int n) {
     GRID_LOOP(v, n) {
         moved[v] = 0;
+        locked[v] = 0;
         if (!cand[v]) continue;
-        int lcb[LSLOTS];
-        i64 lcw[LSLOTS];
-        const bool own = xadj[v + 1] - xadj[v] <= LSLOTS;
-        int *cbv = own ? lcb : cb;
-        i64 *cwv = own ? lcw : cw;
-        const i64 base = own ? 0 : xadj[v];
-        int t = gather((int)v, xadj, adj, ew32, ew64, part, cbv, cwv, base, dest, cand, gain);
-        if (cost_at(part[v], base, t, cbv, cwv, labels, dist) - cost_at(dest[v], base, t, cbv, cwv, labels, dist) >= 0)
+        int ob[LSLOTS], *tb, t;
+        i64 ow[LSLOTS], *tw, base;
+        t = adjacent((int)v, xadj, adj, ew32, ew64, part, ob, ow, cb, cw, &tb, &tw, &base, dest, old, cand, gain);
+        const int p = old[v], d = dest[v];
+        if (cost_at(p, base, t, tb, tw, labels, dist) - cost_at(d, base, t, tb, tw, labels, dist) >= 0) {
             moved[v] = 1;
-    }
-}
-
-// Moves the survivors, locks them for one iteration and updates the block
-// weights; dest keeps a moved vertex's old block.
-extern "C" __global__ void jet_apply(int *part, int *dest, const u8 *moved, u8 *locked, const i64 *vw,
-                                     i64 *bw, int n) {
-    GRID_LOOP(v, n) {
-        locked[v] = moved[v];
-        if (moved[v]) {
-            i64 w = vw[v];
-            atomicAdd((unsigned long long *)&bw[part[v]], (unsigned long long)-w);
-            atomicAdd((unsigned long long *)&bw[dest[v]], (unsigned long long)w);
-            int old = part[v];
-            part[v] = dest[v];
-            dest[v] = old; // for jet_cost's delta
+            locked[v] = 1;
+            const i64 w = vw[v];
+            atomicAdd((unsigned long long *)&bw[p], (unsigned long long)-w);
+            atomicAdd((unsigned long long *)&bw[d], (unsigned long long)w);
+            part[v] = d;
         }
     }
 }
@@ -780,7 +787,8 @@ extern "C" __global__ void jet_apply(int *part, int *dest, const u8 *moved, u8 *
 // each block moves the cheapest buckets that cover its excess, and of the
 // bucket that crosses it the vertices of lowest id (reb_cut finds the
 // bucket, reb_hist and reb_refine narrow the crossing vertex down by id,
-// bins at a time, reb_evict moves). Strong rebalancing then lets every
+// bins at a time, to a window of at most 256 ids, reb_evict moves and
+// finds the crossing vertex in the window itself: before_crossing). Strong rebalancing then lets every
 // destination accept, cheapest first, what fits below lmax (the same
 // search keyed by destination) and spreads the rest over the room left
 // in the other blocks, in id order (reb_over, a scan, reb_place).
@@ -806,15 +814,15 @@ __device__ __forceinline__ int loss_bucket(i64 g) {
 // avg)) pick the best adjacent block below sigma, else the block of
 // roomList drawn by splitmix(v ^ seed of the round) among those in their
 // block's segment of seg blocks (none there: no candidate); their weight
-// goes to kw[block][loss bucket]. With tail, the last block then finds
+// goes to kw[block][loss bucket], their block to key. With tail, the last block then finds
 // every block's cut bucket (cut_keys, mode 0).
 __device__ void cut_keys(i64 b0, i64 step, int mode, i64 *kw, const i64 *bw, i64 lmax, int *cut, i64 *need, i64 *lo,
                          i64 *accepted, jet_ctl *ctl, int k);
 extern "C" __global__ void reb_cand(const i64 *xadj, const int *adj, WT, const i64 *vw, const int *part,
                                     const u64 *labels, const i64 *dist, const i64 *bw, i64 lmax,
                                     const int *room, const int *roomList, jet_ctl *ctl, u64 seed, int seg,
-                                    int *cb, i64 *cw, u8 *locked, u8 *cand, int *dest, u8 *bucket, i64 *kw, int n,
-                                    int tail, int *cut, i64 *need, i64 *lo, i64 *accepted, int k) {
+                                    int *cb, i64 *cw, u8 *locked, u8 *cand, int *dest, u8 *bucket, int *key, i64 *kw,
+                                    int n, int tail, int *cut, i64 *need, i64 *lo, i64 *accepted, int k) {
     const int nroom = (int)ctl->nroom;
     const i64 avg = ctl->avg;
     const u64 rseed = seed ^ (ctl->round + 1) * 0x9e3779b97f4a7c15ULL; // refinement.RebalanceSeed; reb_cut advances round
@@ -825,27 +833,24 @@ extern "C" __global__ void reb_cand(const i64 *xadj, const int *adj, WT, const i
         int p = part[v];
         i64 w = vw[v];
         if (bw[p] <= lmax || w == 0 || 2 * w > 3 * (bw[p] - avg)) continue;
-        int lcb[LSLOTS];
-        i64 lcw[LSLOTS];
-        const bool own = xadj[v + 1] - xadj[v] <= LSLOTS;
-        int *cbv = own ? lcb : cb;
-        i64 *cwv = own ? lcw : cw;
-        const i64 base = own ? 0 : xadj[v];
-        int t = gather((int)v, xadj, adj, ew32, ew64, part, cbv, cwv, base, 0, 0, 0);
-        i64 cur = cost_at(p, base, t, cbv, cwv, labels, dist);
+        int ob[LSLOTS], *tb, t;
+        i64 ow[LSLOTS], *tw, base;
+        t = adjacent((int)v, xadj, adj, ew32, ew64, part, ob, ow, cb, cw, &tb, &tw, &base, 0, 0, 0, 0);
+        i64 cur = cost_at(p, base, t, tb, tw, labels, dist);
         i64 bg;
-        int best = best_block(p, cur, base, t, cbv, cwv, labels, dist, room, &bg);
+        int best = best_block(p, cur, base, t, tb, tw, labels, dist, room, &bg);
         if (best < 0) {
             const int first = p / seg * seg;
             const int lo = lower_bound(roomList, nroom, first), hi = lower_bound(roomList, nroom, first + seg);
             if (lo == hi) continue;
             best = roomList[lo + (int)(splitmix((u64)v ^ rseed) % (u64)(hi - lo))];
-            bg = cur - cost_at(best, base, t, cbv, cwv, labels, dist);
+            bg = cur - cost_at(best, base, t, tb, tw, labels, dist);
         }
         int bk = loss_bucket(bg);
         cand[v] = 1;
         dest[v] = best;
         bucket[v] = (u8)bk;
+        key[v] = p; // part[v] changes in reb_evict; before_crossing reads the block here
         atomicAdd((unsigned long long *)&kw[(i64)p * NB + bk], (unsigned long long)w);
     }
     if (!tail) return;
@@ -972,19 +977,48 @@ extern "C" __global__ void reb_refine(i64 *hist, int shift, int bins, const int 
     refine_keys(TID, NTHREADS, hist, shift, bins, cut, need, lo, k);
 }
 
+// before_crossing is the last narrowing step (shift 0) for one member v of
+// the crossing bucket c of key: whether v comes before the crossing vertex
+// (or is it, with incl), the vertex at which the members' weight in id
+// order reaches need. reb_hist has narrowed the search down to the window
+// [lo, lo + window) (window at most 2^8: the bins of a step), which holds
+// the crossing vertex; v adds up the weight of the members before it in
+// the window, RBATCH ids at a time, instead of a histogram launch and its
+// refine step: members[u] != 0 with keys[u] == key and bucket c. Nothing
+// that it reads changes during the launch that calls it.
+__device__ bool before_crossing(i64 v, i64 lo, int window, i64 need, int incl, const u8 *members, const int *keys,
+                                int key, const u8 *bucket, int c, const i64 *vw) {
+    if (v < lo) return true;
+    if (v - lo >= window) return false;
+    i64 pre = 0;
+    for (i64 u0 = lo; u0 < v; u0 += RBATCH) {
+        const int m = v - u0 < RBATCH ? (int)(v - u0) : RBATCH;
+        UNROLL
+        for (int i = 0; i < RBATCH; i++) {
+            const i64 u = u0 + i;
+            if (i < m && members[u] && keys[u] == key && (int)bucket[u] == c) pre += vw[u];
+        }
+    }
+    // The crossing vertex is the first whose inclusive prefix reaches need:
+    // v is at or before it iff the members before v weigh less.
+    return (incl ? pre : pre + vw[v]) < need;
+}
+
 // Evicts: candidates of buckets below the cut, and of the cut bucket up to
 // the crossing vertex. Weak rebalancing moves them (moved: 1; dest keeps
 // the old block); strong marks them (moved: 1) and files them by
 // destination and bucket in kw, and with tail the last block finds every
 // destination's cut bucket (cut_keys, mode 1).
 extern "C" __global__ void reb_evict(int strong, int *part, int *dest, const u8 *cand, const u8 *bucket,
-                                     const i64 *vw, int *cut, i64 *lo, i64 *bw, i64 *kw, u8 *moved,
-                                     int n, int tail, i64 lmax, i64 *need, i64 *accepted, jet_ctl *ctl, int k) {
+                                     const int *key, int window, const i64 *vw, int *cut, i64 *lo, i64 *bw, i64 *kw,
+                                     u8 *moved, int n, int tail, i64 lmax, i64 *need, i64 *accepted, jet_ctl *ctl,
+                                     int k) {
     GRID_LOOP(v, n) {
         moved[v] = 0;
         if (!cand[v]) continue;
         int p = part[v], c = cut[p], bk = bucket[v];
-        if (!(bk < c || (bk == c && v <= lo[p]))) continue;
+        if (!(bk < c || (bk == c && before_crossing(v, lo[p], window, need[p], 1, cand, key, p, bucket, c, vw))))
+            continue;
         moved[v] = 1;
         i64 w = vw[v];
         if (strong) {
@@ -1005,19 +1039,20 @@ extern "C" __global__ void reb_evict(int strong, int *part, int *dest, const u8 
 }
 
 // Strong: evicted vertices that their destination accepts (buckets below
-// its cut, and in the cut bucket ids below the crossing vertex) add to
+// its cut, and in the cut bucket ids below the crossing vertex, found in
+// the window by before_crossing: moved[u] is 1 or 2 there) add to
 // accepted[dest]; the others overflow (moved: 2) with their weight in ow
 // for the scan that places them. The last block then takes the prefix
 // sums over the room left below lmax after the accepted moves (rem[0..k]),
 // one block's work (a launch of its own until it came here).
 extern "C" __global__ void reb_over(const int *dest, const u8 *bucket, const i64 *vw, const int *cut, const i64 *lo,
-                                    u8 *moved, i64 *accepted, i64 *ow, int n, const i64 *bw, int k, i64 lmax,
-                                    i64 *rem, jet_ctl *ctl) {
+                                    const i64 *need, int window, u8 *moved, i64 *accepted, i64 *ow, int n,
+                                    const i64 *bw, int k, i64 lmax, i64 *rem, jet_ctl *ctl) {
     GRID_LOOP(v, n) {
         ow[v] = 0;
         if (moved[v] != 1) continue;
         int d = dest[v], c = cut[d], bk = bucket[v];
-        if (bk < c || (bk == c && v < lo[d])) {
+        if (bk < c || (bk == c && before_crossing(v, lo[d], window, need[d], 0, moved, dest, d, bucket, c, vw))) {
             atomicAdd((unsigned long long *)&accepted[d], (unsigned long long)vw[v]);
         } else {
             moved[v] = 2;
