@@ -8,7 +8,9 @@ import (
 
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
+	"github.com/gpumap/gpumap/gpumap/kway"
 	"github.com/gpumap/gpumap/gpumap/partition"
+	"github.com/gpumap/gpumap/gpumap/refinement"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -33,8 +35,9 @@ func TestWideAppliesByHand(t *testing.T) {
 }
 
 // A wide mapping (k = 4096, 1.5 vertices per PE) with its extra tries
-// below the top, its cheap low splits and its splits into PEs by growing
-// (GrowPEs): feasible, and the same for any
+// below the top, its cheap low splits, its splits into 16 groups of ~48
+// vertices by deep multilevel k-way (KWay) and its splits into PEs by
+// growing (GrowPEs): feasible, and the same for any
 // number of workers (the second-level splits run their tries side by
 // side on small graphs).
 func TestWideSameMappingForAnyWorkerCount(t *testing.T) {
@@ -46,7 +49,9 @@ func TestWideSameMappingForAnyWorkerCount(t *testing.T) {
 	cfg := Config{Eps: 0.03, Seed: 3, TopTries: 2,
 		Wide: WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, GrowPEs: true,
 			FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1},
-			MidPerChild: 64, Mid: partition.Config{Tries: 2, LPRounds: 2, FMRounds: 1}}}
+			MidPerChild: 64, Mid: partition.Config{Tries: 2, LPRounds: 2, FMRounds: 1},
+			KWayChildren: 16, KWay: kway.Config{C: 16, LPRounds: 2, FMRounds: -1, Bisect: partition.Config{Tries: 2},
+				Pair: refinement.PairFMConfig{Rounds: 1}}}}
 	var ref []int32
 	for _, threads := range []int{1, 2, 3} {
 		pe := Map(par.New(threads), g, top, cfg)
