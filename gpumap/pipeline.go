@@ -11,6 +11,7 @@ import (
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/integrated"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
+	"github.com/gpumap/gpumap/gpumap/kway"
 	"github.com/gpumap/gpumap/gpumap/multisection"
 	"github.com/gpumap/gpumap/gpumap/partition"
 	"github.com/gpumap/gpumap/gpumap/refinement"
@@ -516,10 +517,25 @@ var lightOneToOne = oneToOneConfig{seedsPer: 1 << 30, maxSeeds: 1, topPer: 1 << 
 // on held-out wide instances, too much for the default preset. The
 // splits into PEs grow and swap (GrowPEs): their 10% of the CPU time
 // down to 2%, J within 0.0015% on the held-out instances.
+//
+// The splits into 16+ children of 16 to 64 vertices each (there: the 33
+// splits into 64 groups of 32 PEs, 44% of the CPU time) run deep
+// multilevel k-way partitioning (kway; KWay), refined by label
+// propagation and two-way FM between adjacent blocks (PairFM) on every
+// level, coarsened in natural order where the numbering has locality (as
+// the partitioner's first try): their cut 71,311 -> 69,503, J 26.24M ->
+// 26.08M, their CPU time 0.6x (grid 46x46x47 onto 4:8:64:8:6: J +0.9%
+// in random order, -0.2% in natural order). K-way FM instead of PairFM:
+// cut +8% at 0.5x; growing tries 2: J 26.21M at 0.55x; PairFM alpha 15:
+// J 26.11-26.27M, no faster. Also on the splits into 8 nodes (J +3.2%)
+// or into sockets (3x the label propagation's time): no.
 var wideDefault = multisection.WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, GrowPEs: true,
 	FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1},
 	MidPerChild: 64, Mid: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 2,
-		FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}}}
+		FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}},
+	KWayChildren: 16, KWay: kway.Config{C: 16, LPRounds: 2, FMRounds: -1,
+		Bisect: partition.Config{Tries: 4, FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}},
+		Pair:   refinement.PairFMConfig{Rounds: 1, Alpha: 30}}}
 
 // wideFast: fast's splits into groups of fewer than 16 vertices run label
 // propagation only. Integrated mapping truncates the machine

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
+	"github.com/gpumap/gpumap/gpumap/kway"
 	"github.com/gpumap/gpumap/gpumap/partition"
 	"github.com/gpumap/gpumap/gpumap/refinement"
 	"github.com/gpumap/gpumap/topology"
@@ -79,6 +80,12 @@ type WideConfig struct {
 	// or two, and a partitioner call per group, by the tens of thousands,
 	// cost more than its cut is worth.
 	GrowPEs bool
+	// KWay, when KWayChildren > 0, splits subgraphs into KWayChildren or
+	// more children with fewer than MidPerChild vertices each (and at
+	// least FinePerChild) by deep multilevel k-way partitioning
+	// (kway.Partition) instead of Mid's recursive bisection.
+	KWay         kway.Config
+	KWayChildren int
 	// Truncation of wide machines for integrated mapping (Truncate,
 	// MapTop, FillGroups): GroupMin > 0 truncates regular hierarchies
 	// below groups of at least GroupMin vertices on average; the graph is
@@ -330,6 +337,14 @@ func (m *mapper) splitConfig(g *graph.Graph, grp topology.Group) ([]int64, parti
 	return maxW, pc, tries, true
 }
 
+// kwaySplit reports whether the split of g on grp, below the top, into k
+// children runs kway.Partition (WideConfig.KWay).
+func (m *mapper) kwaySplit(g *graph.Graph, grp topology.Group, k int) bool {
+	w := m.cfg.Wide
+	return m.wide && w.KWayChildren > 0 && grp.Size() != m.top.K() && k >= w.KWayChildren && g.N() < w.MidPerChild*k &&
+		!(w.Fine.Tries > 0 && g.N() < w.FinePerChild*k)
+}
+
 // tryConfig is the partitioner's configuration for try t of the split of
 // grp: its seed, and on local numberings natural-order and random
 // matching in turns (each wins on some inputs, and the tries keep the
@@ -417,7 +432,14 @@ func (m *mapper) split(g *graph.Graph, grp topology.Group, maxW []int64, pc part
 	one := func(t int, x *par.Exec, levels *partition.Hierarchy) []int32 {
 		pc := tryConfig(t)
 		pc.Levels = levels
-		p := partition.Partition(x, g, maxW, pc)
+		var p []int32
+		if m.kwaySplit(g, grp, len(maxW)) {
+			kc := m.cfg.Wide.KWay
+			kc.Seed, kc.Natural = pc.Seed, pc.Natural
+			p = kway.Partition(x, g, maxW, kc)
+		} else {
+			p = partition.Partition(x, g, maxW, pc)
+		}
 		if m.cfg.PairFM.Rounds > 0 {
 			st := refinement.NewState(g, len(maxW), p, maxW, cut)
 			if st.Overloaded() > 0 {

@@ -8,7 +8,9 @@ import (
 
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
+	"github.com/gpumap/gpumap/gpumap/kway"
 	"github.com/gpumap/gpumap/gpumap/partition"
+	"github.com/gpumap/gpumap/gpumap/refinement"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -33,8 +35,9 @@ func TestWideAppliesByHand(t *testing.T) {
 }
 
 // A wide mapping (k = 4096, 1.5 vertices per PE) with its extra tries
-// below the top, its cheap low splits and its splits into PEs by growing
-// (GrowPEs): feasible, and the same for any
+// below the top, its cheap low splits, its splits into 16 groups of ~48
+// vertices by deep multilevel k-way (KWay) and its splits into PEs by
+// growing (GrowPEs): feasible, and the same for any
 // number of workers (the second-level splits run their tries side by
 // side on small graphs).
 func TestWideSameMappingForAnyWorkerCount(t *testing.T) {
@@ -46,7 +49,9 @@ func TestWideSameMappingForAnyWorkerCount(t *testing.T) {
 	cfg := Config{Eps: 0.03, Seed: 3, TopTries: 2,
 		Wide: WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, GrowPEs: true,
 			FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1},
-			MidPerChild: 64, Mid: partition.Config{Tries: 2, LPRounds: 2, FMRounds: 1}}}
+			MidPerChild: 64, Mid: partition.Config{Tries: 2, LPRounds: 2, FMRounds: 1},
+			KWayChildren: 16, KWay: kway.Config{C: 16, LPRounds: 2, FMRounds: -1, Bisect: partition.Config{Tries: 2},
+				Pair: refinement.PairFMConfig{Rounds: 1}}}}
 	var ref []int32
 	for _, threads := range []int{1, 2, 3} {
 		pe := Map(par.New(threads), g, top, cfg)
@@ -186,6 +191,39 @@ func BenchmarkWideSplitsIntoPEs(b *testing.B) {
 				Wide: WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, GrowPEs: grow,
 					FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1},
 					MidPerChild: 64, Mid: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 2}}}
+			var pe []int32
+			for b.Loop() {
+				pe = Map(par.New(1), g, top, cfg)
+			}
+			m, err := graph.Evaluate(g, top, pe, cfg.Eps)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(m.J), "J")
+		})
+	}
+}
+
+// BenchmarkWideKWay: the wide instance (rgg 121,192 onto
+// 4:8:64:8:6, one thread) with the default preset's wide effort, the
+// splits into 64 groups by the partitioner's recursive bisection (Mid)
+// and by deep multilevel k-way (KWay); J is reported beside the time.
+func BenchmarkWideKWay(b *testing.B) {
+	top, _ := topology.Parse("4:8:64:8:6", "1:10:100:1000:10000")
+	g := graph.RandomGeometric(121192, 1)
+	fm := refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}
+	for _, kw := range []bool{false, true} {
+		b.Run(map[bool]string{false: "recursive", true: "kway"}[kw], func(b *testing.B) {
+			cfg := Config{Eps: 0.03, TopTries: 3, SlackDepth: 0.03,
+				Partition: partition.Config{Tries: 8, LPRounds: 2, FMRounds: 2, FM: fm},
+				Wide: WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, GrowPEs: true,
+					FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1},
+					MidPerChild: 64, Mid: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 2, FM: fm}}}
+			if kw {
+				cfg.Wide.KWayChildren = 16
+				cfg.Wide.KWay = kway.Config{C: 16, LPRounds: 2, FMRounds: -1, Bisect: partition.Config{Tries: 4, FM: fm},
+					Pair: refinement.PairFMConfig{Rounds: 1, Alpha: 30}}
+			}
 			var pe []int32
 			for b.Loop() {
 				pe = Map(par.New(1), g, top, cfg)
