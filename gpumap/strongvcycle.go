@@ -46,6 +46,14 @@ var strongVCycle = vcycle.Config{LPRounds: 2, FM: refinement.FMConfig{Rounds: 2,
 // residuals were 1.71x, 2.6x on vibrobox, whose rows are dense; the
 // model before, per unit times the mapping's blocks next to an edge's
 // end to the power 0.49, was 3.5x off on p2p-Gnutella08.
+// vcycleFirstEntries estimates the FM entries of a chain's first cycle,
+// whose cost is not counted yet, per edge end and block next to it (the
+// mapping's blocksPerEdgeEnd): its FM moves update as many entries per
+// neighbour as blocks next to it. MIT8 onto 4:8:6 (55 blocks next to an
+// edge's end, report half) counted 18 in its first cycle, which ran on
+// the estimate of twice the levels' n + m at 21x that: 30 s of CPU.
+const vcycleFirstEntries = 20
+
 const (
 	vcycleUnitNs  = 151.0
 	vcycleEntryNs = 17.1
@@ -84,6 +92,11 @@ func (p *pipeline) vcycles(pes [][]int32, ms []graph.Metrics, budget int64) (int
 		return 0
 	})
 	units := int64(float64(budget) / (vcycleUnitNs * vcycleMargin))
+	// The first cycle's FM entries: vcycleFirstEntries per edge end and
+	// block next to it (blocksPerEdgeEnd of the best mapping).
+	bpe := blocksPerEdgeEnd(p.x, p.g, pes[order[0]], p.top.K())
+	first := 2*vcycle.Work(p.g.N(), len(p.g.Adj)) +
+		int64(vcycleFirstEntries*float64(len(p.g.Adj))*bpe*vcycleEntryNs/vcycleUnitNs)
 	type chain struct {
 		from int
 		pe   []int32
@@ -98,7 +111,7 @@ func (p *pipeline) vcycles(pes [][]int32, ms []graph.Metrics, budget int64) (int
 	run := func(i int, x *par.Exec) {
 		cfg := strongVCycle
 		cfg.Seed = p.opt.Seed ^ 0x76637963 + uint64(i)*0x9e3779b97f4a7c15
-		cfg.Budget, cfg.EntryUnits = units, vcycleEntryNs/vcycleUnitNs
+		cfg.Budget, cfg.EntryUnits, cfg.FirstWork = units, vcycleEntryNs/vcycleUnitNs, first
 		chains[i].st = vcycle.Run(x, p.g, p.top, chains[i].pe, maxW, cfg)
 	}
 	p.t.phase("v-cycles", func() {

@@ -51,6 +51,10 @@ type Config struct {
 	// (0: FM is not charged). On hub rows a move updates a whole
 	// neighbourhood, which the levels' sizes do not tell.
 	EntryUnits float64
+	// FirstWork, when > 0, is the first cycle's estimated work (0: twice
+	// the finest level's Work); the later cycles are estimated by the last
+	// one's counted work.
+	FirstWork int64
 }
 
 // Stats says what Run did.
@@ -95,8 +99,11 @@ func Run(x *par.Exec, g *graph.Graph, top *topology.Topology, pe []int32, maxW [
 		minW = min(minW, w)
 	}
 	// The first cycle's work is not known before it ran: its finest level
-	// and a geometric series of coarser ones.
+	// and a geometric series of coarser ones, unless the caller knows more.
 	next := 2 * Work(g.N(), len(g.Adj))
+	if cfg.FirstWork > 0 {
+		next = cfg.FirstWork
+	}
 	cur := make([]int32, len(pe))
 	failed := 0
 	for c := 0; (cfg.MaxCycles <= 0 || c < cfg.MaxCycles) && st.Work+next <= cfg.Budget && failed < patience; c++ {
