@@ -49,10 +49,12 @@ var strongVCycle = vcycle.Config{LPRounds: 2, FM: refinement.FMConfig{Rounds: 2,
 // vcycleFirstEntries estimates the FM entries of a chain's first cycle,
 // whose cost is not counted yet, per edge end and block next to it (the
 // mapping's blocksPerEdgeEnd): its FM moves update as many entries per
-// neighbour as blocks next to it. MIT8 onto 4:8:6 (55 blocks next to an
-// edge's end, report half) counted 18 in its first cycle, which ran on
-// the estimate of twice the levels' n + m at 21x that: 30 s of CPU.
-const vcycleFirstEntries = 20
+// neighbour as blocks next to it. On the fit half vibrobox onto 4:8:6 (6
+// blocks next to an edge's end) counted 14.2 in its first cycle. Before,
+// the estimate was twice the levels' n + m, and MIT8's first cycle onto
+// 4:8:6 (report half: 55 blocks, 18 entries each) ran at 21x it: 30 s of
+// CPU past a 2.7M-unit budget.
+const vcycleFirstEntries = 15
 
 const (
 	vcycleUnitNs  = 151.0
