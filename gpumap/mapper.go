@@ -99,6 +99,7 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 		res.PE, known = p.runPortfolio(cands, alg, runWith)
 	} else {
 		res.PE = run()
+		t.logf("counted FM work: %d entries", p.work.Load())
 	}
 	if p.err != nil {
 		return nil, p.err

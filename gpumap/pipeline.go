@@ -2,6 +2,7 @@ package gpumap
 
 import (
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/gpumap/gpumap/gpumap/backend"
@@ -36,6 +37,9 @@ type pipeline struct {
 	// ahead is the whole machine's split's hierarchy, built while the
 	// features are measured (coarsenAhead).
 	ahead *partition.Ahead
+	// work is the FM work the pipeline's refinement counted
+	// (refinement.FMConfig.Work): strong budgets its portfolio by it.
+	work atomic.Int64
 }
 
 func (p *pipeline) fail(err error) {
@@ -157,11 +161,19 @@ func (p *pipeline) multisection() []int32 {
 
 // multisectionConfig is the multisection's configuration under p.cfg.
 func (p *pipeline) multisectionConfig() multisection.Config {
+	wide := p.cfg.wide
+	wide.Fine, wide.Mid = p.metered(wide.Fine), p.metered(wide.Mid)
 	return multisection.Config{
-		Eps: p.opt.Eps, Seed: p.opt.Seed, Partition: p.cfg.partition, SlackDepth: p.cfg.slackDepth,
-		TopTries: p.cfg.topTries, Lower: p.cfg.lower, Bottom: p.cfg.bottom,
+		Eps: p.opt.Eps, Seed: p.opt.Seed, Partition: p.metered(p.cfg.partition), SlackDepth: p.cfg.slackDepth,
+		TopTries: p.cfg.topTries, Lower: p.metered(p.cfg.lower), Bottom: p.metered(p.cfg.bottom),
 		TopHierarchies: p.cfg.topH, TopCandidates: p.cfg.topC, TopPruneDiv: p.cfg.topPrune,
-		Wide: p.cfg.wide, Phase: p.t.phase}
+		Wide: wide, Phase: p.t.phase}
+}
+
+// metered is c with its FM counting into p.work.
+func (p *pipeline) metered(c partition.Config) partition.Config {
+	c.FM.Work = &p.work
+	return c
 }
 
 // integrated is the integrated multilevel mapping (IM) on the selected
@@ -171,7 +183,8 @@ func (p *pipeline) integrated() []int32 {
 	b := p.backend
 	c := p.cfg.integrated
 	c.Seed = p.opt.Seed
-	c.Initial.Partition = p.cfg.partition
+	c.Initial.Partition = p.metered(p.cfg.partition)
+	c.Initial.Lower, c.Initial.Bottom = p.metered(c.Initial.Lower), p.metered(c.Initial.Bottom)
 	c.Initial.SlackDepth = p.cfg.slackDepth
 	c.Initial.TopTries = p.cfg.imTopTries
 	c.Initial.Wide = p.cfg.wide
@@ -233,7 +246,7 @@ func (p *pipeline) refineJ(pe []int32) {
 			refinement.Rebalance(s)
 		}
 		fm := p.cfg.finalFM
-		fm.Seed = p.opt.Seed ^ 0xf1a1
+		fm.Seed, fm.Work = p.opt.Seed^0xf1a1, &p.work
 		if fm.Rounds < 0 {
 			return // no FM rounds (0 would mean the default 8)
 		}

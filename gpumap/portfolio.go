@@ -2,9 +2,9 @@ package gpumap
 
 import (
 	"math"
-	"slices"
 	"sync"
 
+	"github.com/gpumap/gpumap/gpumap/backend"
 	"github.com/gpumap/gpumap/gpumap/backend/cpu"
 	"github.com/gpumap/gpumap/gpumap/features"
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -61,19 +61,19 @@ type candidate struct {
 
 // strongFullBudget is strong's work budget on graphs of up to
 // strongBudgetM edges, in work units (nanoseconds of one core of the
-// reference machine, see workPerEdge): the estimated wall time of its
-// candidates on the two workers of -t 2 (planStrong schedules them as the
-// workers take them), 2.5 s of the 5 s that strong may take there, since
-// the features, the evaluation and the estimates' error take the rest: on
-// the whole corpus, each candidate's one-thread CPU time scheduled the
-// same way took up to 1.6x the estimate at load 25-37 (small social
-// graphs: hep-th, CA-HepTh, p2p-Gnutella08, 3.4 s at this budget, 4.7 s at
-// 3e9). Before, the budget bounded the candidates' total work, so a single
-// candidate of default's (the plain HM on MIT8 and social_location:
-// 5.4-5.6 s) ran past 5 s on one worker. Larger graphs get the budget of
-// as many runs as a graph of strongBudgetM edges. strongBudget is what
-// Map uses: a variable for the tests, which shrink it.
-const strongFullBudget = 2.5e9
+// reference machine, see workPerEdge): the counted time of the busier of
+// the two chains of candidates (chainBudget, each within
+// strongCandidateShare of it) and then of the V-cycles, which run on the
+// two workers of -t 2 side by side. 4 s of the 5 s that strong may take
+// there: reading, the features and the evaluation take the rest, and the
+// counts' margins (countedMargin, vcycleMargin) put them above nearly all
+// the fit half's runs at load 40-120. Before, the budget (2.5e9) bounded
+// the size-based estimate of the candidates alone, which the FM's work on
+// hub rows passed 2-3x (8.4 s on a held-out optimisation model). Larger
+// graphs get the budget of as many runs as a graph of strongBudgetM
+// edges. strongBudget is what Map uses: a variable for the tests, which
+// shrink it.
+const strongFullBudget = 4e9
 
 var strongBudget int64 = strongFullBudget
 
@@ -101,6 +101,30 @@ const maxCandidates = 24
 var workPerEdge = [2][2]float64{
 	{5270, 3080},  // default: HM, IM
 	{10200, 7320}, // strong: HM, IM
+}
+
+// countedPerEdge, countedPerEntry, countedPerPE and countedMargin: see
+// countedCost. The fit (the CPU time of every kind of candidate at -t 1 on
+// the fit half onto 4:8:2 and 4:8:6, load 40-120) has residuals of 1.29x
+// at one standard deviation and 1.46x at the 90th percentile (TG, social
+// graphs at most 1.9x); the size-based model (work) had 1.7x and 1.9x.
+var countedPerEdge = [4]float64{2150, 2065, 3750, 3263} // by kindOf: default HM, IM, strong HM, IM
+
+const (
+	countedPerEntry = 17.05
+	countedPerPE    = 254676
+	countedMargin   = 1.45
+)
+
+// entryRatio[a][b] bounds the FM entries of a candidate of kind b (kindOf)
+// by those a candidate of kind a counted on the same graph: the 90th
+// percentile of the ratio on the fit half (strong's own HM counted a
+// median 3.1x, at most 8.4x, default's HM; default's IM 0.54x).
+var entryRatio = [4][4]float64{
+	{1, 0.65, 5.88, 4.58},
+	{4.37, 1, 22.81, 14.64},
+	{0.45, 0.28, 1, 0.99},
+	{0.55, 0.30, 1.69, 1},
 }
 
 // workMargin puts the estimates above 90% of the fit half's runs (the
@@ -176,55 +200,55 @@ func (p *pipeline) candidates(alg Algorithm, oneToOne bool) []candidate {
 	case p.measuresBoth():
 		return []candidate{{Default, Multisection, p.opt.Seed, true}, {Default, Integrated, p.opt.Seed, true}}
 	case p.opt.Preset == Strong:
-		return planStrong(p.g.M(), p.top.K(), p.features, alg, p.defaultBoth(), p.opt.Seed, strongBudget)
+		cands, _ := planStrong(p.g.M(), alg, p.features, p.defaultBoth(), p.opt.Seed)
+		return cands
 	}
 	return nil
 }
 
-// planStrong is the portfolio of strong on a graph of m edges with
-// features f: the candidates in order while the estimated wall time of
-// the plan on two workers, each taking the next candidate when it is
-// free, fits the budget (scaled up for graphs of more than strongBudgetM
-// edges). Default's mapping comes first and runs whatever the budget
+// planStrong lists the candidates of strong on a graph of m edges with
+// features f, at most maxCandidates, dealt to the portfolio's chains:
+// candidate i goes to chain i mod portfolioWorkers (see chainBudget,
+// which decides at run time which of them run). Default's mapping comes
+// first, in the first defaults entries, which run whatever the budget
 // says: HM and IM with their plain settings where default maps with both
 // (both), else its plain pipeline with the chosen algorithm below
-// bothMaxEdges, its pipeline adapted to the features above. On hub
-// graphs strong's own settings are default's (withFeatures), so only
-// default's candidates run there.
-func planStrong(m int64, k int, f features.Features, alg Algorithm, both bool, seed uint64, budget int64) []candidate {
-	budget = int64(float64(scaledBudget(m, budget)) * strongCandidateShare)
-	other := Integrated
+// bothMaxEdges, its pipeline adapted to the features above. Chain 0 maps
+// with the chosen algorithm (HM where both), chain 1 with the other, each
+// alternating default's settings and strong's own over the seeds: a
+// chain's first candidate of a kind is estimated from the kinds it
+// counted before (entryRatio), and the same algorithm under the other
+// preset is the nearest kind. On hub graphs strong's own settings are
+// default's (withFeatures), so only default's candidates are listed there.
+func planStrong(m int64, alg Algorithm, f features.Features, both bool, seed uint64) (cands []candidate, defaults int) {
+	algs := [portfolioWorkers]Algorithm{alg, Integrated}
 	if alg == Integrated {
-		other = Multisection
+		algs[1] = Multisection
+	}
+	if both {
+		algs = [portfolioWorkers]Algorithm{Multisection, Integrated}
 	}
 	plain := m < bothMaxEdges
-	cands := []candidate{{Default, alg, seed, plain}}
-	if both {
-		cands = []candidate{{Default, Multisection, seed, true}, {Default, Integrated, seed, true}}
-	}
-	var load twoWorkerLoad
-	for _, c := range cands {
-		load.take(work(m, k, f, c))
-	}
-	for round := uint64(0); len(cands) < maxCandidates; round++ {
+	var chains [portfolioWorkers][]candidate
+	for round := uint64(0); len(chains[0])+len(chains[1]) < maxCandidates; round++ {
 		s := seed + round*0x9e3779b97f4a7c15
-		added := false
-		for _, c := range []candidate{{Default, alg, s, plain}, {Strong, alg, s, false}, {Default, other, s, plain}, {Strong, other, s, false}} {
-			if c.preset == Strong && f.Kind() == features.Hubs || slices.Contains(cands, c) || len(cands) == maxCandidates {
-				continue
+		for c, a := range algs {
+			chains[c] = append(chains[c], candidate{Default, a, s, plain})
+			if f.Kind() != features.Hubs {
+				chains[c] = append(chains[c], candidate{Strong, a, s, false})
 			}
-			w := work(m, k, f, c)
-			if i := min(load[0], load[1]); i+w > budget {
-				continue
-			}
-			load.take(w)
-			cands, added = append(cands, c), true
-		}
-		if !added && round > 0 {
-			break // later rounds cost the same (round 0 may hold only default's duplicates)
 		}
 	}
-	return cands
+	for i := 0; len(cands) < maxCandidates; i++ {
+		for c := range chains {
+			cands = append(cands, chains[c][i])
+		}
+	}
+	defaults = 1
+	if both {
+		defaults = 2
+	}
+	return cands, defaults
 }
 
 // scaledBudget is strong's budget on a graph of m edges: budget up to
@@ -236,26 +260,98 @@ func scaledBudget(m int64, budget int64) int64 {
 	return budget
 }
 
-// twoWorkerLoad is the estimated busy time of the two workers of -t 2:
-// a candidate goes to the one free first (the first on ties), as in
-// runPortfolio.
-type twoWorkerLoad [2]int64
+// portfolioWorkers is the number of chains the candidates are dealt to:
+// the two workers of -t 2, strong's budget's reference. Candidate i goes
+// to chain i mod portfolioWorkers, whatever the thread count, and each
+// chain decides from its own counted work alone whether its next candidate
+// runs, so the decisions, and with them the mapping, are the same at -t 1
+// (the chains one after the other), -t 2 (one chain per thread) and
+// beyond (each chain on its share of the threads).
+const portfolioWorkers = 2
 
-// take schedules work w and returns the makespan.
-func (l *twoWorkerLoad) take(w int64) int64 {
-	i := 0
-	if l[1] < l[0] {
-		i = 1
+// chainBudget decides which of a chain's candidates run: the next one
+// runs while the chain's spent time plus the next one's estimate fits the
+// budget (time in work units: ns of one core of the reference machine).
+// Spent time is counted, not measured: each finished candidate's counted
+// FM work, edge count and PEs (countedCost). A candidate of a kind
+// (preset and algorithm) the chain ran before is estimated at the
+// costliest such run; of a new kind, from the FM work the chain counted
+// on the kinds it ran, times entryRatio (so a graph whose FM costs more
+// than its size says, hub rows, cuts the chain's later candidates instead
+// of running past the budget); before anything ran, by the size-based
+// model (work).
+type chainBudget struct {
+	budget  int64
+	spent   int64
+	runs    int      // candidates run
+	last    int64    // counted time of the last candidate
+	cost    [4]int64 // the costliest run of each kind (kindOf), 0: none
+	entries [4]int64 // the most FM entries counted on each kind
+}
+
+// kindOf indexes countedPerEdge and entryRatio: preset, then algorithm.
+func kindOf(c candidate) int {
+	k := 0
+	if c.preset == Strong {
+		k = 2
 	}
-	l[i] += w
-	return max(l[0], l[1])
+	if c.alg == Integrated {
+		k++
+	}
+	return k
+}
+
+// estimate is candidate c's time on a graph of m edges onto k PEs whose
+// size-based estimate is model.
+func (b *chainBudget) estimate(c candidate, m int64, k int, model int64) int64 {
+	to := kindOf(c)
+	if b.cost[to] > 0 {
+		return b.cost[to]
+	}
+	est := int64(-1)
+	for from := range b.entries {
+		if b.cost[from] > 0 {
+			e := int64(float64(b.entries[from]) * entryRatio[from][to])
+			est = max(est, countedCost(c.preset, c.alg, m, k, e))
+		}
+	}
+	if est < 0 {
+		return model
+	}
+	return est
+}
+
+// admits reports whether a candidate estimated at est units fits.
+func (b *chainBudget) admits(est int64) bool { return b.spent+est <= b.budget }
+
+// done charges a finished candidate c that counted cost after fm FM
+// entries.
+func (b *chainBudget) done(c candidate, fm, cost int64) {
+	b.spent += cost
+	b.runs++
+	b.last = cost
+	k := kindOf(c)
+	b.cost[k], b.entries[k] = max(b.cost[k], cost), max(b.entries[k], fm)
+}
+
+// countedCost is the time of a finished candidate of preset pr and
+// algorithm alg on a graph of m edges onto k PEs that counted fm entries
+// of FM work (refinement.FMConfig.Work), in work units: the least-squares
+// fit of the one-thread CPU time of every candidate kind (countedPerEdge,
+// countedPerEntry, countedPerPE) on the fit half of the real corpus,
+// times countedMargin.
+func countedCost(pr Preset, alg Algorithm, m int64, k int, fm int64) int64 {
+	pe := countedPerEdge[kindOf(candidate{preset: pr, alg: alg})]
+	return int64((pe*float64(m) + countedPerEntry*float64(fm) + countedPerPE*float64(k)) * countedMargin)
 }
 
 // runPortfolio maps with the candidates (p itself for the one with p's
 // preset and seed and the algorithm -a auto chose, alg) and returns the
 // best mapping with its metrics (nil, nil when every candidate failed;
 // p.err says why). run maps with a pipeline and an algorithm; the first
-// candidate keeps p's progress output, the others are silent.
+// candidate keeps p's progress output, the others are silent. Under
+// strong the candidates after default's run while their chain's counted
+// work fits the budget (chainBudget); every other preset runs them all.
 func (p *pipeline) runPortfolio(cands []candidate, alg Algorithm, run func(*pipeline, Algorithm) []int32) ([]int32, *graph.Metrics) {
 	pipes := make([]*pipeline, len(cands))
 	for i, c := range cands {
@@ -274,40 +370,53 @@ func (p *pipeline) runPortfolio(cands []candidate, alg Algorithm, run func(*pipe
 		}
 		pipes[i] = q
 	}
-	threads := p.x.Threads()
-	workers := min(threads, len(pipes))
+	strong := p.opt.Preset == Strong
+	defaults := len(cands)
+	if strong {
+		defaults = 1
+		if p.defaultBoth() {
+			defaults = 2
+		}
+	}
+	budget := int64(float64(scaledBudget(p.g.M(), strongBudget)) * strongCandidateShare)
+	chains := make([]chainBudget, portfolioWorkers)
 	pes := make([][]int32, len(pipes))
-	if workers < 2 {
-		for i, q := range pipes {
-			q.backend = p.backend
-			pes[i] = run(q, cands[i].alg)
+	ran := make([]bool, len(pipes))
+	// chain maps chain c's candidates on x and b.
+	chain := func(c int, x *par.Exec, b backend.Backend) {
+		cb := &chains[c]
+		cb.budget = budget
+		for i := c; i < len(pipes); i += portfolioWorkers {
+			m, k := p.g.M(), p.top.K()
+			if i >= defaults && !cb.admits(cb.estimate(cands[i], m, k, work(m, k, p.features, cands[i]))) {
+				continue // a later, cheaper candidate may still fit
+			}
+			q := pipes[i]
+			q.x, q.backend = x, b
+			w0 := q.work.Load()
+			pes[i], ran[i] = run(q, cands[i].alg), true
+			fm := q.work.Load() - w0
+			cb.done(cands[i], fm, countedCost(cands[i].preset, cands[i].alg, m, k, fm))
+		}
+	}
+	threads := p.x.Threads()
+	if workers := min(threads, portfolioWorkers, len(pipes)); workers < 2 {
+		for c := range portfolioWorkers {
+			chain(c, p.x, p.backend)
 		}
 	} else {
-		// Each worker takes the next candidate; which worker maps a
-		// candidate changes nothing in its mapping.
+		// One chain per worker, each on its share of the threads; which
+		// worker maps a candidate changes nothing in its mapping.
 		x, backend := p.x, p.backend
-		var next sync.Mutex
-		taken := 0
 		var wg sync.WaitGroup
-		for w := range workers {
-			share := max(1, (threads+w)/workers)
+		for c := range portfolioWorkers {
+			share := max(1, (threads+c)/portfolioWorkers)
 			wx, wb := par.New(share), cpu.New(share)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				defer wb.Close()
-				for {
-					next.Lock()
-					i := taken
-					taken++
-					next.Unlock()
-					if i >= len(pipes) {
-						return
-					}
-					q := pipes[i]
-					q.x, q.backend = wx, wb
-					pes[i] = run(q, cands[i].alg)
-				}
+				chain(c, wx, wb)
 			}()
 		}
 		wg.Wait()
@@ -315,7 +424,11 @@ func (p *pipeline) runPortfolio(cands []candidate, alg Algorithm, run func(*pipe
 	}
 	best, bestM := -1, graph.Metrics{}
 	ms := make([]graph.Metrics, len(pipes))
+	n := 0
 	for i, q := range pipes {
+		if ran[i] {
+			n++
+		}
 		if q.err != nil || pes[i] == nil {
 			pes[i] = nil
 			continue
@@ -330,11 +443,16 @@ func (p *pipeline) runPortfolio(cands []candidate, alg Algorithm, run func(*pipe
 			best, bestM = i, m
 		}
 	}
-	if best >= 0 && p.opt.Preset == Strong {
-		p.t.logf("%s: %d pipelines, the lowest J (%d) from the %s preset's %s with seed %d", p.opt.Preset, len(pipes), bestM.J,
+	if best >= 0 && strong {
+		p.t.logf("%s: %d pipelines, the lowest J (%d) from the %s preset's %s with seed %d", p.opt.Preset, n, bestM.J,
 			cands[best].preset, cands[best].alg, cands[best].seed)
-		budget := strongVCycleBudget(p.g.M(), p.top.K(), p.features, cands, strongBudget)
-		if i, pe := p.vcycles(pes, ms, budget); pe != nil {
+		spent := int64(0)
+		for c, cb := range chains {
+			p.t.logf("strong: worker %d ran %d candidates, counted %d of %d units (the last %d)", c, cb.runs, cb.spent, cb.budget, cb.last)
+			spent = max(spent, cb.spent)
+		}
+		vb := strongVCycleBudget(p.g.M(), spent, strongBudget)
+		if i, pe := p.vcycles(pes, ms, vb); pe != nil {
 			if m, err := graph.Evaluate(p.g, p.top, pe, p.opt.Eps); err == nil && m.Feasible && m.J <= bestM.J {
 				best, bestM, pes[i] = i, m, pe
 			}
@@ -349,10 +467,10 @@ func (p *pipeline) runPortfolio(cands []candidate, alg Algorithm, run func(*pipe
 		}
 		return nil, nil
 	}
-	if c := cands[best]; p.opt.Preset == Strong {
+	if c := cands[best]; strong {
 		p.t.logf("%s: J %d after the V-cycles from the %s preset's %s with seed %d", p.opt.Preset, bestM.J, c.preset, c.alg, c.seed)
 	} else {
-		p.t.logf("%s: %d pipelines, the lowest J (%d) from the %s preset's %s with seed %d", p.opt.Preset, len(pipes), bestM.J, c.preset, c.alg, c.seed)
+		p.t.logf("%s: %d pipelines, the lowest J (%d) from the %s preset's %s with seed %d", p.opt.Preset, n, bestM.J, c.preset, c.alg, c.seed)
 	}
 	return pes[best], &bestM
 }

@@ -24,94 +24,69 @@ func init() {
 	}
 }
 
-// Strong's plan at its full budget: default's pipeline with the chosen
-// algorithm and the user's seed first (even beyond the budget), then
-// strong's own and the other algorithm, then further seeds, while the
-// estimated wall time on two workers fits the budget; graphs above
-// strongBudgetM edges get as many candidates as one of strongBudgetM;
-// hub graphs, where strong's own settings are default's, run default's
-// candidates only; small graphs stop at maxCandidates.
+// Strong's candidates: default's pipeline with the chosen algorithm and
+// the user's seed first (both algorithms where default maps with both),
+// then strong's own and the other algorithm, then further seeds, at most
+// maxCandidates; hub graphs, where strong's own settings are default's,
+// list default's candidates only.
 func TestStrongPlan(t *testing.T) {
 	mesh := features.Features{DegreeCV: 0.15, VertexKeep: 0.28, EdgeKeep: 0.28}
 	hubs := features.Features{DegreeCV: 3.2, VertexKeep: 0.54, EdgeKeep: 0.88}
 	const seed = 7
-	for _, m := range []int64{1e3, 1e4, 1e5, 3e5, 1e6} {
+	for _, m := range []int64{1e3, 1e6} {
 		for _, alg := range []Algorithm{Multisection, Integrated} {
 			both := m < bothMaxEdges
-			cs := planStrong(m, 192, mesh, alg, both, seed, strongFullBudget)
+			cs, defaults := planStrong(m, alg, mesh, both, seed)
 			first := candidate{Default, alg, seed, false}
 			if both {
 				first = candidate{Default, Multisection, seed, true}
 			}
-			if len(cs) == 0 || cs[0] != first {
-				t.Fatalf("m=%d %s: plan %v does not start with default's pipeline", m, alg, cs)
+			if len(cs) != maxCandidates || cs[0] != first || defaults != 1+b2i(both) || cs[2].preset != Strong || cs[2].alg != cs[0].alg {
+				t.Fatalf("m=%d %s: plan %v (%d defaults) does not start with default's pipeline", m, alg, cs, defaults)
 			}
-			defaults := 1
-			if both {
-				defaults = 2
-			}
-			if w := twoWorkers(m, 192, mesh, cs, defaults); w > strongFullBudget || len(cs) > maxCandidates {
-				t.Errorf("m=%d %s: %d candidates, %d units on a worker, budget %d", m, alg, len(cs), w, int64(strongFullBudget))
-			}
-			seeds := map[uint64]bool{}
-			algs := map[Algorithm]bool{}
-			presets := map[Preset]bool{}
-			for _, c := range cs {
+			seeds, algs, presets := map[uint64]bool{}, map[Algorithm]bool{}, map[Preset]bool{}
+			for _, c := range cs[:8] {
 				seeds[c.seed], algs[c.alg], presets[c.preset] = true, true, true
 			}
-			if m <= 1e4 && (len(seeds) < 2 || len(algs) < 2 || len(presets) < 2) {
+			if len(seeds) < 2 || len(algs) < 2 || len(presets) < 2 {
 				t.Errorf("m=%d %s: plan %v lacks seeds, algorithms or presets", m, alg, cs)
 			}
 		}
 	}
-	if a, b := planStrong(1e6, 192, mesh, Multisection, false, seed, strongFullBudget), planStrong(4e6, 192, mesh, Multisection, false, seed, strongFullBudget); !slices.Equal(a, b) {
-		t.Errorf("4e6 edges: plan %v, 1e6 edges: %v", b, a)
-	}
-	if cs := planStrong(1e3, 192, mesh, Multisection, true, seed, strongFullBudget); len(cs) != maxCandidates {
-		t.Errorf("1e3 edges: %d candidates, want %d", len(cs), maxCandidates)
-	}
-	for _, c := range planStrong(1e4, 192, hubs, Integrated, true, seed, strongFullBudget) {
+	cs, _ := planStrong(1e4, Integrated, hubs, true, seed)
+	for _, c := range cs {
 		if c.preset != Default {
 			t.Errorf("hub graph: candidate %+v", c)
 		}
 	}
 }
 
-// twoWorkers is the largest estimated time at which one of two workers
-// that map the candidates, each taking the next one when it is free (the
-// first worker on ties), finishes a candidate after the first defaults
-// (default's, which run whatever the budget says).
-func twoWorkers(m int64, k int, f features.Features, cs []candidate, defaults int) int64 {
-	var load [2]int64
-	var end int64
-	for i, c := range cs {
-		w := 0
-		if load[1] < load[0] {
-			w = 1
-		}
-		load[w] += work(m, k, f, c)
-		if i >= defaults {
-			end = max(end, load[w])
-		}
+func b2i(b bool) int {
+	if b {
+		return 1
 	}
-	return end
+	return 0
 }
 
-// Issue 25: on MIT8 (251k edges of degree 78, 4:8:6) and social_location
-// strong ran default's plain HM and IM, whatever its budget said, and the
-// HM alone took 5.4-5.6 s on one of the two workers. Default now maps
-// such dense graphs with one algorithm, and no plan, default's included,
-// is estimated past the budget on two workers unless it is default's
-// single pipeline.
-func TestStrongPlanDenseGraph(t *testing.T) {
-	mit8 := features.Features{DegreeCV: 1.01, VertexKeep: 0.30, EdgeKeep: 0.62}
-	const m, k = 251252, 192
-	cs := planStrong(m, k, mit8, Multisection, false, 1, strongFullBudget)
-	if w := twoWorkers(m, k, mit8, cs, 0); w > strongFullBudget && len(cs) > 1 {
-		t.Fatalf("plan %v: %d units on the busier worker, budget %d", cs, w, int64(strongFullBudget))
+// chainBudget by hand: budget 100. Before anything ran, a candidate is
+// estimated by the model (60: fits). Default's HM counted 90 after 10 FM
+// entries: another default HM is estimated at 90 (no longer fits), a
+// strong HM from 5.88x its entries.
+func TestChainBudget(t *testing.T) {
+	b := chainBudget{budget: 100}
+	dhm, shm := candidate{Default, Multisection, 1, true}, candidate{Strong, Multisection, 1, false}
+	if e := b.estimate(dhm, 1000, 64, 60); e != 60 || !b.admits(e) {
+		t.Fatalf("first candidate estimated at %d", e)
 	}
-	if cs[0] != (candidate{Default, Multisection, 1, true}) {
-		t.Fatalf("plan %v does not start with default's plain HM", cs)
+	b.done(dhm, 10, 90)
+	if e := b.estimate(dhm, 1000, 64, 60); e != 90 || b.admits(e) {
+		t.Fatalf("a second default HM estimated at %d, admitted %v", e, b.admits(e))
+	}
+	if e, want := b.estimate(shm, 1000, 64, 60), countedCost(Strong, Multisection, 1000, 64, 58); e != want {
+		t.Fatalf("strong's HM estimated at %d, want %d", e, want)
+	}
+	if b.spent != 90 || b.runs != 1 || b.last != 90 {
+		t.Fatalf("chain %+v", b)
 	}
 }
 
@@ -375,6 +350,79 @@ func TestFinalPassSkippedOnDenseTables(t *testing.T) {
 		}
 		if got := strings.Contains(progress.String(), "refine-J: skipped ("); got != c.skip {
 			t.Errorf("%s: final J pass skipped %v, want %v:\n%s", c.name, got, c.skip, progress.String())
+		}
+	}
+}
+
+// hubGraph is a hand-made hub graph: a ring of n leaves and hubs vertices
+// of degree deg each, linked to leaves spread over the ring, so that FM
+// moves of a hub, or next to one, update long connectivity rows.
+func hubGraph(n, hubs, deg int) *graph.Graph {
+	b := graph.NewBuilder(n + hubs)
+	for v := range n {
+		b.AddEdge(v, (v+1)%n, 1)
+	}
+	for h := range hubs {
+		for i := range deg {
+			b.AddEdge(n+h, (h*7919+i*(n/deg)+i*i)%n, 1)
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		panic(err)
+	}
+	return g
+}
+
+// Issue 25: strong took 8.4 s at -t 2 on a held-out graph with hub rows,
+// where its plan, estimated from the graph's size, said far less. Strong
+// now budgets by the work its candidates counted: on a hub graph, each
+// worker's counted time passes its budget by at most the last candidate
+// it ran (past default's, which run whatever the budget says), and each
+// V-cycle chain's counted units pass its budget by at most its costliest
+// cycle.
+func TestStrongBudgetOnHubs(t *testing.T) {
+	top, _ := topology.Parse("4:4:3", "1:10:100")
+	g := hubGraph(4000, 80, 50)
+	defer func(b int64) { strongBudget = b }(strongBudget)
+	strongBudget = strongFullBudget / 4 // room for candidates past default's
+	for _, threads := range []int{1, 2} {
+		var progress strings.Builder
+		opt := DefaultOptions()
+		opt.Seed, opt.Backend, opt.Preset, opt.Threads, opt.Progress = 4, CPU, Strong, threads, &progress
+		if _, err := Map(g, top, opt); err != nil {
+			t.Fatal(err)
+		}
+		log := progress.String()
+		workers, chains := 0, 0
+		for _, line := range strings.Split(log, "\n") {
+			var c, runs int
+			var spent, budget, last, cycles, kept, work, units, entries, largest int64
+			var from int
+			var j0, j1 int64
+			if i := strings.Index(line, "strong: worker "); i >= 0 {
+				if _, err := fmt.Sscanf(line[i:], "strong: worker %d ran %d candidates, counted %d of %d units (the last %d)",
+					&c, &runs, &spent, &budget, &last); err != nil {
+					t.Fatalf("%q: %v", line, err)
+				}
+				workers++
+				if runs > 1 && spent > budget+last {
+					t.Errorf("%d threads, worker %d: %d candidates counted %d units, budget %d, the last %d", threads, c, runs, spent, budget, last)
+				}
+			}
+			if i := strings.Index(line, "strong: V-cycles from"); i >= 0 {
+				if _, err := fmt.Sscanf(line[i:], "strong: V-cycles from candidate %d: J %d -> %d (%d cycles, %d kept, %d of %d units, %d FM entries, the costliest cycle %d)",
+					&from, &j0, &j1, &cycles, &kept, &work, &units, &entries, &largest); err != nil {
+					t.Fatalf("%q: %v", line, err)
+				}
+				chains++
+				if work > units+largest || entries == 0 && cycles > 0 {
+					t.Errorf("%d threads: V-cycles counted %d units (%d FM entries), budget %d, the costliest cycle %d", threads, work, entries, units, largest)
+				}
+			}
+		}
+		if workers != portfolioWorkers || chains != 2 {
+			t.Fatalf("%d threads: %d workers, %d V-cycle chains in the progress:\n%s", threads, workers, chains, log)
 		}
 	}
 }

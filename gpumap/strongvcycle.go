@@ -1,10 +1,8 @@
 package gpumap
 
 import (
-	"math"
 	"slices"
 
-	"github.com/gpumap/gpumap/gpumap/features"
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
 	"github.com/gpumap/gpumap/gpumap/refinement"
@@ -23,8 +21,9 @@ import (
 // reaches the budget planStrong left (strongVCycleBudget) or after two
 // cycles in a row that gained nothing.
 
-// strongCandidateShare is the part of strong's budget that planStrong
-// gives to candidates; the V-cycles get what the plan leaves of the rest.
+// strongCandidateShare is the part of strong's budget that each chain of
+// candidates may spend (chainBudget); the V-cycles get what the busier
+// chain leaves.
 const strongCandidateShare = 0.5
 
 // strongVCycle is the refinement on every level of strong's V-cycles.
@@ -34,43 +33,42 @@ const strongCandidateShare = 0.5
 // local optimum of the cycles is reached within two or three cycles.
 var strongVCycle = vcycle.Config{LPRounds: 2, FM: refinement.FMConfig{Rounds: 2, Alpha: 30}}
 
-// vcycleNsPerUnit estimates the CPU time of one of vcycle.Work's units
-// of a V-cycle from a mapping whose blocksPerEdgeEnd is bpe, in work
-// units (ns of one core of the reference machine, see workPerEdge), with
-// workMargin: the least-squares fit of the logarithm of the one-thread
-// CPU time per unit on the fit half of the real corpus onto 4:8:2 and
-// 4:8:6 (three cycles from default's mapping, 152 cycles at load 10-25;
-// residuals 1.58x at one standard deviation, 1.70x at the 90th
-// percentile, 3.5x at most: p2p-Gnutella08, whose cycles then take 1.8x
-// their budget). A cycle's levels are refined by FM and label
-// propagation, whose work per edge grows with the blocks next to a
-// vertex, as the final J pass's does (denseTables): the mapping's spread
-// explains the time better than the graph's features (degree spread,
-// edge survival and k together: 1.72x, 2.1x at the 90th percentile).
-func vcycleNsPerUnit(bpe float64) float64 {
-	return vcycleUnitNs * math.Pow(max(bpe, 1), vcycleBPEExp) * workMargin
-}
+// A V-cycle's time is vcycleUnitNs per unit of vcycle.Work (the levels'
+// vertices and edges: matching, contraction, label propagation) plus
+// vcycleEntryNs per connectivity entry its FM counted
+// (refinement.FMConfig.Work), in work units (ns of one core of the
+// reference machine, see workPerEdge), times vcycleMargin: the
+// least-squares fit of the one-thread CPU time of strong's V-cycles on
+// the fit half of the real corpus onto 4:8:6 (9 graphs, both chains
+// together, load 30-120): residuals 1.11x at one standard deviation,
+// 1.18x at most. The entry costs what it costs in the candidates' FM
+// (countedPerEntry). Without the entries (the levels' size alone) the
+// residuals were 1.71x, 2.6x on vibrobox, whose rows are dense; the
+// model before, per unit times the mapping's blocks next to an edge's
+// end to the power 0.49, was 3.5x off on p2p-Gnutella08.
+// vcycleFirstEntries estimates the FM entries of a chain's first cycle,
+// whose cost is not counted yet, per edge end and block next to it (the
+// mapping's blocksPerEdgeEnd): its FM moves update as many entries per
+// neighbour as blocks next to it. On the fit half vibrobox onto 4:8:6 (6
+// blocks next to an edge's end) counted 14.2 in its first cycle. Before,
+// the estimate was twice the levels' n + m, and MIT8's first cycle onto
+// 4:8:6 (report half: 55 blocks, 18 entries each) ran at 21x it: 30 s of
+// CPU past a 2.7M-unit budget.
+const vcycleFirstEntries = 15
 
 const (
-	vcycleUnitNs = 208
-	vcycleBPEExp = 0.49
+	vcycleUnitNs  = 151.0
+	vcycleEntryNs = 17.1
+	vcycleMargin  = 1.2
 )
 
 // strongVCycleBudget is the budget of each V-cycle chain, in work units:
-// strong's budget for a graph of m edges less the estimated wall time of
-// the plan's candidates on two workers, and at least the share that
-// planStrong left to the V-cycles. Default's candidates run whatever the
-// budget says, and on dense social graphs their estimate alone passes it
-// (CA-HepPh onto 4:8:2: 2.8e9 units for default's HM, which took 1.2 s
-// of CPU), where the V-cycles gain most of the fit half (-2 to -3% J).
-func strongVCycleBudget(m int64, k int, f features.Features, cands []candidate, budget int64) int64 {
-	var load twoWorkerLoad
-	span := int64(0)
-	for _, c := range cands {
-		span = load.take(work(m, k, f, c))
-	}
-	b := scaledBudget(m, budget)
-	return max(int64(float64(b)*(1-strongCandidateShare)), b-span)
+// strong's budget for a graph of m edges less the counted time of the
+// busier candidate chain (spent; the V-cycles start when both chains are
+// done). Default's candidates run whatever the budget says, so where they
+// alone pass it no V-cycle runs.
+func strongVCycleBudget(m int64, spent int64, budget int64) int64 {
+	return max(0, scaledBudget(m, budget)-spent)
 }
 
 // vcycles refines the best of the candidates' mappings (pes; nil where a
@@ -95,7 +93,12 @@ func (p *pipeline) vcycles(pes [][]int32, ms []graph.Metrics, budget int64) (int
 		}
 		return 0
 	})
-	units := int64(float64(budget) / vcycleNsPerUnit(blocksPerEdgeEnd(p.x, p.g, pes[order[0]], p.top.K())))
+	units := int64(float64(budget) / (vcycleUnitNs * vcycleMargin))
+	// The first cycle's FM entries: vcycleFirstEntries per edge end and
+	// block next to it (blocksPerEdgeEnd of the best mapping).
+	bpe := blocksPerEdgeEnd(p.x, p.g, pes[order[0]], p.top.K())
+	first := 2*vcycle.Work(p.g.N(), len(p.g.Adj)) +
+		int64(vcycleFirstEntries*float64(len(p.g.Adj))*bpe*vcycleEntryNs/vcycleUnitNs)
 	type chain struct {
 		from int
 		pe   []int32
@@ -110,7 +113,7 @@ func (p *pipeline) vcycles(pes [][]int32, ms []graph.Metrics, budget int64) (int
 	run := func(i int, x *par.Exec) {
 		cfg := strongVCycle
 		cfg.Seed = p.opt.Seed ^ 0x76637963 + uint64(i)*0x9e3779b97f4a7c15
-		cfg.Budget = units
+		cfg.Budget, cfg.EntryUnits, cfg.FirstWork = units, vcycleEntryNs/vcycleUnitNs, first
 		chains[i].st = vcycle.Run(x, p.g, p.top, chains[i].pe, maxW, cfg)
 	}
 	p.t.phase("v-cycles", func() {
@@ -120,8 +123,8 @@ func (p *pipeline) vcycles(pes [][]int32, ms []graph.Metrics, budget int64) (int
 	})
 	best := 0
 	for i, c := range chains {
-		p.t.logf("strong: V-cycles from candidate %d: J %d -> %d (%d cycles, %d kept, %d of %d units)",
-			c.from, c.st.Before, c.st.After, c.st.Cycles, c.st.Kept, c.st.Work, units)
+		p.t.logf("strong: V-cycles from candidate %d: J %d -> %d (%d cycles, %d kept, %d of %d units, %d FM entries, the costliest cycle %d)",
+			c.from, c.st.Before, c.st.After, c.st.Cycles, c.st.Kept, c.st.Work, units, c.st.Entries, c.st.Largest)
 		if c.st.After < chains[best].st.After {
 			best = i
 		}

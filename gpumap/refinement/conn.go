@@ -24,6 +24,9 @@ type ConnTable struct {
 
 	agg aggScratch // for BestMove on vertices with many adjacent blocks
 	hub int64      // vertices of higher degree are frozen: no entries, never moved
+	// work counts the entries built and updated (FMConfig.Work); only the
+	// sequential parts of the parallel FM write it.
+	work int64
 }
 
 // hubDegree is the degree above which a vertex is frozen in FM: moving it
@@ -95,6 +98,7 @@ func (c *ConnTable) ensure(v int32) {
 		g := c.s.G
 		frozen := c.Frozen(v)
 		c.off[v] = c.slots(g.XAdj[v+1]-g.XAdj[v], !frozen)
+		c.work += g.XAdj[v+1] - g.XAdj[v]
 		if !frozen {
 			c.valid[v] = c.gen
 		}
@@ -135,6 +139,7 @@ func (c *ConnTable) Move(v, to int32) {
 	s.Move(v, to)
 	g := s.G
 	xadj, blk, cw, cnt, off := g.XAdj, c.blk, c.w, c.cnt, c.off
+	c.work += xadj[v+1] - xadj[v]
 	for e := xadj[v]; e < xadj[v+1]; e++ {
 		w := g.W(e)
 		if w == 0 {
@@ -145,6 +150,7 @@ func (c *ConnTable) Move(v, to int32) {
 			continue // not built yet (or frozen): built from scratch when needed
 		}
 		base := off[u]
+		c.work += int64(cnt[u])
 		end := shiftEntry(blk, cw, base, base+int64(cnt[u]), from, to, w)
 		cnt[u] = int32(end - base)
 	}
@@ -297,6 +303,7 @@ func (c *ConnTable) BuildAll(x *par.Exec, vs []int32) {
 		}
 	})
 	c.used += total
+	c.work += total
 }
 
 // unbuilt reports whether BuildAll builds v: not built yet, not frozen.

@@ -5,6 +5,7 @@ import (
 	"github.com/gpumap/gpumap/gpumap/internal/pq"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 )
 
 // FMConfig tunes the localized k-way FM.
@@ -39,6 +40,13 @@ type FMConfig struct {
 	// graphs the rare gaining search comes after long fruitless runs, and
 	// the bound cost 2-4% J at 2^20 vertices. 0: no bound.
 	Waste float64
+	// Work, when not nil, is charged the run's counted work: the
+	// connectivity entries its moves updated and its queries built (a
+	// moved vertex's degree plus its built neighbours' entry lists, a
+	// built vertex's degree), so a caller can budget by the work done
+	// rather than by the graph's size: on hub rows a move costs its whole
+	// neighbourhood. The count is the same for any thread count.
+	Work *atomic.Int64
 }
 
 // FM runs localized k-way Fiduccia–Mattheyses refinement on s: searches
@@ -137,6 +145,9 @@ func growU32(a []uint32, n int) []uint32 {
 // not at hand, and rounds then stop only when one gains nothing.
 func (f *FM) Run(cost int64) int64 {
 	f.firstRound = f.round + 1
+	if f.cfg.Work != nil {
+		defer func(w0 int64) { f.cfg.Work.Add(f.ct.work - w0) }(f.ct.work)
+	}
 	total := int64(0)
 	for r := 0; r < f.cfg.Rounds; r++ {
 		gain := f.round1()

@@ -76,6 +76,7 @@ type searcher struct {
 	touched []int32 // blocks whose dbw may be non-zero
 	moves   []move
 	to      []int32
+	work    int64 // entries built and updated (FMConfig.Work)
 }
 
 // vstate is a vertex in a searcher's view.
@@ -136,7 +137,7 @@ func (f *batchFM) newSearcher() *searcher {
 		w = par.NewPrivate[searcher]()
 		w.heap = pq.New(0)
 	}
-	w.f = f
+	w.f, w.work = f, 0
 	w.heap.Reserve(n)
 	if cap(w.vs) < n {
 		// Grown, never shrunk. Zero is below every stamp: the old
@@ -188,6 +189,18 @@ func (f *batchFM) frozen(v int32) bool {
 }
 
 func (f *batchFM) run(cost int64) int64 {
+	if f.cfg.Work != nil {
+		// Every search's count depends only on the state its batch
+		// started from, so the sum over the workers does not depend on
+		// which worker ran which search.
+		defer func(w0 int64) {
+			w := f.ct.work - w0
+			for _, s := range f.ws {
+				w += s.work
+			}
+			f.cfg.Work.Add(w)
+		}(f.ct.work)
+	}
 	total := int64(0)
 	for r := 0; r < f.cfg.Rounds; r++ {
 		gain := f.round1()
@@ -393,6 +406,7 @@ func (w *searcher) build(v int32) {
 		}
 		eW[i] += wt
 	}
+	w.work += hi - lo
 	n := int32(len(eBlk)) - base
 	// Room to grow: v may come to see up to deg(v) blocks.
 	for i := int64(n); i < hi-lo; i++ {
@@ -409,6 +423,7 @@ func (w *searcher) build(v int32) {
 func (w *searcher) shift(u, from, to int32, wt int64) {
 	x := &w.vs[u]
 	base := int64(x.off)
+	w.work += int64(x.cnt)
 	end := shiftEntry(w.eBlk, w.eW, base, base+int64(x.cnt), from, to, wt)
 	x.cnt = int32(end - base)
 }
@@ -571,6 +586,7 @@ func (w *searcher) search(seed int32) searchResult {
 		} else {
 			fruitless++
 		}
+		w.work += g.XAdj[v+1] - g.XAdj[v]
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 			u := g.Adj[e]
 			x := &w.vs[u]

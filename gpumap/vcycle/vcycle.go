@@ -15,6 +15,8 @@
 package vcycle
 
 import (
+	"sync/atomic"
+
 	"github.com/gpumap/gpumap/gpumap/coarsening"
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
@@ -44,13 +46,24 @@ type Config struct {
 	WeightDiv int64
 	// PerPE: coarsening stops at PerPE vertices per PE (0: 4).
 	PerPE int
+	// EntryUnits is the work charged per connectivity entry the levels'
+	// FM built or updated (refinement.FMConfig.Work), in Work's units
+	// (0: FM is not charged). On hub rows a move updates a whole
+	// neighbourhood, which the levels' sizes do not tell.
+	EntryUnits float64
+	// FirstWork, when > 0, is the first cycle's estimated work (0: twice
+	// the finest level's Work); the later cycles are estimated by the last
+	// one's counted work.
+	FirstWork int64
 }
 
 // Stats says what Run did.
 type Stats struct {
 	Cycles, Kept  int
 	Before, After int64 // J
-	Work          int64 // counted work units
+	Work          int64 // counted work units, Entries' share included
+	Entries       int64 // connectivity entries the levels' FM counted
+	Largest       int64 // the work of the costliest cycle
 }
 
 // Work is the counted cost of refining a graph of n vertices and m edges
@@ -86,16 +99,21 @@ func Run(x *par.Exec, g *graph.Graph, top *topology.Topology, pe []int32, maxW [
 		minW = min(minW, w)
 	}
 	// The first cycle's work is not known before it ran: its finest level
-	// and a geometric series of coarser ones.
+	// and a geometric series of coarser ones, unless the caller knows more.
 	next := 2 * Work(g.N(), len(g.Adj))
+	if cfg.FirstWork > 0 {
+		next = cfg.FirstWork
+	}
 	cur := make([]int32, len(pe))
 	failed := 0
 	for c := 0; (cfg.MaxCycles <= 0 || c < cfg.MaxCycles) && st.Work+next <= cfg.Budget && failed < patience; c++ {
 		copy(cur, pe)
 		seed := cfg.Seed + uint64(c)*0x9e3779b97f4a7c15
-		nj, w := cycle(x, g, k, cur, maxW, obj, j, seed, minW/div, perPE*k, cfg)
+		nj, w, e := cycle(x, g, k, cur, maxW, obj, j, seed, minW/div, perPE*k, cfg)
 		st.Cycles++
 		st.Work += w
+		st.Entries += e
+		st.Largest = max(st.Largest, w)
 		next = w
 		if nj < j {
 			copy(pe, cur)
@@ -119,15 +137,16 @@ func hierarchy(x *par.Exec, g *graph.Graph, part []int32, seed uint64, maxWeight
 }
 
 // cycle runs one V-cycle on part, whose J is j, and returns the new J
-// (computed from scratch, not from the refiners' gains) and the counted
-// work.
+// (computed from scratch, not from the refiners' gains), the counted
+// work and the FM's counted entries (charged in the work).
 func cycle(x *par.Exec, g *graph.Graph, k int, part []int32, maxW []int64, obj refinement.Objective,
-	j int64, seed uint64, maxWeight int64, stop int, cfg Config) (int64, int64) {
+	j int64, seed uint64, maxWeight int64, stop int, cfg Config) (int64, int64, int64) {
 	levels := hierarchy(x, g, part, seed, maxWeight, stop)
 	work := Work(g.N(), len(g.Adj))
 	for _, l := range levels {
 		work += Work(l.Graph.N(), len(l.Graph.Adj))
 	}
+	var entries atomic.Int64
 	refine := func(lg *graph.Graph, p []int32, at int) {
 		s := refinement.NewState(lg, k, p, maxW, obj)
 		lvSeed := seed ^ uint64(at+1)*0xbf58476d1ce4e5b9
@@ -139,7 +158,7 @@ func cycle(x *par.Exec, g *graph.Graph, k int, part []int32, maxW []int64, obj r
 			}
 		}
 		fm := cfg.FM
-		fm.Seed = lvSeed
+		fm.Seed, fm.Work = lvSeed, &entries
 		j -= refinement.RunFMParallel(x, s, fm, j)
 	}
 	if len(levels) > 0 {
@@ -155,5 +174,6 @@ func cycle(x *par.Exec, g *graph.Graph, k int, part []int32, maxW []int64, obj r
 		}
 	}
 	refine(g, part, 0)
-	return obj.CostParallel(x, g, part), work
+	e := entries.Load()
+	return obj.CostParallel(x, g, part), work + int64(float64(e)*cfg.EntryUnits), e
 }

@@ -172,3 +172,37 @@ func TestSameForAnyThreadCount(t *testing.T) {
 		}
 	}
 }
+
+// With EntryUnits the FM's counted entries are charged: on a hub graph
+// (a ring whose vertices also link to a few dozen hubs) they are most of
+// the work, and the work stays within the budget plus the costliest cycle;
+// a first cycle the caller estimates past the budget does not start.
+func TestBudgetChargesFMEntries(t *testing.T) {
+	top, _ := topology.Parse("4:4:2", "1:10:100")
+	const n, hubs = 3000, 40
+	b := graph.NewBuilder(n + hubs)
+	for v := range n {
+		b.AddEdge(v, (v+1)%n, 1)
+		b.AddEdge(v, n+v%hubs, 1)
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := top.K()
+	c := cfg
+	c.Patience, c.EntryUnits = 1<<20, 1
+	c.Budget = 12 * Work(g.N(), len(g.Adj))
+	st := Run(par.New(1), g, top, balanced(g, k, 1), limits(g, k), c)
+	if st.Cycles < 1 || st.Entries == 0 || st.Work > c.Budget+st.Largest || st.Work < st.Entries {
+		t.Fatalf("budget %d: %d cycles, work %d, %d FM entries, the costliest cycle %d", c.Budget, st.Cycles, st.Work, st.Entries, st.Largest)
+	}
+	c.FirstWork = c.Budget + 1 // the caller's estimate of the first cycle does not fit
+	if st := Run(par.New(1), g, top, balanced(g, k, 1), limits(g, k), c); st.Cycles != 0 {
+		t.Fatalf("first cycle estimated past the budget: %d cycles", st.Cycles)
+	}
+	c.FirstWork, c.EntryUnits = 0, 0
+	if free := Run(par.New(1), g, top, balanced(g, k, 1), limits(g, k), c); free.Cycles <= st.Cycles {
+		t.Fatalf("the same budget ran %d cycles with the FM charged, %d without", st.Cycles, free.Cycles)
+	}
+}
