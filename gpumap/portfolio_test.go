@@ -237,6 +237,55 @@ func TestDefaultAutoIsTheBetterAlgorithm(t *testing.T) {
 	}
 }
 
+// Issue 25: on a graph that IM does not coarsen (at most CoarsenC
+// vertices per PE: the small graphs of the real corpus), IM's initial
+// mapping is HM's multisection, and default computes it once for both
+// of its candidates, where it ran a second multisection (IM's own, of
+// one top try) before. The mapping is still the better of -a hm and
+// -a im at any thread count; on a graph that IM coarsens, IM maps the
+// coarsest graph and only HM maps the input graph.
+func TestDefaultSharesTheMultisection(t *testing.T) {
+	top, _ := topology.Parse("4:4:3", "1:10:100") // 48 PEs
+	for _, c := range []struct {
+		g           *graph.Graph
+		uncoarsened bool
+	}{
+		{graph.RandomGeometric(1200, 21), true}, // 25 vertices per PE
+		{graph.PowerLaw(1400, 4, 22), true},
+		{graph.RandomGeometric(4000, 21), false},
+	} {
+		opt := DefaultOptions()
+		opt.Seed, opt.Backend, opt.Threads = 5, CPU, 1
+		runs := func(alg Algorithm, threads int) (*Result, int64) {
+			opt.Algorithm, opt.Threads = alg, threads
+			inputMultisections.Store(0)
+			res, err := Map(c.g, top, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res, inputMultisections.Load()
+		}
+		hm, nhm := runs(Multisection, 1)
+		im, nim := runs(Integrated, 1)
+		if want := map[bool]int64{true: 1, false: 0}[c.uncoarsened]; nhm != 1 || nim != want {
+			t.Fatalf("n=%d: -a hm ran %d multisections of the input graph, -a im %d; want 1 and %d", c.g.N(), nhm, nim, want)
+		}
+		want := hm
+		if im.Metrics.J < hm.Metrics.J {
+			want = im
+		}
+		for _, threads := range []int{1, 2} {
+			res, n := runs(AutoAlgorithm, threads)
+			if n != 1 {
+				t.Errorf("n=%d, %d threads: default ran %d multisections of the input graph, want 1", c.g.N(), threads, n)
+			}
+			if !slices.Equal(res.PE, want.PE) {
+				t.Errorf("n=%d, %d threads: -a auto J %d, -a hm %d, -a im %d", c.g.N(), threads, res.Metrics.J, hm.Metrics.J, im.Metrics.J)
+			}
+		}
+	}
+}
+
 // Issue 25: default mapped graphs with dense rows (features.DenseDegree
 // 28 or more on 2^15 edges or more) with the features' algorithm alone,
 // which lost 2-3% J to the other on real graphs (vibrobox, astro-ph,

@@ -22,6 +22,26 @@ type Config struct {
 	Initial  multisection.Config // mapping of the coarsest graph; Eps and Seed are set here
 	Jet      refinement.JetConfig
 	Progress io.Writer // per-phase times; nil for silence
+	// InitialPE, when not nil on a graph that Map does not coarsen
+	// (Uncoarsened), is the mapping that Initial's multisection computes
+	// for it: the caller computed it already (the default preset's HM
+	// candidate runs that multisection too), so Map refines it instead.
+	InitialPE []int32
+}
+
+// Uncoarsened reports whether Map maps g onto top without coarsening it:
+// g has at most CoarsenC vertices per PE and the machine is not truncated
+// (Stages), so the multisection of Initial maps g itself.
+func (c Config) Uncoarsened(g *graph.Graph, top *topology.Topology) bool {
+	return c.Initial.Wide.Stages(g.N(), top) == nil && g.N() <= c.coarsenC()*top.K()
+}
+
+// coarsenC is CoarsenC, 0 meaning 8.
+func (c Config) coarsenC() int {
+	if c.CoarsenC == 0 {
+		return 8
+	}
+	return c.CoarsenC
 }
 
 // Phase times of one run. Initial includes the coarsest graph's trip to
@@ -42,9 +62,7 @@ type Times struct {
 // Host-side work (the coarsest graph's multisection) uses x.
 func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology, eps float64, cfg Config) ([]int32, Times, error) {
 	var tm Times
-	if cfg.CoarsenC == 0 {
-		cfg.CoarsenC = 8
-	}
+	cfg.CoarsenC = cfg.coarsenC()
 	if cfg.CapDiv == 0 {
 		cfg.CapDiv = 2
 	}
@@ -126,6 +144,8 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 		if wide {
 			_, shared := multisection.Slack(g, k, eps)
 			pe = multisection.MapTop(x, coarsest, tr, g.TotalVertexWeight(), lmax, shared, ic)
+		} else if cfg.InitialPE != nil && len(cmaps) == 0 && cfg.Uncoarsened(g, top) {
+			pe = cfg.InitialPE
 		} else {
 			pe = multisection.Map(x, coarsest, top, ic)
 		}

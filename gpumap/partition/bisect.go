@@ -12,7 +12,7 @@ import (
 // maxW[1] by greedy graph growing from several random seeds, each polished
 // by 2-way FM (followed by PairFM when pair.Rounds > 0); it keeps the
 // best feasible result (or the least overloaded).
-func flatBisect(g *graph.Graph, maxW [2]int64, tries int, fm refinement.FMConfig, pair refinement.PairFMConfig, seed uint64) []int32 {
+func flatBisect(g *graph.Graph, maxW [2]int64, tries int, fm refinement.FMConfig, minImprove float64, pair refinement.PairFMConfig, seed uint64) []int32 {
 	n := g.N()
 	total := g.TotalVertexWeight()
 	// Block 0's share of the weight, in proportion to the limits.
@@ -46,7 +46,11 @@ func flatBisect(g *graph.Graph, maxW [2]int64, tries int, fm refinement.FMConfig
 		cfg.Seeds = n
 		cfg.Alpha = min(max(cfg.Alpha, n/4, 60), FlatAlphaCap)
 		cfg.Rounds = max(cfg.Rounds, FlatRounds)
-		refinement.RunFM(s, cfg, -1)
+		cost := int64(-1) // no cost: the rounds go on while they gain
+		if minImprove > 0 {
+			cfg.MinImprove, cost = minImprove, s.Cost()
+		}
+		refinement.RunFM(s, cfg, cost)
 		if pair.Rounds > 0 {
 			pc := pair
 			pc.Seed = cfg.Seed

@@ -12,18 +12,22 @@ import (
 
 // Config sets the partitioner's effort.
 type Config struct {
-	Seed         uint64
-	Tries        int                 // greedy-growing starts per flat bisection (0: 4)
-	FlatSize     int                 // graphs up to this size are bisected without coarsening (0: 160)
-	CoarsenC     int                 // multilevel k-way coarsens to about CoarsenC*k vertices (0: 30)
-	Recursive    bool                // recursive multilevel bisection instead of multilevel k-way
-	LPRounds     int                 // label propagation rounds before FM on each level (0: none)
-	FM           refinement.FMConfig // k-way FM on every level
-	FMRounds     int                 // 0: FM's default; -1: no FM
-	FineFMRounds int                 // FM rounds on the finest level (0: FMRounds)
-	Matcher      coarsening.Matcher  // matching algorithm
-	Natural      bool                // natural-order matching (see coarsening.Greedy)
-	Local        bool                // the numbering has locality: alternate natural and random order across hierarchies
+	Seed      uint64
+	Tries     int                 // greedy-growing starts per flat bisection (0: 4)
+	FlatSize  int                 // graphs up to this size are bisected without coarsening (0: 160)
+	CoarsenC  int                 // multilevel k-way coarsens to about CoarsenC*k vertices (0: 30)
+	Recursive bool                // recursive multilevel bisection instead of multilevel k-way
+	LPRounds  int                 // label propagation rounds before FM on each level (0: none)
+	FM        refinement.FMConfig // k-way FM on every level
+	// FlatMinImprove, when > 0, ends the FM rounds of a flat bisection's
+	// try once one lowers the cut by less than this fraction (0: they go
+	// on, up to FlatRounds, while they gain anything).
+	FlatMinImprove float64
+	FMRounds       int                // 0: FM's default; -1: no FM
+	FineFMRounds   int                // FM rounds on the finest level (0: FMRounds)
+	Matcher        coarsening.Matcher // matching algorithm
+	Natural        bool               // natural-order matching (see coarsening.Greedy)
+	Local          bool               // the numbering has locality: alternate natural and random order across hierarchies
 	// Hierarchies x Candidates partitions compete in the multilevel
 	// scheme; all are refined up to graphs of n/PruneDiv vertices, and the
 	// best continues (see multilevel).
@@ -67,7 +71,7 @@ func Partition(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
 	}
 	switch {
 	case g.N() <= cfg.FlatSize && k == 2:
-		return flatBisect(g, [2]int64{maxW[0], maxW[1]}, cfg.Tries, cfg.FM, cfg.Pair, cfg.Seed)
+		return flatBisect(g, [2]int64{maxW[0], maxW[1]}, cfg.Tries, cfg.FM, cfg.FlatMinImprove, cfg.Pair, cfg.Seed)
 	case g.N() <= cfg.FlatSize || cfg.Recursive && k > 2:
 		part = recursiveBisection(x, g, maxW, cfg)
 		if !cfg.Recursive {
@@ -200,7 +204,7 @@ func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config, shared *H
 					mv := coarsest.MaxVertexWeight()
 					lim[0], lim[1] = lim[0]+mv, lim[1]+mv
 				}
-				part = flatBisect(coarsest, lim, cfg.Tries, cfg.FM, cfg.Pair, cs)
+				part = flatBisect(coarsest, lim, cfg.Tries, cfg.FM, cfg.FlatMinImprove, cfg.Pair, cs)
 			} else {
 				sub := cfg
 				sub.Seed = cs

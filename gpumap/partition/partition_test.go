@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -152,6 +153,38 @@ func TestSharedCoarseningGivesTheSamePartitions(t *testing.T) {
 	for i, l := range h.levels {
 		if l.Graph != nil || l.CMap != nil {
 			t.Fatalf("level %d kept after every user passed", i)
+		}
+	}
+}
+
+// Issue 25: a flat bisection's FM rounds stop by their measured gain
+// (FlatMinImprove) instead of running while they gain anything. With a
+// fraction of 1 every round gains less than it, so each try stops after
+// its first round: the partitions of a flat bisection (and of the coarsest
+// graph of a multilevel one) are those of one round per try, and they
+// differ from those of FlatRounds rounds on these graphs.
+func TestFlatBisectionStopsByGain(t *testing.T) {
+	for _, c := range []struct {
+		g    *graph.Graph
+		seed uint64
+	}{{graph.RandomGeometric(150, 7), 1}, {graph.PowerLaw(140, 3, 4), 7}, {graph.PowerLaw(3000, 4, 1), 7}} {
+		g := c.g
+		maxW := limits(g.TotalVertexWeight(), 2, 0.03)
+		cfg := Config{Seed: c.seed, Tries: 4, FM: refinement.FMConfig{Alpha: 30}}
+		run := func(minImprove float64, rounds int) []int32 {
+			defer func(r int) { FlatRounds = r }(FlatRounds)
+			FlatRounds = rounds
+			c := cfg
+			c.FlatMinImprove = minImprove
+			return Partition(par.New(1), g, maxW, c)
+		}
+		stopped, one, all := run(1, FlatRounds), run(0, 1), run(0, FlatRounds)
+		check(t, g, stopped, maxW)
+		if !slices.Equal(stopped, one) {
+			t.Errorf("n=%d: FlatMinImprove 1 did not stop every try after one FM round", g.N())
+		}
+		if slices.Equal(one, all) {
+			t.Errorf("n=%d: one FM round per try gives the partition of %d: the graph tells nothing apart", g.N(), FlatRounds)
 		}
 	}
 }
