@@ -57,6 +57,7 @@ type distJet struct {
 	bestBW []int64
 	round  uint64
 	r      rating
+	pr     pricer
 }
 
 // runJet runs the Jet loop on the mapping pe (local vertices and
@@ -68,6 +69,7 @@ func runJet(g *Graph, top *topology.Topology, pe []int32, lmax int64, cfg refine
 		bw: make([]int64, top.K()), cand: make([]bool, all), dest: make([]int32, all), gain: make([]int64, all),
 		locked: make([]bool, n), moved: make([]bool, n)}
 	j.r.setRange(0, top.K())
+	j.pr.use(top, j.labels)
 	if err := j.loads(); err != nil {
 		return err
 	}
@@ -119,25 +121,20 @@ func (j *distJet) before(u, v int32) bool {
 }
 
 // costAt is v's share of J were it on PE b (after load).
-func (j *distJet) costAt(b int32) int64 {
-	var c int64
-	for i, q := range j.r.keys {
-		c += j.r.vals[i] * j.top.LabelDistance(j.labels[b], j.labels[q])
-	}
-	return c
-}
+func (j *distJet) costAt(b int32) int64 { return j.pr.at(&j.r, b) }
 
 // bestMove returns the best PE for v other than p among its neighbours'
 // (those room allows, when not nil), with its gain; -1 when none.
 func (j *distJet) bestMove(p int32, room []bool) (int32, int64) {
 	base := j.costAt(p)
+	cost := j.pr.prices(&j.r)
 	best, bg := int32(-1), int64(0)
-	for _, q := range j.r.keys {
+	for i, q := range j.r.keys {
 		b := int32(q)
 		if b == p || room != nil && !room[b] {
 			continue
 		}
-		if gn := base - j.costAt(b); best < 0 || gn > bg || gn == bg && b < best {
+		if gn := base - cost[i]; best < 0 || gn > bg || gn == bg && b < best {
 			best, bg = b, gn
 		}
 	}
