@@ -2,6 +2,7 @@ package distmap
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -77,16 +78,24 @@ func TestBestClusterBruteForce(t *testing.T) {
 }
 
 func TestBestPEBruteForce(t *testing.T) {
-	top, err := topology.Parse("2:3:2", "1:10:100")
-	if err != nil {
-		t.Fatal(err)
+	var tops []*topology.Topology
+	for _, h := range [][2]string{{"2:3:2", "1:10:100"}, {"4:8:6", "1:10:100"}, {"3:5", "2:7"}} {
+		top, err := topology.Parse(h[0], h[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		tops = append(tops, top)
 	}
-	k := top.K()
-	labels := top.Labels()
 	rng := rand.New(rand.NewPCG(3, 4))
 	var r rating
+	var pr pricer
 	for trial := 0; trial < 3000; trial++ {
-		deg := rng.IntN(8)
+		// Up to 60 neighbours: more PEs than pricePairwise, priced by
+		// per-level sums.
+		top := tops[trial%len(tops)]
+		k := top.K()
+		labels := top.Labels()
+		deg := rng.IntN(60)
 		adj := make([]int32, deg)
 		w := make([]int64, deg)
 		pe := make([]int32, deg)
@@ -96,12 +105,12 @@ func TestBestPEBruteForce(t *testing.T) {
 		cur := int32(rng.IntN(k))
 		closed := rng.Uint64()
 		allowed := func(p int32) bool { return closed>>p&1 == 0 }
-		if trial%2 == 0 {
+		if trial%4 < 2 {
 			r.setRange(0, k) // as refine: every PE direct
 		} else {
 			r.setRange(0, 0)
 		}
-		got, gain := bestPE(&r, adj, w, pe, cur, labels, top, allowed)
+		got, gain := bestPE(&r, &pr, adj, w, pe, cur, labels, top, allowed)
 		cost := func(p int32) int64 {
 			var s int64
 			for i := range adj {
@@ -261,5 +270,35 @@ func TestUnitOrNil(t *testing.T) {
 	}
 	if got := unitOrNil([]int64{1, 1, 1}); got != nil {
 		t.Errorf("unit weights: got %v, want nil", got)
+	}
+}
+
+// BenchmarkPrices prices a vertex at every PE next to it on 4:8:6, pair
+// by pair and by per-level sums, for rows of 20 to 500 edges to random
+// PEs (a hub of R-MAT sees most of the 192).
+func BenchmarkPrices(b *testing.B) {
+	top, _ := topology.Parse("4:8:6", "1:10:100")
+	for _, deg := range []int{20, 40, 80, 500} {
+		rng := rand.New(rand.NewPCG(1, 2))
+		var r rating
+		r.setRange(0, top.K())
+		r.reset(deg)
+		for range deg {
+			r.add(int64(rng.IntN(top.K())), 1)
+		}
+		var pr pricer
+		pr.use(top, top.Labels())
+		b.Run(fmt.Sprintf("pairwise/%d", deg), func(b *testing.B) {
+			for range b.N {
+				for _, q := range r.keys {
+					pr.at(&r, int32(q))
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("prices/%d", deg), func(b *testing.B) {
+			for range b.N {
+				pr.prices(&r)
+			}
+		})
 	}
 }

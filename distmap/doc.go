@@ -72,7 +72,18 @@
 //     priced each move with the other end where it was: the true change
 //     of J is the sum of the predicted ones plus a correction on those
 //     edges, one allreduce; if J did not fall, every rank takes its
-//     moves back.
+//     moves back. On skewed degrees the Jet loop of the one-process IM
+//     (refinement.RunJet) runs instead, over all ranks: label propagation
+//     that ignores balance, an afterburner that prices each candidate
+//     with the candidates ranked before it moved (their destinations and
+//     gains come with one exchange), weak and strong rebalancing whose
+//     choices, prefixes of (PE, loss bucket, global id) orders, are cut
+//     with an allreduce of bucket weights and a scan over the ranks, and
+//     the best balanced mapping kept: refinement.Jet's mapping of the
+//     whole level, at any P. There nearly every vertex is on the
+//     boundary and hardly a move pays alone, so label propagation and FM
+//     stop where the Jet loop's moves at a loss go on (R-MAT 2^18: J
+//     1.33x the one-process J without it, 0.82x with it).
 //
 // At P = 1 the same code runs (the "ghosts" are none, and the FM is the
 // one-process FM on the whole level).

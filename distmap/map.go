@@ -211,8 +211,14 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 		}
 		// FM after label propagation: it makes the moves that pay only
 		// after others, which label propagation cannot. Not on skewed
-		// degrees (skewedDegrees).
+		// degrees (skewedDegrees): the Jet loop there (distJet).
 		if skewed {
+			if err := runJet(fine, top, pe, lmax, refinement.JetConfig{Seed: opt.Seed ^ uint64(i)*0x51}); err != nil {
+				return nil, err
+			}
+			if err := trace(fine, top, pe, opt, i, "jet"); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		cfg := fmConfig

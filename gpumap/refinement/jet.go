@@ -321,8 +321,7 @@ func (j *jet) rebalance(strong bool) {
 				if lo == hi {
 					continue // no room in p's segment
 				}
-				h := hash.Splitmix64(uint64(v) ^ RebalanceSeed(j.cfg.Seed, j.round))
-				best = roomList[lo+int(h%uint64(hi-lo))]
+				best = roomList[lo+int(RebalanceHash(uint64(v), j.cfg.Seed, j.round)%uint64(hi-lo))]
 				bg = base - nb.costAt(&s.Obj, best)
 			}
 			j.cand[v], j.dest[v], j.gain[v] = true, best, bg
@@ -391,6 +390,13 @@ func RebalanceTargets(bw []int64, lmax int64, seg int) (avg int64, room []bool, 
 // an adjacent block that has room goes to roomList[Splitmix64(v ^ seed) %
 // len(roomList)] on every backend.
 func RebalanceSeed(seed, round uint64) uint64 { return seed ^ round*0x9e3779b97f4a7c15 }
+
+// RebalanceHash is the draw of vertex v in rebalancing round r:
+// Splitmix64(v ^ RebalanceSeed(seed, r)) (the distributed Jet of
+// distmap draws what the CPU one draws for the vertex's global id).
+func RebalanceHash(v, seed, round uint64) uint64 {
+	return hash.Splitmix64(v ^ RebalanceSeed(seed, round))
+}
 
 // blockWeightsAfter applies the moves and recomputes the block weights.
 func (j *jet) blockWeightsAfter(moving []int32) {
