@@ -47,8 +47,9 @@ package main
 // edges) ran past 16 minutes and 2^18 took 85 s of CPU at P=1, most of it
 // FM on the hubs' rows; now 2^18 takes 14.5 s of CPU at P=1 (map -t 2:
 // 14.7 s) and 2^20 172 s at P=2 (10 levels; measured before the 1/P
-// cluster share of skewed graphs), at J 1.37x the one-process
-// J on 2^18 (-dist-rmat 18 or 20 adds them).
+// cluster share of skewed graphs). With the distributed Jet loop on
+// every level, J on 2^18 is 0.77-0.87x the one-process J at P=1, 2, 4,
+// for 1.2-1.7x its CPU at P=1 (-dist-rmat 18 or 20 adds them).
 
 import (
 	"context"
