@@ -29,6 +29,7 @@ SOURCES = [
     # structural matrices (bundle adjustment: dense camera/point blocks)
     ('bundle1', 'matrix', 'kahypar/kahypar', 'tests/end_to_end/test_instances/bundle1.mtx.hgr', 'hgrmatrix'),
     ('shuttle_eddy', 'matrix', 'ibara1454/pyss', 'matrix/shuttle_eddy.mtx', 'mtx'),
+    ('bcsstk16', 'matrix', 'paralab/Saena', 'data/FloridaCollection/bcsstk16.mtx', 'mtx'),
     # finite-element meshes of real geometry: an adaptive 2D mesh (AG-Monien),
     # a 3D tetrahedral mesh and triangulated surfaces of scanned objects
     # (Scotch's grf/bump.grf.gz was tried: it is Walshaw's whitaker3, in
