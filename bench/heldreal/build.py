@@ -8,14 +8,16 @@
 # The conversion is the corpus's (bench/realcorpus/build.py: symmetrised; self
 # loops, duplicates, weights and isolated vertices dropped), imported rather
 # than copied so both sets stay made the same way. Added here are the formats
-# only this set needs: compressed files (.bz2, .xz), the PACE 2016 road
-# graphs, adjacency lists "v: u u ...", edge lists headed by "n m", and
-# square matrices stored as hypergraphs (one net per row).
+# only this set needs: compressed files (.bz2, .xz, .gz), the PACE 2016 road
+# graphs, adjacency lists "v: u u ...", edge lists headed by "n m", square
+# matrices stored as hypergraphs (one net per row), Scotch source graphs
+# (.grf), and meshes (Wavefront .obj surfaces, Medit .mesh tetrahedra) taken
+# as their node graph: two nodes are adjacent when an element joins them.
 #
 # A held-out set is only held out if it shares no graph with what the mapper
 # was tuned on: main() refuses a graph named in the corpus's SOURCES or whose
 # (n, m) equals a graph of ../shared/graphs or of the corpus.
-import bz2, glob, lzma, os, subprocess, sys
+import bz2, glob, gzip, lzma, os, subprocess, sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'realcorpus'))
 import build as rc  # noqa: E402
@@ -26,6 +28,16 @@ import build as rc  # noqa: E402
 SOURCES = [
     # structural matrices (bundle adjustment: dense camera/point blocks)
     ('bundle1', 'matrix', 'kahypar/kahypar', 'tests/end_to_end/test_instances/bundle1.mtx.hgr', 'hgrmatrix'),
+    ('shuttle_eddy', 'matrix', 'ibara1454/pyss', 'matrix/shuttle_eddy.mtx', 'mtx'),
+    ('bcsstk16', 'matrix', 'paralab/Saena', 'data/FloridaCollection/bcsstk16.mtx', 'mtx'),
+    # finite-element meshes of real geometry: an adaptive 2D mesh (AG-Monien),
+    # a 3D tetrahedral mesh and triangulated surfaces of scanned objects
+    # (Scotch's grf/bump.grf.gz was tried: it is Walshaw's whitaker3, in
+    # ../shared/graphs)
+    ('shock-9', 'fe', 'kwilli29/coarsen_comparison', 'suitesparse/shock-9.mtx', 'mtx'),
+    ('hand', 'fe', 'libigl/libigl-tutorial-data', 'hand.mesh', 'medit'),
+    ('stanford-bunny', 'fe', 'alecjacobson/common-3d-test-models', 'data/stanford-bunny.obj', 'obj'),
+    ('nefertiti', 'fe', 'alecjacobson/common-3d-test-models', 'data/nefertiti.obj', 'obj'),
     # optimisation models: LP constraint matrices as bipartite row-column graphs
     ('pds-06', 'opt', 'lpoo/PCx', 'mps/kennington-pds-06.mps.bz2', 'mps'),
     ('ken-11', 'opt', 'lpoo/PCx', 'mps/kennington-ken-11.mps.bz2', 'mps'),
@@ -78,6 +90,43 @@ def parse(text, fmt):
         for i, l in enumerate(lines[1:1 + nets]):
             edges.extend((i, int(p) - 1) for p in l.split())
         return n, edges
+    if fmt == 'grf':
+        # Scotch: version, "n arcs", "base flags", then per vertex [label]
+        # [load] degree and its neighbours, each [weight] end; flags are
+        # three digits: labels, edge weights, vertex loads.
+        t = text.split()
+        n, base, flags = int(t[1]), int(t[3]), t[4].rjust(3, '0')
+        lab, ew, vw = flags[0] == '1', flags[1] == '1', flags[2] == '1'
+        i, edges = 5, []
+        for v in range(n):
+            u = int(t[i]) - base if lab else v
+            i += lab + vw
+            d = int(t[i])
+            i += 1
+            for _ in range(d):
+                i += ew
+                edges.append((u, int(t[i]) - base))
+                i += 1
+        return n, edges
+    if fmt == 'obj':
+        # Faces "f a b c ..." (1-based, "a/t/n" forms allowed): the graph is
+        # the mesh's edges, each polygon's consecutive corners.
+        edges = []
+        for l in text.splitlines():
+            if l.startswith('f '):
+                c = [int(x.split('/')[0]) - 1 for x in l.split()[1:]]
+                edges.extend((c[k], c[(k + 1) % len(c)]) for k in range(len(c)))
+        return None, edges
+    if fmt == 'medit':
+        # Medit: a "Tetrahedra" section of "a b c d ref" lines (1-based);
+        # every pair of a tetrahedron's corners is an edge of the mesh.
+        lines = text.splitlines()
+        k = next(i for i, l in enumerate(lines) if l.strip() == 'Tetrahedra')
+        edges = []
+        for l in lines[k + 2:k + 2 + int(lines[k + 1])]:
+            c = [int(x) - 1 for x in l.split()[:4]]
+            edges.extend((c[a], c[b]) for a in range(4) for b in range(a + 1, 4))
+        return None, edges
     return rc.parse(text, fmt)
 
 
@@ -122,6 +171,8 @@ def main():
                 raw = bz2.decompress(raw)
             elif path.endswith('.xz'):
                 raw = lzma.decompress(raw)
+            elif path.endswith('.gz'):
+                raw = gzip.decompress(raw)
             n0, edges = parse(raw.decode('latin-1'), fmt)
             n, m = rc.write(gpath, rc.simple(n0, edges))
             print(f'{name}: n={n} m={m}', flush=True)

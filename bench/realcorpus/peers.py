@@ -6,6 +6,9 @@
 #
 #   HS='4:8:2 4:8:6' TOOLS=scotch,scotch_b,kaffpa_eco,gms_eco,sharedmap_eco peers.py /work/corpus
 #   HS=4:8:6 HALF=report TOOLS=sharedmap_strong,gms_strong peers.py /work/corpus
+# A run that fails (a caller's `ulimit -t` cap kills it with SIGXCPU) is
+# appended to DIR/peers-failed.txt and skipped by later sittings (RETRY=1
+# tries it again). GRAPHS=a,b limits a sitting to those graphs.
 #
 # Tools (one thread each; D and eps from the environment, default 1:10:100 and 3%):
 #   scotch, scotch_b  scotch_gmap -Cd, default strategy / -cb, on the tleaf
@@ -37,6 +40,24 @@ if os.path.exists(out_path):
     with open(out_path) as f:
         for r in csv.DictReader(f):
             done.add((r['graph'], r['H'], r['tool']))
+# A run that failed (most often killed at the caller's CPU cap) is listed in
+# peers-failed.txt so the table can say why a peer is missing; it is not tried
+# again unless RETRY=1, or a resumed sitting would spend its cap once more.
+failed_path = os.path.join(d, 'peers-failed.txt')
+if os.path.exists(failed_path) and not os.environ.get('RETRY'):
+    with open(failed_path) as f:
+        for r in csv.DictReader(f):
+            done.add((r['graph'], r['H'], r['tool']))
+
+
+def record_failure(g, H, tool, why):
+    new = not os.path.exists(failed_path)
+    with open(failed_path, 'a') as f:
+        if new:
+            f.write('graph,H,tool,why\n')
+        f.write(f'{g},{H},{tool},{why}\n')
+
+
 new = not os.path.exists(out_path)
 out = open(out_path, 'a')
 if new:
@@ -48,6 +69,9 @@ corpus = list(csv.DictReader(open(os.path.join(d, 'corpus.csv'))))
 corpus.sort(key=lambda r: int(r['m']), reverse=bool(os.environ.get('REVERSE')))
 if HALF:
     corpus = [r for r in corpus if r['half'] == HALF]
+# GRAPHS=a,b: only these graphs (a graph just added to the set goes first).
+if os.environ.get('GRAPHS'):
+    corpus = [r for r in corpus if r['name'] in os.environ['GRAPHS'].split(',')]
 
 
 def cpu():
@@ -121,15 +145,22 @@ for r in corpus:
             c0 = cpu()
             try:
                 res = subprocess.run(c, capture_output=True, text=True, timeout=TIMEOUT)
-                ok = res.returncode == 0
+                ok, rc = res.returncode == 0, res.returncode
                 err = res.stderr[-300:]
             except subprocess.TimeoutExpired:
-                ok, err = False, f'timed out after {TIMEOUT} s'
+                ok, rc, err = False, None, f'timed out after {TIMEOUT} s wall'
             t = cpu() - c0
             if ok and tool.startswith('scotch') and os.path.exists(raw):
                 scotch_map(raw, mp, n)
             if not ok or not os.path.exists(mp):
                 print(g, H, tool, 'FAILED', err, flush=True)
+                if rc is not None and rc < 0:
+                    # SIGXCPU (24) or, where the soft and hard limits are one,
+                    # SIGKILL (9): the caller's `ulimit -t` cap.
+                    why = f'killed by signal {-rc} after {t:.0f} s CPU (the ulimit -t cap)'
+                else:
+                    why = f'failed after {t:.0f} s CPU: ' + ' '.join(err.split())[-120:].replace(',', ';')
+                record_failure(g, H, tool, why)
                 continue
             ev = subprocess.run([B, 'eval', '-g', path, '-h', H, '-d', D, '-e', f'{EPS:g}', '-m', mp], capture_output=True, text=True)
             kv = {}
