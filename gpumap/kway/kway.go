@@ -1,8 +1,6 @@
 package kway
 
 import (
-	"math"
-
 	"github.com/gpumap/gpumap/gpumap/coarsening"
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
@@ -180,19 +178,8 @@ func bisectLimits(maxW []int64, lo, hi int32, w, slack int64) [2]int64 {
 	for _, x := range maxW[mid:hi] {
 		cap1 += x
 	}
-	depth := math.Ceil(math.Log2(float64(hi - lo)))
-	f := 1.0
-	if w > 0 && cap0+cap1 > w {
-		f = math.Pow(float64(cap0+cap1)/float64(w), 1/depth)
-	}
-	share0 := float64(cap0) / float64(cap0+cap1)
-	lim := [2]int64{
-		min(cap0, int64(math.Floor(f*float64(w)*share0))),
-		min(cap1, int64(math.Floor(f*float64(w)*(1-share0)))),
-	}
-	lim[0] = max(lim[0], int64(math.Ceil(float64(w)*share0))) + slack
-	lim[1] = max(lim[1], int64(math.Ceil(float64(w)*(1-share0)))) + slack
-	return lim
+	lim := partition.BisectLimits(w, cap0, cap1, int(hi-lo))
+	return [2]int64{lim[0] + slack, lim[1] + slack}
 }
 
 // refine runs label propagation and k-way FM over the current blocks,

@@ -319,21 +319,7 @@ func recursiveBisection(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) [
 	}
 	k0 := k / 2
 	cap0, cap1 := sum(maxW[:k0]), sum(maxW[k0:])
-	w := g.TotalVertexWeight()
-	// Remaining depth of the recursion below and including this split.
-	depth := math.Ceil(math.Log2(float64(k)))
-	f := 1.0
-	if w > 0 && cap0+cap1 > w {
-		f = math.Pow(float64(cap0+cap1)/float64(w), 1/depth)
-	}
-	share0 := float64(cap0) / float64(cap0+cap1)
-	lim := [2]int64{
-		min(cap0, int64(math.Floor(f*float64(w)*share0))),
-		min(cap1, int64(math.Floor(f*float64(w)*(1-share0)))),
-	}
-	// Never ask for less than a perfect split rounded up.
-	lim[0] = max(lim[0], int64(math.Ceil(float64(w)*share0)))
-	lim[1] = max(lim[1], int64(math.Ceil(float64(w)*(1-share0))))
+	lim := BisectLimits(g.TotalVertexWeight(), cap0, cap1, k)
 	sub := cfg
 	sub.Seed = cfg.Seed*0x9e3779b97f4a7c15 + uint64(k)
 	bis := Partition(x, g, lim[:], sub)
@@ -388,3 +374,25 @@ func slicesMin(a []int64) int64 {
 
 var bisectGlobalFM = false
 var bisectAlpha = 100
+
+// BisectLimits are the limits of the two halves of a block of weight w
+// that recursive bisection splits into k final blocks, where the halves'
+// final blocks hold cap0 and cap1 in all: the capacities, tightened by
+// the adaptive imbalance of the log2(k) bisections still to come, and
+// never less than a perfect split rounded up.
+func BisectLimits(w, cap0, cap1 int64, k int) [2]int64 {
+	// Remaining depth of the recursion below and including this split.
+	depth := math.Ceil(math.Log2(float64(k)))
+	f := 1.0
+	if w > 0 && cap0+cap1 > w {
+		f = math.Pow(float64(cap0+cap1)/float64(w), 1/depth)
+	}
+	share0 := float64(cap0) / float64(cap0+cap1)
+	lim := [2]int64{
+		min(cap0, int64(math.Floor(f*float64(w)*share0))),
+		min(cap1, int64(math.Floor(f*float64(w)*(1-share0)))),
+	}
+	lim[0] = max(lim[0], int64(math.Ceil(float64(w)*share0)))
+	lim[1] = max(lim[1], int64(math.Ceil(float64(w)*(1-share0))))
+	return lim
+}
