@@ -39,17 +39,7 @@ func TestAPI(t *testing.T) {
 		for _, m := range re.FindAllStringSubmatch(out, -1) {
 			got[m[2]] = append(got[m[2]], m[3])
 		}
-		for name, w := range want {
-			if len(got[name]) != 3 {
-				t.Errorf("%s: %d of 3 ranks reported:\n%s", name, len(got[name]), out)
-				continue
-			}
-			for _, g := range got[name] {
-				if g != w {
-					t.Errorf("%s: got %q, want %q on every rank", name, g, w)
-				}
-			}
-		}
+		sameOnEveryRank(t, "", 3, got, want, out)
 		return
 	}
 	defer rankRecover()
@@ -162,5 +152,23 @@ func TestAPI(t *testing.T) {
 	say("wsum", g, err, opt)
 	if err := mpi.Finalize(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// sameOnEveryRank checks that each of np ranks reported want[name] for
+// every name: got holds the texts the ranks printed under each name, out
+// the whole output for the message, and prefix starts every message.
+func sameOnEveryRank(t *testing.T, prefix string, np int, got map[string][]string, want map[string]string, out string) {
+	t.Helper()
+	for name, w := range want {
+		if len(got[name]) != np {
+			t.Errorf("%s%s: %d of %d ranks reported:\n%s", prefix, name, len(got[name]), np, out)
+			continue
+		}
+		for _, g := range got[name] {
+			if g != w {
+				t.Errorf("%s%s: got %q, want %q on every rank", prefix, name, g, w)
+			}
+		}
 	}
 }

@@ -117,17 +117,7 @@ func TestReadBinary(t *testing.T) {
 					want[c.name] = c.name + ": " + c.want
 				}
 			}
-			for name, w := range want {
-				if len(got[name]) != np {
-					t.Errorf("np=%d %s: %d of %d ranks reported:\n%s", np, name, len(got[name]), np, out)
-					continue
-				}
-				for _, g := range got[name] {
-					if g != w {
-						t.Errorf("np=%d %s: got %q, want %q on every rank", np, name, g, w)
-					}
-				}
-			}
+			sameOnEveryRank(t, fmt.Sprintf("np=%d ", np), np, got, want, out)
 		}
 		return
 	}

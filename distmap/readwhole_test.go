@@ -68,17 +68,7 @@ func TestReadWhole(t *testing.T) {
 				"asym":   "asym.graph: asymmetric edge: line 5 (vertex 4) lists neighbour 1, but line 2 (vertex 1) does not list 4",
 				"mapped": "same mapping and metrics",
 			}
-			for name, w := range want {
-				if len(got[name]) != np {
-					t.Errorf("np=%d %s: %d of %d ranks reported:\n%s", np, name, len(got[name]), np, out)
-					continue
-				}
-				for _, g := range got[name] {
-					if g != w {
-						t.Errorf("np=%d %s: got %q, want %q on every rank", np, name, g, w)
-					}
-				}
-			}
+			sameOnEveryRank(t, fmt.Sprintf("np=%d ", np), np, got, want, out)
 		}
 		return
 	}
