@@ -72,6 +72,11 @@ type Backend struct {
 	// its last synchronisation. A copy to the host waits only then: the
 	// copies of one download follow each other with nothing in between.
 	queued bool
+	// pending: the gathers counted for the next launch, which takes them
+	// into its kind (Counts.Kinds); inLate: late is attributing counts
+	// itself.
+	pending Work
+	inLate  bool
 }
 
 // Open loads the driver, picks GPU 0 and JIT-loads the kernels.
@@ -179,7 +184,7 @@ func (b *Backend) Stats() Stats { return b.stats }
 // the device (-a auto's GPU-HM and GPU-IM) reports both.
 func (b *Backend) Accumulate(on bool) {
 	if on {
-		b.stats = Stats{}
+		b.stats, b.pending = Stats{}, Work{}
 	}
 	b.keep = on
 }
@@ -207,6 +212,10 @@ func (b *Backend) launch(name string, grid, block uint32, bytes int64, args ...d
 	c := b.count()
 	c.Launches++
 	c.DeviceBytes += bytes
+	w := &c.Kinds[kindOf(name)]
+	w.add(b.pending)
+	w.Bytes += bytes
+	b.pending = Work{}
 	b.queued = true
 	return b.timed(name, Counts{Launches: 1, DeviceBytes: bytes}, func() error {
 		return b.fn[name].Launch(b.stream, grid, block, args...)
@@ -244,6 +253,7 @@ func (b *Backend) fill32(p driver.Ptr, v uint32, words int64) error {
 	c := b.count()
 	c.Memsets++
 	c.DeviceBytes += 4 * words
+	c.Kinds[KindMemset].Bytes += 4 * words
 	b.queued = true
 	return b.timed("memset", Counts{Memsets: 1, DeviceBytes: 4 * words}, func() error {
 		return driver.Fill32(p, v, uint64(words))
@@ -257,6 +267,7 @@ func (b *Backend) copyD2D(dst, src driver.Ptr, bytes int64) error {
 	c := b.count()
 	c.D2D++
 	c.DeviceBytes += 2 * bytes
+	c.Kinds[KindStream].Bytes += 2 * bytes
 	b.queued = true
 	return b.timed("copy_d2d", Counts{D2D: 1, DeviceBytes: 2 * bytes}, func() error {
 		return driver.Copy(dst, src, uint64(bytes))

@@ -143,7 +143,7 @@ func (b *Backend) UploadGraph(g *graph.Graph) (backend.Graph, error) {
 	}
 	defer done()
 	if !b.keep {
-		b.stats = Stats{}
+		b.stats, b.pending = Stats{}, Work{}
 		b.prof.reset()
 	}
 	n, m2 := g.N(), g.DirectedEdges()

@@ -111,7 +111,7 @@ func mustTop() *topology.Topology {
 // latency, atomics into few addresses at their rate, transfers at PCIe
 // speed; the total adds the measured host work.
 func TestModelByHand(t *testing.T) {
-	d := Device{Bandwidth: 1e12, L2Bytes: 64 << 20, L2Bandwidth: 4e12, Launch: 5e-6, Sync: 20e-6, Latency: 1e-7,
+	d := Device{Bandwidth: 1e12, L2Bytes: 64 << 20, L2Bandwidth: 4e12, Launch: 5e-6, Memset: 5e-6, Sync: 20e-6, Latency: 1e-7,
 		AtomicRate: 1e9, PCIePinned: 20e9, PCIePageable: 10e9, SectorBytes: 32}
 	var c Counts
 	c.Launches, c.Memsets, c.Syncs = 10, 2, 3
@@ -140,12 +140,67 @@ func TestModelByHand(t *testing.T) {
 		t.Errorf("total %v, want %v", got, want)
 	}
 	// Without gathers the H100 figures are those of the byte model: 100
-	// launches at 8.5 us and 2.32 GB at 1.16 TB/s.
+	// launches at 11.3 us and 2.32 GB at 1.16 TB/s, times 1.05 for
+	// streams (traffic of no kind is a stream's).
 	var b Counts
 	b.Launches, b.DeviceBytes = 100, 2.32e9
-	if got, want := b.Estimate(), 2850*time.Microsecond; got < want-time.Microsecond || got > want+time.Microsecond {
+	if got, want := b.Estimate(), 3230*time.Microsecond; got < want-time.Microsecond || got > want+time.Microsecond {
 		t.Errorf("H100 estimate %v, want %v", got, want)
 	}
+}
+
+// Per kernel kind the traffic's time is scaled by the kind's factor: the
+// same bytes and gathers cost 0.51x in a gathering row loop, 3x in a
+// per-row sort, 0.08x in a memset, and work of no kind is a stream's.
+func TestModelKindsByHand(t *testing.T) {
+	d := Device{Bandwidth: 1e12, L2Bytes: 64 << 20, L2Bandwidth: 4e12, SectorBytes: 32, PCIePinned: 1, PCIePageable: 1,
+		Kind: [numKinds]float64{KindStream: 1.05, KindGather: 0.51, KindSort: 3, KindMemset: 0.08}}
+	var w Work
+	w.Bytes, w.GatherBytes = 1e9, 4e6
+	w.Gathers[spanClass(4<<20)] = 1e6 // L2: 3.2e7 / 4e12 = 8 us
+	// (1e9 - 4e6) / 1e12 = 996 us + 8 us = 1004 us per kind, times its factor.
+	for k, want := range []time.Duration{1054200, 512040, 3012000, 80320} {
+		var c Counts
+		c.DeviceBytes, c.GatherBytes, c.Gathers = w.Bytes, w.GatherBytes, w.Gathers
+		c.Kinds[k] = w
+		if got := c.EstimateOn(d); got != want {
+			t.Errorf("%v of kind %d: %v, want %v", w.Bytes, k, got, want)
+		}
+	}
+	// Half in no kind: a stream's.
+	var c Counts
+	c.DeviceBytes = 2e9
+	c.Kinds[KindSort].Bytes = 1e9
+	if got, want := c.EstimateOn(d), 4050*time.Microsecond; got != want {
+		t.Errorf("half sort, half unattributed: %v, want %v", got, want)
+	}
+}
+
+// Every byte and gather that a mapping counts is attributed to the kind
+// of the kernel that moved it (counted before its launch, or after it
+// from the counts read back, late), so the model's per-kind factors see
+// all of it; a profiled mapping counts the same.
+func TestEveryByteHasAKind(t *testing.T) {
+	b := open(t)
+	defer b.Close()
+	for _, prof := range []bool{false, true} {
+		b.SetProfile(prof)
+		mapIM(t, b, graph.RandomGeometric(30000, 0x6b1d))
+		for p, c := range b.Stats().Phases {
+			var w Work
+			for _, k := range c.Kinds {
+				w.add(k)
+			}
+			if w.Bytes != c.DeviceBytes || w.GatherBytes != c.GatherBytes || w.Gathers != c.Gathers {
+				t.Errorf("profile %v, phase %v: kinds hold %d bytes and %d gathers of %d and %d", prof, Phase(p),
+					w.Bytes, Counts{Gathers: w.Gathers}.GatherCount(), c.DeviceBytes, c.GatherCount())
+			}
+		}
+		if c := b.Stats().Total(); c.Kinds[KindGather].Bytes == 0 || c.Kinds[KindSort].Bytes == 0 || c.Kinds[KindMemset].Bytes == 0 {
+			t.Errorf("profile %v: a kind without traffic: %+v", prof, c.Kinds)
+		}
+	}
+	b.SetProfile(false)
 }
 
 // Exact counts of steps that wait for nothing they do not need: a

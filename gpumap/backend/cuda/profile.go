@@ -56,17 +56,24 @@ func (p *profiler) reset() {
 // late runs f, which counts in phase ph what kernels already ran moved
 // (known only from counts read back), and attributes it to the kernel
 // name of that phase.
+// The model takes it in name's kind (Counts.Kinds).
 func (b *Backend) late(ph Phase, name string, f func()) {
-	k := b.prof.kernels[[2]string{ph.String(), name}]
-	if !b.prof.on || k == nil {
-		f()
-		return
-	}
 	before := b.stats.Phases[ph]
-	b.prof.target = k
+	k := b.prof.kernels[[2]string{ph.String(), name}]
+	if b.prof.on && k != nil {
+		b.prof.target = k
+	}
+	b.inLate = true
 	f()
+	b.inLate = false
 	b.prof.target = nil
-	k.DeviceBytes += b.stats.Phases[ph].DeviceBytes - before.DeviceBytes
+	after := &b.stats.Phases[ph]
+	w := Work{Bytes: after.DeviceBytes, GatherBytes: after.GatherBytes, Gathers: after.Gathers}
+	w.sub(Work{Bytes: before.DeviceBytes, GatherBytes: before.GatherBytes, Gathers: before.Gathers})
+	after.Kinds[kindOf(name)].add(w)
+	if b.prof.on && k != nil {
+		k.DeviceBytes += w.Bytes
+	}
 }
 
 // gathered attributes gathers to the next launch, or to late's kernel.
@@ -149,7 +156,7 @@ func (b *Backend) ProfileTable(d Device) string {
 		"gathers", "real_ms", "model_ms", "ratio", "GB/s")
 	var tw, tm time.Duration
 	for _, k := range b.Profile() {
-		m := k.Counts.EstimateOn(d) + time.Duration(k.Launches+k.Memsets+k.D2D)*profiledSync
+		m := k.Counts.as(kindOf(k.Name)).EstimateOn(d) + time.Duration(k.Launches+k.Memsets+k.D2D)*profiledSync
 		tw += k.Wall
 		tm += m
 		fmt.Fprintf(&s, "%-16s %-9s %8d %14d %11d %10.3f %10.3f %7.2f %9.1f\n", k.Name, k.Phase, k.Launches+k.Memsets+k.D2D,
