@@ -208,7 +208,7 @@ func spanClass(span int64) int {
 // device rather than taken from its data sheet.
 //
 // Calibration (H200, 2026-11-27, BenchmarkProfile: every launch timed
-// alone, bench/results-h200/3-merged-bench.txt). The first fit (one rate
+// alone, bench/results-h200/3-merged-run.txt). The first fit (one rate
 // for all bytes, 8.5 us per launch, 0.2 us per round trip) was within 20%
 // on IM's totals, but per kernel it was off both ways: jet_lp at
 // 0.44-0.53x its modelled time, reb_refine, reb_cut and contract_compact
