@@ -55,8 +55,8 @@ func (p *profiler) reset() {
 
 // late runs f, which counts in phase ph what kernels already ran moved
 // (known only from counts read back), and attributes it to the kernel
-// name of that phase.
-// The model takes it in name's kind (Counts.Kinds).
+// name of that phase; the model prices it as that kernel's kind
+// (Counts.Kinds).
 func (b *Backend) late(ph Phase, name string, f func()) {
 	before := b.stats.Phases[ph]
 	k := b.prof.kernels[[2]string{ph.String(), name}]
