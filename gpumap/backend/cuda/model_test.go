@@ -185,7 +185,7 @@ func TestEveryByteHasAKind(t *testing.T) {
 	defer b.Close()
 	for _, prof := range []bool{false, true} {
 		b.SetProfile(prof)
-		mapIM(t, b, graph.RandomGeometric(30000, 0x6b1d))
+		mapIM(t, b, graph.RandomGeometric(12000, 0x6b1d))
 		for p, c := range b.Stats().Phases {
 			var w Work
 			for _, k := range c.Kinds {
