@@ -251,3 +251,40 @@ func TestCoarsenGrowsAcrossThreadsInATeam(t *testing.T) {
 		}
 	}
 }
+
+// CoarsestSize counts the coarsest level instead of contracting it: its
+// size must be that of the graph Coarsen builds, on graphs whose coarse
+// vertices have repeated and internal neighbours, weighted or not, with
+// the level count or the stop size or the shrink rule ending the loop.
+func TestCoarsestSizeMatchesCoarsen(t *testing.T) {
+	wide := graph.Grid(40, 30)
+	ew := make([]int64, len(wide.Adj))
+	for e := range ew {
+		ew[e] = 1 << 40
+	}
+	wide.SetEdgeWeights(ew)
+	for _, in := range []struct {
+		name string
+		g    *graph.Graph
+	}{{"rgg", graph.RandomGeometric(20000, 3)}, {"grid", graph.Grid(64, 64)}, {"star", star(50)}, {"wide", wide}} {
+		for _, cfg := range []Config{
+			{StopSize: 1, MaxLevels: 2, MaxWeight: 200, Seed: 1},
+			{StopSize: 1, MaxLevels: 1, MaxWeight: 200, Seed: 1},
+			{StopSize: 300, MaxWeight: 64, Seed: 2},
+			{StopSize: 1, MaxWeight: 4, Seed: 3, Natural: true},
+		} {
+			for _, threads := range []int{1, 2} {
+				x := par.New(threads)
+				c := in.g
+				if levels := Coarsen(x, in.g, cfg); len(levels) > 0 {
+					c = levels[len(levels)-1].Graph
+				}
+				n, adj := CoarsestSize(x, in.g, cfg)
+				if n != c.N() || adj != int64(len(c.Adj)) {
+					t.Fatalf("%s %+v t%d: counted %d vertices, %d entries; Coarsen built %d, %d",
+						in.name, cfg, threads, n, adj, c.N(), len(c.Adj))
+				}
+			}
+		}
+	}
+}

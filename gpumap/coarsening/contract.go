@@ -121,6 +121,45 @@ func contract[W int32 | int64](x *par.Exec, g *graph.Graph, match, cmap, leaders
 	return cg
 }
 
+// CoarseAdjacency is len(Adj) of the graph Contract builds from the
+// matching, counted without building it: each coarse vertex's distinct
+// coarse neighbours are marked in a thread's scratch (the contraction's
+// own, so its table is warm) and nothing else is written.
+func CoarseAdjacency(x *par.Exec, g *graph.Graph, match, cmap, leaders []int32) int64 {
+	nc := len(leaders)
+	tasks := max((nc+contractGrain-1)/contractGrain, 1)
+	counts := make([]int64, tasks)
+	scratch := make([]*neighbourSet[int32], x.Workers(tasks))
+	for i := range scratch {
+		scratch[i] = getNeighbourSet[int32]()
+	}
+	defer func() {
+		for _, ns := range scratch {
+			putNeighbourSet(ns)
+		}
+	}()
+	x.Each(tasks, func(worker, t int) {
+		ns := scratch[worker]
+		var s int64
+		for c := t * nc / tasks; c < (t+1)*nc/tasks; c++ {
+			ns.adj = ns.adj[:0]
+			ns.start(nc)
+			v := leaders[c]
+			ns.markEdges(g, v, cmap, int32(c))
+			if u := match[v]; u != v {
+				ns.markEdges(g, u, cmap, int32(c))
+			}
+			s += int64(ns.finish())
+		}
+		counts[t] = s
+	})
+	var total int64
+	for _, s := range counts {
+		total += s
+	}
+	return total
+}
+
 // setWeights stores contracted weights: 32-bit ones come from a narrow or
 // unit-weight graph, whose every sum of weights fits.
 func setWeights[W int32 | int64](g *graph.Graph, ew []W) {
@@ -172,6 +211,19 @@ func (ns *neighbourSet[W]) addEdges(g *graph.Graph, v int32, cmap []int32, c int
 		}
 	}
 	ns.adj, ns.ew = adj, ew
+}
+
+// markEdges is addEdges without the weights: it collects the distinct
+// coarse neighbours only (CoarseAdjacency).
+func (ns *neighbourSet[W]) markEdges(g *graph.Graph, v int32, cmap []int32, c int32) {
+	adj, pos, first := ns.adj, ns.pos, ns.first
+	for _, u := range g.Adj[g.XAdj[v]:g.XAdj[v+1]] {
+		if cu := cmap[u]; cu != c && pos[cu] == 0 {
+			adj = append(adj, cu)
+			pos[cu] = int32(len(adj) - first)
+		}
+	}
+	ns.adj = adj
 }
 
 // finish clears the table and returns the vertex's coarse degree.

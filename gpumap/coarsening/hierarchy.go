@@ -39,14 +39,39 @@ type Level struct {
 // With cfg.Block set, coarse vertices never straddle blocks, and every level
 // carries the projected blocks in Level.Block.
 func Coarsen(x *par.Exec, g *graph.Graph, cfg Config) []Level {
+	levels, _, _ := coarsen(x, g, cfg, false)
+	return levels
+}
+
+// CoarsestSize returns the vertices and adjacency entries (len(Adj)) of
+// the coarsest graph Coarsen would build, g's own when it builds none. The
+// coarsest level is matched and counted but not contracted: a caller that
+// needs only its size (the features' second level) saves its edge arrays,
+// which on a 2^20 grid are fresh pages written once and dropped.
+func CoarsestSize(x *par.Exec, g *graph.Graph, cfg Config) (n int, adj int64) {
+	levels, n, adj := coarsen(x, g, cfg, true)
+	if n < 0 {
+		c := g
+		if len(levels) > 0 {
+			c = levels[len(levels)-1].Graph
+		}
+		n, adj = c.N(), int64(len(c.Adj))
+	}
+	return n, adj
+}
+
+// coarsen builds the levels; with countLast it counts the coarsest level
+// instead of contracting it and returns its size (n < 0: nothing counted,
+// the coarsest level is the last one returned).
+func coarsen(x *par.Exec, g *graph.Graph, cfg Config, countLast bool) (levels []Level, n int, adj int64) {
 	minShrink := cfg.MinShrink
 	if minShrink <= 0 {
 		minShrink = 0.05
 	}
-	var levels []Level
 	cur := g
 	block := cfg.Block
-	for lvl := 0; cur.N() > cfg.StopSize && (cfg.MaxLevels == 0 || lvl < cfg.MaxLevels); lvl++ {
+	more := func(n, lvl int) bool { return n > cfg.StopSize && (cfg.MaxLevels == 0 || lvl < cfg.MaxLevels) }
+	for lvl := 0; more(cur.N(), lvl); lvl++ {
 		// A level is the same on any thread count, so a team member
 		// (par.Team) takes the threads its team left between levels. The
 		// hierarchy built ahead during the features is one: on a 2^20
@@ -69,6 +94,9 @@ func Coarsen(x *par.Exec, g *graph.Graph, cfg Config) []Level {
 		if float64(len(leaders)) > (1-minShrink)*float64(cur.N()) {
 			break
 		}
+		if countLast && !more(len(leaders), lvl+1) {
+			return levels, len(leaders), CoarseAdjacency(x, cur, match, cmap, leaders)
+		}
 		coarse := Contract(x, cur, match, cmap, leaders)
 		lvl := Level{Graph: coarse, CMap: cmap}
 		if block != nil {
@@ -81,5 +109,5 @@ func Coarsen(x *par.Exec, g *graph.Graph, cfg Config) []Level {
 		levels = append(levels, lvl)
 		cur = coarse
 	}
-	return levels
+	return levels, -1, 0
 }

@@ -120,12 +120,10 @@ func Measure(x *par.Exec, g *graph.Graph) Features {
 	// Coarse vertices up to 1% of the total weight (at least four of the
 	// heaviest): the cap does not bind on two levels of matching, so the
 	// ratios show the structure, not the cap.
-	levels := coarsening.Coarsen(x, g, coarsening.Config{StopSize: 1, MaxLevels: 2,
+	// The second level is counted, not built (only its size is used).
+	nc, adj := coarsening.CoarsestSize(x, g, coarsening.Config{StopSize: 1, MaxLevels: 2,
 		MaxWeight: max(g.TotalVertexWeight()/100, 4*g.MaxVertexWeight()), Seed: 1})
-	if len(levels) > 0 {
-		c := levels[len(levels)-1].Graph
-		f.VertexKeep = float64(c.N()) / float64(n)
-		f.EdgeKeep = float64(len(c.Adj)) / float64(len(g.Adj))
-	}
+	f.VertexKeep = float64(nc) / float64(n)
+	f.EdgeKeep = float64(adj) / float64(len(g.Adj))
 	return f
 }

@@ -139,7 +139,7 @@ func Map(x *par.Exec, g *graph.Graph, top *topology.Topology, cfg Config) []int3
 	for i := range global {
 		global[i] = int32(i)
 	}
-	m.rec(g, global, top.Root(), pe)
+	m.rec(x, g, global, top.Root(), pe)
 	m.work()
 	return pe
 }
@@ -202,7 +202,7 @@ type mapper struct {
 	// running.
 	mu      sync.Mutex
 	idle    *sync.Cond
-	pending []func()
+	pending []func(x *par.Exec)
 	busy    int
 	local   bool    // the input's numbering has locality
 	eps     float64 // imbalance the splits share out
@@ -236,7 +236,7 @@ func Limits(children []topology.Group, grpSize int, w, total int64, k int, eps f
 	return maxW
 }
 
-func (m *mapper) rec(g *graph.Graph, global []int32, grp topology.Group, pe []int32) {
+func (m *mapper) rec(x *par.Exec, g *graph.Graph, global []int32, grp topology.Group, pe []int32) {
 	if g.N() == 0 {
 		return
 	}
@@ -256,7 +256,7 @@ func (m *mapper) rec(g *graph.Graph, global []int32, grp topology.Group, pe []in
 		return
 	}
 	if len(children) == 1 {
-		m.rec(g, global, children[0], pe)
+		m.rec(x, g, global, children[0], pe)
 		return
 	}
 	if grp.Level == 1 && m.wide && m.cfg.Wide.GrowPEs {
@@ -264,7 +264,7 @@ func (m *mapper) rec(g *graph.Graph, global []int32, grp topology.Group, pe []in
 		return
 	}
 	maxW, pc, tries, _ := m.splitConfig(g, grp)
-	part := m.split(g, grp, maxW, pc, tries)
+	part := m.split(x, g, grp, maxW, pc, tries)
 	if grp.Level == 1 {
 		for i, v := range global {
 			pe[v] = int32(children[part[i]].Lo)
@@ -274,19 +274,19 @@ func (m *mapper) rec(g *graph.Graph, global []int32, grp topology.Group, pe []in
 	// The children's subgraphs are built when their turn comes and dropped
 	// when they are done: a worker extracts one when it takes its task.
 	blocks := partition.NewBlocks(g, part, len(children))
-	tasks := make([]func(), 0, len(children))
+	tasks := make([]func(x *par.Exec), 0, len(children))
 	for j := range children {
 		if blocks.Size(j) == 0 {
 			continue
 		}
 		child := children[j]
-		tasks = append(tasks, func() {
+		tasks = append(tasks, func(x *par.Exec) {
 			sub := blocks.Extract(j)
 			gl := make([]int32, len(sub.Global))
 			for i, v := range sub.Global {
 				gl[i] = global[v]
 			}
-			m.rec(sub.G, gl, child, pe)
+			m.rec(x, sub.G, gl, child, pe)
 		})
 	}
 	// Reversed, the first child is taken first (depth first, in order).
@@ -379,7 +379,15 @@ func (m *mapper) sharesHierarchy(g *graph.Graph, grp topology.Group, maxW []int6
 // sub-problem that exists is taken (before, a goroutine that finished
 // its block waited for the caller's next split point to get another).
 func (m *mapper) work() {
+	// The workers' executors share the threads among the sub-problems
+	// running at once (par.Share): two at -t 2 run one thread each, and one
+	// left alone takes both from its next level or FM batch on. Each on
+	// every thread, the sub-problems' parallel loops oversubscribed the
+	// cores and every parallel FM made a searcher (24 bytes per vertex) per
+	// thread, to fault in: -t 2 took 10-15% more CPU than -t 1.
+	share := par.NewShare(m.x.Threads())
 	worker := func() {
+		x := share.Member()
 		m.mu.Lock()
 		for {
 			for len(m.pending) == 0 && m.busy > 0 {
@@ -393,7 +401,7 @@ func (m *mapper) work() {
 			m.pending[len(m.pending)-1] = nil
 			m.pending = m.pending[:len(m.pending)-1]
 			m.mu.Unlock()
-			t()
+			share.Run(x, t)
 			m.mu.Lock()
 			if m.busy--; m.busy == 0 {
 				m.idle.Broadcast()
@@ -426,7 +434,7 @@ func (m *mapper) work() {
 // hierarchy may have been built ahead (Config.Ahead). Otherwise they run
 // one after the other, each on every thread (one hierarchy in memory at a
 // time).
-func (m *mapper) split(g *graph.Graph, grp topology.Group, maxW []int64, pc partition.Config, tries int) []int32 {
+func (m *mapper) split(x *par.Exec, g *graph.Graph, grp topology.Group, maxW []int64, pc partition.Config, tries int) []int32 {
 	cut := refinement.Cut()
 	tryConfig := func(t int) partition.Config { return m.tryConfig(pc, grp, t) }
 	one := func(t int, x *par.Exec, levels *partition.Hierarchy) []int32 {
@@ -456,10 +464,10 @@ func (m *mapper) split(g *graph.Graph, grp topology.Group, maxW []int64, pc part
 	}
 	run := func() []int32 {
 		if tries == 1 {
-			return one(0, m.x, nil)
+			return one(0, x, nil)
 		}
 		parts := make([][]int32, tries)
-		threads := m.x.Threads()
+		threads := x.Threads()
 		if g.N() < refinement.ParallelFMMin {
 			par.Each(threads, tries, func(t int, x *par.Exec) { parts[t] = one(t, x, nil) })
 		} else {
@@ -472,12 +480,12 @@ func (m *mapper) split(g *graph.Graph, grp topology.Group, maxW []int64, pc part
 					ahead = m.cfg.Ahead
 				}
 				if levels, ok = ahead.Hierarchy(g, maxW, tryConfig(0), tries); !ok {
-					levels = partition.Coarsen(m.x, g, maxW, tryConfig(0), tries)
+					levels = partition.Coarsen(x, g, maxW, tryConfig(0), tries)
 				}
 			}
 			if threads == 1 || !share {
 				for t := 0; t < tries; t++ {
-					parts[t] = one(t, m.x, levels)
+					parts[t] = one(t, x, levels)
 				}
 			} else {
 				// A try that finishes leaves its threads to the others.
@@ -498,7 +506,7 @@ func (m *mapper) split(g *graph.Graph, grp topology.Group, maxW []int64, pc part
 		var best []int32
 		bestCut := int64(-1)
 		for _, p := range parts {
-			if c := cut.CostParallel(m.x, g, p); best == nil || c < bestCut {
+			if c := cut.CostParallel(x, g, p); best == nil || c < bestCut {
 				best, bestCut = p, c
 			}
 		}

@@ -13,8 +13,9 @@ import (
 // caller's and helpers that poll between loops (helpers.go).
 type Exec struct {
 	threads int
-	own     int   // a team member's threads before it grew
-	team    *Team // nil: a fixed thread count
+	own     int    // a team member's threads before it grew
+	team    *Team  // nil: a fixed thread count
+	share   *Share // a worker of a Share (team is nil then)
 }
 
 // New returns an executor for the given thread count; threads <= 0 means

@@ -37,11 +37,15 @@ func (t *Team) Done(x *Exec) {
 }
 
 // Grow adds to x's threads its share of those freed by its team's members
-// that are done, and returns its thread count (without a team, Threads).
+// that are done, and returns its thread count (without a team, Threads);
+// a worker of a Share takes its share now, which may be fewer threads.
 // Only the goroutine that runs x's loops may call it, and only between
 // them: the count stays fixed from one Grow to the next, so a slice sized
 // by Chunks or Workers stays valid until the caller grows again.
 func (x *Exec) Grow() int {
+	if x.share != nil {
+		return x.share.grow(x)
+	}
 	t := x.team
 	if t == nil {
 		return x.threads
