@@ -455,8 +455,12 @@ func (p *pipeline) runPortfolio(cands []candidate, alg Algorithm, run func(*pipe
 	p.side(defaults, func(i int, x *par.Exec, b backend.Backend) { one(i, x, b) })
 	// Both chains start from the costlier default: the candidates ran on
 	// both workers, and the one done first helped the other (an upper
-	// bound of the wall time they took). Each chain knows what both counted,
-	// so a kind neither ran is estimated from both (the larger estimate).
+	// bound of the wall time they took). A chain estimates new kinds from
+	// the default of its own algorithm, the nearest kind (entryRatio),
+	// else from the one default: estimated from both, the larger estimate
+	// (HM's entries times the 90th percentile of the ratio to strong's IM)
+	// kept strong's IM out of fe_body's chain onto 4:8:2, whose V-cycles
+	// then ended 9% above.
 	spentA := int64(0)
 	for i := range defaults {
 		spentA = max(spentA, costs[i])
@@ -466,7 +470,9 @@ func (p *pipeline) runPortfolio(cands []candidate, alg Algorithm, run func(*pipe
 	for c := range chains {
 		chains[c].budget = budget
 		for i := range defaults {
-			chains[c].learn(cands[i], fms[i], costs[i])
+			if defaults == 1 || i == c {
+				chains[c].learn(cands[i], fms[i], costs[i])
+			}
 		}
 		chains[c].spent = spentA
 	}
