@@ -339,6 +339,13 @@ func (b *chainBudget) done(c candidate, fm, cost int64) {
 	b.spent += cost
 	b.runs++
 	b.last = cost
+	b.learn(c, fm, cost)
+}
+
+// learn records what a finished candidate c counted (cost after fm FM
+// entries) for the estimates of its kind and the others, without charging
+// it: the caller charges default's candidates, which ran before the chains.
+func (b *chainBudget) learn(c candidate, fm, cost int64) {
 	k := kindOf(c)
 	b.cost[k], b.entries[k] = max(b.cost[k], cost), max(b.entries[k], fm)
 }
@@ -352,6 +359,39 @@ func (b *chainBudget) done(c candidate, fm, cost int64) {
 func countedCost(pr Preset, alg Algorithm, m int64, k int, fm int64) int64 {
 	pe := countedPerEdge[kindOf(candidate{preset: pr, alg: alg})]
 	return int64((pe*float64(m) + countedPerEntry*float64(fm) + countedPerPE*float64(k)) * countedMargin)
+}
+
+// side runs f(i, x, b) for i in [0, n) side by side, each on its share of
+// p's threads (x, and a CPU backend b on as many), or one after the other
+// on p's executor and backend where p has one thread or n is 1. The
+// executors are a team (par.Team): one whose f returned gives its threads
+// to those still running, which take them at their next loop; only the
+// speed depends on it, every candidate's mapping is the same for any
+// thread count.
+func (p *pipeline) side(n int, f func(i int, x *par.Exec, b backend.Backend)) {
+	x, b := p.x, p.backend
+	defer func() { p.x, p.backend = x, b }() // f may have run p itself on a member
+	threads := x.Threads()
+	if min(threads, n) < 2 {
+		for i := range n {
+			f(i, x, b)
+		}
+		return
+	}
+	team := par.NewTeam(threads, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		share := max(1, (threads+i)/n)
+		wx, wb := team.Member(share), cpu.New(share)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer wb.Close()
+			defer team.Done(wx)
+			f(i, wx, wb)
+		}()
+	}
+	wg.Wait()
 }
 
 // runPortfolio maps with the candidates (p itself for the one with p's
@@ -391,52 +431,62 @@ func (p *pipeline) runPortfolio(cands []candidate, alg Algorithm, run func(*pipe
 			defaults = 2
 		}
 	}
-	budget := int64(float64(scaledBudget(p.g.M(), strongBudget)) * strongCandidateShare)
-	chains := make([]chainBudget, portfolioWorkers)
 	for _, q := range pipes {
 		q.premapped = premapped
 	}
 	pes := make([][]int32, len(pipes))
 	ran := make([]bool, len(pipes))
-	// chain maps chain c's candidates on x and b.
-	chain := func(c int, x *par.Exec, b backend.Backend) {
-		cb := &chains[c]
-		cb.budget = budget
-		for i := c; i < len(pipes); i += portfolioWorkers {
-			m, k := p.g.M(), p.top.K()
-			if i >= defaults && !cb.admits(cb.estimate(cands[i], m, k, work(m, k, p.features, cands[i]))) {
-				continue // a later, cheaper candidate may still fit
-			}
-			q := pipes[i]
-			q.x, q.backend = x, b
-			w0 := q.work.Load()
-			pes[i], ran[i] = run(q, cands[i].alg), true
-			fm := q.work.Load() - w0
-			cb.done(cands[i], fm, countedCost(cands[i].preset, cands[i].alg, m, k, fm))
-		}
+	fms, costs := make([]int64, len(pipes)), make([]int64, len(pipes))
+	m, k := p.g.M(), p.top.K()
+	// one maps candidate i on x and b and counts its work.
+	one := func(i int, x *par.Exec, b backend.Backend) {
+		q := pipes[i]
+		q.x, q.backend = x, b
+		w0 := q.work.Load()
+		pes[i], ran[i] = run(q, cands[i].alg), true
+		fms[i] = q.work.Load() - w0
+		costs[i] = countedCost(cands[i].preset, cands[i].alg, m, k, fms[i])
 	}
-	threads := p.x.Threads()
-	if workers := min(threads, portfolioWorkers, len(pipes)); workers < 2 {
-		for c := range portfolioWorkers {
-			chain(c, p.x, p.backend)
+	// Default's candidates first, side by side, whatever the budget says;
+	// the first one done gives its thread to the other (par.Team): on an
+	// optimisation model with long rows default's HM took 4-5 s of one
+	// core while IM was done in 0.5 s, and its thread then ran strong's
+	// next candidates instead (5.78 s wall at -t 2, past strong's 5 s).
+	p.side(defaults, func(i int, x *par.Exec, b backend.Backend) { one(i, x, b) })
+	// Both chains start from the costlier default: the candidates ran on
+	// both workers, and the one done first helped the other (an upper
+	// bound of the wall time they took). A chain estimates new kinds from
+	// the default of its own algorithm, the nearest kind (entryRatio),
+	// else from the one default: estimated from both, the larger estimate
+	// (HM's entries times the 90th percentile of the ratio to strong's IM)
+	// kept strong's IM out of fe_body's chain onto 4:8:2, whose V-cycles
+	// then ended 9% above.
+	spentA := int64(0)
+	for i := range defaults {
+		spentA = max(spentA, costs[i])
+	}
+	budget := int64(float64(scaledBudget(m, strongBudget)) * strongCandidateShare)
+	chains := make([]chainBudget, portfolioWorkers)
+	for c := range chains {
+		chains[c].budget = budget
+		for i := range defaults {
+			if defaults == 1 || i == c {
+				chains[c].learn(cands[i], fms[i], costs[i])
+			}
 		}
-	} else {
-		// One chain per worker, each on its share of the threads; which
-		// worker maps a candidate changes nothing in its mapping.
-		x, backend := p.x, p.backend
-		var wg sync.WaitGroup
-		for c := range portfolioWorkers {
-			share := max(1, (threads+c)/portfolioWorkers)
-			wx, wb := par.New(share), cpu.New(share)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer wb.Close()
-				chain(c, wx, wb)
-			}()
-		}
-		wg.Wait()
-		p.x, p.backend = x, backend
+		chains[c].spent = spentA
+	}
+	if defaults < len(pipes) {
+		p.side(portfolioWorkers, func(c int, x *par.Exec, b backend.Backend) {
+			cb := &chains[c]
+			for i := c; i < len(pipes); i += portfolioWorkers {
+				if i < defaults || !cb.admits(cb.estimate(cands[i], m, k, work(m, k, p.features, cands[i]))) {
+					continue // a later, cheaper candidate may still fit
+				}
+				one(i, x, b)
+				cb.done(cands[i], fms[i], costs[i])
+			}
+		})
 	}
 	best, bestM := -1, graph.Metrics{}
 	ms := make([]graph.Metrics, len(pipes))
@@ -462,6 +512,7 @@ func (p *pipeline) runPortfolio(cands []candidate, alg Algorithm, run func(*pipe
 	if best >= 0 && strong {
 		p.t.logf("%s: %d pipelines, the lowest J (%d) from the %s preset's %s with seed %d", p.opt.Preset, n, bestM.J,
 			cands[best].preset, cands[best].alg, cands[best].seed)
+		p.t.logf("strong: default's %d candidates ran first, the costlier counted %d units", defaults, spentA)
 		spent := int64(0)
 		for c, cb := range chains {
 			p.t.logf("strong: worker %d ran %d candidates, counted %d of %d units (the last %d)", c, cb.runs, cb.spent, cb.budget, cb.last)

@@ -430,12 +430,20 @@ func hubGraph(n, hubs, deg int) *graph.Graph {
 // it ran (past default's, which run whatever the budget says), and each
 // V-cycle chain's counted units pass its budget by at most its costliest
 // cycle.
+//
+// The same on a hand-made optimisation model with long rows
+// (longRowGraph), where a move in HM's FM updates whole rows: default's
+// HM counted 4-30x default's IM on such models.
 func TestStrongBudgetOnHubs(t *testing.T) {
 	top, _ := topology.Parse("4:4:3", "1:10:100")
-	g := hubGraph(4000, 80, 50)
 	defer func(b int64) { strongBudget = b }(strongBudget)
 	strongBudget = strongFullBudget / 4 // room for candidates past default's
-	for _, threads := range []int{1, 2} {
+	for _, tc := range []struct {
+		name    string
+		g       *graph.Graph
+		threads int
+	}{{"hubs", hubGraph(4000, 80, 50), 1}, {"hubs", hubGraph(4000, 80, 50), 2}, {"long rows", longRowGraph(6000, 12, 6), 2}} {
+		g, threads := tc.g, tc.threads
 		var progress strings.Builder
 		opt := DefaultOptions()
 		opt.Seed, opt.Backend, opt.Preset, opt.Threads, opt.Progress = 4, CPU, Strong, threads, &progress
@@ -455,8 +463,8 @@ func TestStrongBudgetOnHubs(t *testing.T) {
 					t.Fatalf("%q: %v", line, err)
 				}
 				workers++
-				if runs > 1 && spent > budget+last {
-					t.Errorf("%d threads, worker %d: %d candidates counted %d units, budget %d, the last %d", threads, c, runs, spent, budget, last)
+				if runs > 0 && spent > budget+last {
+					t.Errorf("%s, %d threads, worker %d: %d candidates counted %d units, budget %d, the last %d", tc.name, threads, c, runs, spent, budget, last)
 				}
 			}
 			if i := strings.Index(line, "strong: V-cycles from"); i >= 0 {
@@ -466,12 +474,110 @@ func TestStrongBudgetOnHubs(t *testing.T) {
 				}
 				chains++
 				if work > units+largest || entries == 0 && cycles > 0 {
-					t.Errorf("%d threads: V-cycles counted %d units (%d FM entries), budget %d, the costliest cycle %d", threads, work, entries, units, largest)
+					t.Errorf("%s, %d threads: V-cycles counted %d units (%d FM entries), budget %d, the costliest cycle %d", tc.name, threads, work, entries, units, largest)
 				}
 			}
 		}
 		if workers != portfolioWorkers || chains != 2 {
-			t.Fatalf("%d threads: %d workers, %d V-cycle chains in the progress:\n%s", threads, workers, chains, log)
+			t.Fatalf("%s, %d threads: %d workers, %d V-cycle chains in the progress:\n%s", tc.name, threads, workers, chains, log)
+		}
+	}
+}
+
+// longRowGraph is the bipartite graph of a hand-made constraint matrix
+// shaped like the optimisation models of issue 25 (a vertex per row and
+// per column, an edge per nonzero): cols columns in blocks of 8, each
+// block's 4 short rows covering it and one column of the next block (a
+// staircase), and long linking rows, each over every stride-th column
+// of the whole model, starting at its own offset.
+func longRowGraph(cols, long, stride int) *graph.Graph {
+	short := cols / 2
+	b := graph.NewBuilder(cols + short + long)
+	for r := range short {
+		blk := r / 4
+		for i := range 4 {
+			b.AddEdge(cols+r, (blk*8+(r%4)*2+i)%cols, 1)
+		}
+		b.AddEdge(cols+r, (blk*8+8+r%8)%cols, 1)
+	}
+	for l := range long {
+		for c := l % stride; c < cols; c += stride {
+			b.AddEdge(cols+short+l, c, 1)
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		panic(err)
+	}
+	return g
+}
+
+// strongLog maps g onto top with strong at the given thread count and
+// returns the progress.
+func strongLog(t *testing.T, g *graph.Graph, top *topology.Topology, threads int) string {
+	t.Helper()
+	var progress strings.Builder
+	opt := DefaultOptions()
+	opt.Seed, opt.Backend, opt.Preset, opt.Threads, opt.Progress = 4, CPU, Strong, threads, &progress
+	if _, err := Map(g, top, opt); err != nil {
+		t.Fatal(err)
+	}
+	return progress.String()
+}
+
+// workers parses strong's "worker" lines: per worker the candidates run
+// past default's and the counted units.
+func workers(t *testing.T, log string) (runs []int, spent []int64) {
+	t.Helper()
+	for _, line := range strings.Split(log, "\n") {
+		if i := strings.Index(line, "strong: worker "); i >= 0 {
+			var c, r int
+			var s, budget, last int64
+			if _, err := fmt.Sscanf(line[i:], "strong: worker %d ran %d candidates, counted %d of %d units (the last %d)",
+				&c, &r, &s, &budget, &last); err != nil {
+				t.Fatalf("%q: %v", line, err)
+			}
+			runs, spent = append(runs, r), append(spent, s)
+		}
+	}
+	if len(runs) != portfolioWorkers {
+		t.Fatalf("%d worker lines in the progress:\n%s", len(runs), log)
+	}
+	return runs, spent
+}
+
+// Issue 25: on an optimisation model with long rows strong took 5.78 s
+// at -t 2, past its 5 s: default's HM ran 4-5 s on one worker while the
+// other, done with default's IM in 0.5 s, ran strong's next candidates
+// from its own count alone. Default's candidates now run first, both
+// workers start from the costlier one's count, and the one done first
+// helps the other: where that count passes a chain's share of the
+// budget no further candidate runs on either worker.
+func TestStrongChainsStartFromTheCostlierDefault(t *testing.T) {
+	top, _ := topology.Parse("4:4:3", "1:10:100")
+	defer func(b int64) { strongBudget = b }(strongBudget)
+	for name, g := range map[string]*graph.Graph{"long rows": longRowGraph(6000, 100, 10)} {
+		strongBudget = 1 // default's candidates alone: what each counted
+		_, spent := workers(t, strongLog(t, g, top, 1))
+		costlier := max(spent[0], spent[1])
+		t.Logf("%s: the workers counted %d and %d (default's candidates alone)", name, spent[0], spent[1])
+		// Each chain's share (strongCandidateShare) just below the costlier.
+		strongBudget = int64(float64(costlier)/strongCandidateShare) - 1
+		for _, threads := range []int{1, 2} {
+			log := strongLog(t, g, top, threads)
+			var n int
+			if i := strings.Index(log, "strong: "); i < 0 {
+				t.Fatalf("no portfolio in the progress:\n%s", log)
+			} else if _, err := fmt.Sscanf(log[i:], "strong: %d pipelines", &n); err != nil || n != 2 {
+				t.Errorf("%s, %d threads: strong ran %d pipelines (%v), want default's 2:\n%s", name, threads, n, err, log)
+			}
+			runs, spent := workers(t, log)
+			for c := range runs {
+				if spent[c] != costlier {
+					t.Errorf("%s, %d threads, worker %d: %d candidates past default's, counted %d; default's costlier counted %d\n%s",
+						name, threads, c, runs[c], spent[c], costlier, log)
+				}
+			}
 		}
 	}
 }

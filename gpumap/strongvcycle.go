@@ -3,6 +3,7 @@ package gpumap
 import (
 	"slices"
 
+	"github.com/gpumap/gpumap/gpumap/backend"
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
 	"github.com/gpumap/gpumap/gpumap/refinement"
@@ -117,9 +118,10 @@ func (p *pipeline) vcycles(pes [][]int32, ms []graph.Metrics, budget int64) (int
 		chains[i].st = vcycle.Run(x, p.g, p.top, chains[i].pe, maxW, cfg)
 	}
 	p.t.phase("v-cycles", func() {
-		// Each chain on its own share of the threads; a chain's result
-		// does not depend on how many it gets.
-		par.Each(p.x.Threads(), len(chains), run)
+		// Each chain on its own share of the threads, and a chain that
+		// stops early gives its share to the other (pipeline.side); a
+		// chain's result does not depend on how many it gets.
+		p.side(len(chains), func(i int, x *par.Exec, _ backend.Backend) { run(i, x) })
 	})
 	best := 0
 	for i, c := range chains {
