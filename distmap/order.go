@@ -33,7 +33,8 @@ const clusterBlock = 1 << 14
 
 // shuffledBlocks returns a random order of 0..n-1 drawn from rng that
 // visits blocks of size consecutive vertices in shuffled order, each
-// block in a random order of its own; n <= size gives rng.Perm(n). The
+// block in a random order of its own; n <= size or size <= 0 gives
+// rng.Perm(n) (a uniform order, where the numbering has no locality). The
 // clustering's rounds visit every vertex, and in a uniformly random
 // order each one's edges, its neighbours' labels and their clusters'
 // weights are cache misses: on a 2^22 rgg at P=2 (2M vertices a rank)
@@ -48,7 +49,7 @@ const clusterBlock = 1 << 14
 // 1.033 M in the uniform order, and 2.53 M against 2.60 M on rgg 2^22.
 func shuffledBlocks(rng *rand.Rand, n, size int) []int32 {
 	order := make([]int32, 0, n)
-	if n <= size {
+	if n <= size || size <= 0 {
 		// One block: the uniform order and its stream of draws, as
 		// before blocks.
 		for _, v := range rng.Perm(n) {

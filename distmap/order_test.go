@@ -9,9 +9,10 @@ import (
 // shuffledBlocks is a permutation that visits each block of size
 // consecutive ids before the next (the cache locality the clustering
 // relies on), is drawn from the seed alone, and is rng.Perm itself where
-// one block holds every id (small graphs keep their clusterings).
+// one block holds every id or there are no blocks (size 0: small graphs
+// and graphs without locality keep their clusterings).
 func TestShuffledBlocks(t *testing.T) {
-	for _, c := range []struct{ n, size int }{{0, 4}, {1, 4}, {4, 4}, {5, 4}, {17, 4}, {100, 7}, {1000, 1000}, {3000, 1 << 10}} {
+	for _, c := range []struct{ n, size int }{{0, 4}, {1, 4}, {4, 4}, {5, 4}, {17, 4}, {100, 7}, {1000, 1000}, {3000, 1 << 10}, {50, 0}} {
 		got := shuffledBlocks(rand.New(rand.NewPCG(3, 9)), c.n, c.size)
 		if len(got) != c.n {
 			t.Fatalf("n=%d size=%d: %d ids", c.n, c.size, len(got))
@@ -24,7 +25,7 @@ func TestShuffledBlocks(t *testing.T) {
 			seen[v] = true
 		}
 		// Each block's ids form one run of the order.
-		for i := 0; i < c.n; {
+		for i := 0; c.size > 0 && i < c.n; {
 			b := int(got[i]) / c.size
 			run := min(c.n, b*c.size+c.size) - b*c.size
 			for j := i; j < i+run; j++ {
@@ -38,7 +39,7 @@ func TestShuffledBlocks(t *testing.T) {
 		if !slices.Equal(got, again) {
 			t.Fatalf("n=%d size=%d: two draws from one seed differ", c.n, c.size)
 		}
-		if c.n <= c.size {
+		if c.n <= c.size || c.size <= 0 {
 			want := rand.New(rand.NewPCG(3, 9)).Perm(c.n)
 			for i, v := range want {
 				if int(got[i]) != v {
