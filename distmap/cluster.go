@@ -116,7 +116,8 @@ func bestCluster(r *rating, adj []int32, w []int64, label []int64, cur, vw, limi
 // clustering is size-constrained label propagation on g: every vertex
 // starts in its own cluster (labelled by its global id) and joins the
 // heaviest neighbouring cluster whose weight stays within limit. Each rank
-// visits its vertices in a random order drawn from the seed, knows the
+// visits its vertices in a random order drawn from the seed (shuffled
+// blocks of block vertices, shuffledBlocks), knows the
 // weights of the clusters of its vertices and ghosts only (moves update
 // them locally, as in ParHIP), and refreshes its ghosts' labels after every
 // round. label holds the labels of the local vertices and the ghosts.
@@ -138,13 +139,14 @@ type clustering struct {
 	// ranks add to it (skewed degrees; see Map).
 	share   int64
 	baseFar map[int64]int64
+	block   int // of the visiting order (shuffledBlocks)
 }
 
 // newClustering starts label propagation on g: every vertex alone
 // (collective: the ghosts' weights come from their owners).
-func newClustering(g *Graph, limit int64, seed uint64, level int, share int) (*clustering, error) {
+func newClustering(g *Graph, limit int64, seed uint64, level int, share, block int) (*clustering, error) {
 	n := g.N()
-	c := &clustering{g: g, limit: limit, seed: seed, level: level, label: make([]int64, n+len(g.Ghost)), share: int64(max(1, share))}
+	c := &clustering{g: g, limit: limit, seed: seed, level: level, label: make([]int64, n+len(g.Ghost)), share: int64(max(1, share)), block: block}
 	for v := range n {
 		c.label[v] = g.First() + int64(v)
 	}
@@ -206,7 +208,7 @@ func (c *clustering) run(rounds int) error {
 		c.done++
 		rng := rand.New(rand.NewPCG(c.seed, uint64(c.level)<<32|uint64(round)<<16|uint64(g.rank)))
 		moved := int64(0)
-		perm := rng.Perm(n)
+		perm := shuffledBlocks(rng, n, c.block)
 		// The same salt on every rank: the round's first draw of a
 		// stream that all ranks share.
 		salt := rand.New(rand.NewPCG(c.seed, uint64(c.level)<<32|uint64(round)<<16|1<<15)).Uint64()

@@ -14,7 +14,9 @@
 //     hierarchy. (a) Size-constrained label propagation clusters the
 //     vertices (each joins the neighbouring cluster its edges weigh most
 //     towards, a cluster weighing at most c(V)/C, C = the coarsest size
-//     below); each rank visits its vertices in a seeded random order and
+//     below); each rank visits its vertices in a seeded random order (in
+//     shuffled blocks of 2^14 consecutive ids where the numbering has
+//     locality, for the cache) and
 //     knows only the weights of the clusters it sees (ParHIP's local
 //     bookkeeping; on skewed degrees, where every rank joins the hubs'
 //     clusters at once, a rank fills at most 1/P of a cluster's room).

@@ -125,9 +125,18 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 	// (R-MAT: its coarsest graph also took gpumap.Map minutes): label
 	// propagation coarsens there. Building and mapping both hierarchies
 	// and keeping the lower coarsest J took half the time of a run.
-	byMatching, err := hasLocality(g)
+	local, err := hasLocality(g)
 	if err != nil {
 		return nil, err
+	}
+	byMatching := local
+	// The clustering visits shuffled blocks of consecutive ids where they
+	// lie near each other (shuffledBlocks); without locality a block's
+	// neighbours are as scattered as any, and the blocks only changed the
+	// clusters (R-MAT 2^18 at P=2: J +9.7%, CPU +14%).
+	block := 0
+	if local {
+		block = clusterBlock
 	}
 	skewed, err := skewedDegrees(g)
 	if err != nil {
@@ -145,7 +154,7 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 	limit := func(small int64) int64 { return max(1, (total+small-1)/small) }
 	var first *clustering
 	if small := coarsestSize(g.GlobalN(), k, opt, false); byMatching && g.GlobalN() > small {
-		if first, err = newClustering(g, limit(small), opt.Seed, 0, share); err != nil {
+		if first, err = newClustering(g, limit(small), opt.Seed, 0, share, block); err != nil {
 			return nil, err
 		}
 		if err := first.run(1); err != nil {
@@ -164,7 +173,7 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 	if err := ph.Done("choose coarsening"); err != nil {
 		return nil, err
 	}
-	best, err := coarsen(g, top, opt, small, limit(small), byMatching, first, share)
+	best, err := coarsen(g, top, opt, small, limit(small), byMatching, first, share, block)
 	if err != nil {
 		return nil, err
 	}
@@ -340,8 +349,9 @@ func countLabels(g *Graph, label []int64) (int64, error) {
 // propagation or by local matchings (a level whose matching keeps more
 // than 80% is clustered by label propagation instead: matchings stall
 // where the edges cross ranks), and maps the coarsest graph.
-// first, when not nil, is label propagation already started on g.
-func coarsen(g *Graph, top *topology.Topology, opt Options, small, limit int64, byMatching bool, first *clustering, share int) (*hierarchy, error) {
+// first, when not nil, is label propagation already started on g; share
+// and block are newClustering's.
+func coarsen(g *Graph, top *topology.Topology, opt Options, small, limit int64, byMatching bool, first *clustering, share, block int) (*hierarchy, error) {
 	h := &hierarchy{}
 	cur := g
 	for len(h.levels) < maxLevels && cur.GlobalN() > small {
@@ -363,7 +373,7 @@ func coarsen(g *Graph, top *topology.Topology, opt Options, small, limit int64, 
 			first = nil
 			var err error
 			if c == nil {
-				if c, err = newClustering(cur, limit, opt.Seed, len(h.levels), share); err != nil {
+				if c, err = newClustering(cur, limit, opt.Seed, len(h.levels), share, block); err != nil {
 					return nil, err
 				}
 			}

@@ -180,7 +180,7 @@ func TestClusterShare(t *testing.T) {
 	for i, w := range []*graph.Graph{sg, graph.RMAT(11, 8, 3)} {
 		g := spreadEvenly(c, size, rank, w)
 		for _, limit := range []int64{3, 8, 20} {
-			cl, err := newClustering(g, limit, 1, 0, size)
+			cl, err := newClustering(g, limit, 1, 0, size, 0)
 			if err != nil {
 				rankFail("%v", err)
 			}
