@@ -40,6 +40,12 @@ type FMConfig struct {
 	// graphs the rare gaining search comes after long fruitless runs, and
 	// the bound cost 2-4% J at 2^20 vertices. 0: no bound.
 	Waste float64
+	// StopAlpha and StopBeta end a search before Alpha fruitless moves by
+	// the adaptive rule of stopRule: once the gains since its last best
+	// have drifted down further than their noise can make up, after at
+	// least StopBeta such moves (StopAlpha <= 0: off, searches end after
+	// Alpha fruitless moves; StopBeta 0: 3).
+	StopAlpha, StopBeta float64
 	// Work, when not nil, is charged the run's counted work: the
 	// connectivity entries its moves updated and its queries built (a
 	// moved vertex's degree plus its built neighbours' entry lists, a
@@ -254,6 +260,7 @@ func (f *FM) search() int64 {
 	over := over0
 	cur, best, bestLen := int64(0), int64(0), 0
 	fruitless := 0
+	stop := newStopRule(&f.cfg, over0)
 	for f.heap.Len() > 0 && fruitless < f.cfg.Alpha {
 		it := f.heap.Pop()
 		v := it.V
@@ -282,8 +289,9 @@ func (f *FM) search() int64 {
 		if over <= over0 && (cur > best || over < over0) {
 			best, bestLen, fruitless = cur, len(f.moves), 0
 			over0 = over
-		} else {
-			fruitless++
+			stop.best()
+		} else if fruitless++; stop.step(gain) {
+			break
 		}
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 			if u := g.Adj[e]; f.lock[u] != f.round && !f.ct.Frozen(u) {

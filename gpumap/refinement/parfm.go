@@ -554,6 +554,7 @@ func (w *searcher) search(seed int32) searchResult {
 	}
 	over := over0
 	cur, best, bestLen, fruitless := int64(0), int64(0), 0, 0
+	stop := newStopRule(&f.cfg, over0)
 	for w.heap.Len() > 0 && fruitless < f.cfg.Alpha {
 		it := w.heap.Pop()
 		v := it.V
@@ -583,8 +584,9 @@ func (w *searcher) search(seed int32) searchResult {
 		if over <= over0 && (cur > best || over < over0) {
 			best, bestLen, fruitless = cur, len(w.moves), 0
 			over0 = over
-		} else {
-			fruitless++
+			stop.best()
+		} else if fruitless++; stop.step(gain) {
+			break
 		}
 		w.work += g.XAdj[v+1] - g.XAdj[v]
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
