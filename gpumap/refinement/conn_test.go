@@ -192,3 +192,14 @@ func BenchmarkConnTableBestMoveJ(b *testing.B) {
 	top, _ := topology.Parse("2:2:2", "1:10:100")
 	benchBestMove(b, Mapping(top), top.K())
 }
+
+// BenchmarkNbhdLoad: gathering a vertex's connectivity from scratch, as
+// label propagation and Jet do for every candidate.
+func BenchmarkNbhdLoad(b *testing.B) {
+	ct, vs, _ := benchTable(b, 64, Cut())
+	h := newNbhd(64)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		h.load(ct.s, vs[i&(len(vs)-1)])
+	}
+}
