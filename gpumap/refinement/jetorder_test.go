@@ -39,3 +39,26 @@ func TestRebalanceOrderIsStableSort(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSelectRebalance: 2^16 vertices in 192 blocks, a third of them
+// candidates with gains of every sign.
+func BenchmarkSelectRebalance(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const n, k = 1 << 16, 192
+	part, dest := make([]int32, n), make([]int32, n)
+	vw, gain := make([]int64, n), make([]int64, n)
+	cand := make([]bool, n)
+	bw, maxW := make([]int64, k), make([]int64, k)
+	for v := range part {
+		part[v], dest[v], vw[v] = int32(rng.IntN(k)), int32(rng.IntN(k)), 1
+		gain[v], cand[v] = rng.Int64N(2001)-1000, rng.IntN(3) == 0
+		bw[part[v]]++
+	}
+	for i := range maxW {
+		maxW[i] = n / k
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		SelectRebalance(part, vw, bw, maxW, cand, dest, gain, false, 0)
+	}
+}
