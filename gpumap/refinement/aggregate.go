@@ -22,8 +22,8 @@ func (c *ConnTable) bestMoveAggregated(v int32, slack int64) (target int32, gain
 	o := &s.Obj
 	p := s.Part[v]
 	w := s.G.VW[v]
-	base := c.off[v]
-	t := int(c.cnt[v])
+	base := c.at[v].off
+	t := int(c.at[v].cnt)
 	conn := c.w[base : base+int64(t)]
 	a := &c.agg
 	a.idx, a.lab = a.idx[:0], a.lab[:0]

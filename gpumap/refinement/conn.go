@@ -13,20 +13,27 @@ import (
 // touches (the boundary and its neighbours), not n x k or all m edges.
 // Moves update the built entries in O(deg) time.
 type ConnTable struct {
-	s     *State
-	cnt   []int32  // entries of v: slots [off[v], off[v]+cnt[v])
-	valid []uint32 // valid[v] == gen: entries built
-	off   []int64  // v's slot range in blk and w
-	gen   uint32
-	blk   []int32 // the arena: blocks ...
-	w     []int64 // ... and connectivities
-	used  int64   // arena slots handed out
+	s    *State
+	at   []span // where v's entries are, and whether they are built
+	gen  uint32
+	blk  []int32 // the arena: blocks ...
+	w    []int64 // ... and connectivities
+	used int64   // arena slots handed out
 
 	agg aggScratch // for BestMove on vertices with many adjacent blocks
 	hub int64      // vertices of higher degree are frozen: no entries, never moved
 	// work counts the entries built and updated (FMConfig.Work); only the
 	// sequential parts of the parallel FM write it.
 	work int64
+}
+
+// span locates a vertex's entries: slots [off, off+cnt) of the arena,
+// built when gen is the table's. One record, so that a move's update of a
+// neighbour reads one cache line for it, not three arrays' lines.
+type span struct {
+	off int64
+	cnt int32
+	gen uint32
 }
 
 // hubDegree is the degree above which a vertex is frozen in FM: moving it
@@ -43,6 +50,13 @@ func hubDegree(g *graph.Graph) int64 {
 // Frozen reports whether v is a hub or a fixed vertex (State.FixedFrom),
 // which FM leaves in place.
 func (c *ConnTable) Frozen(v int32) bool {
+	// A vertex with built entries is not frozen. FM asks about every
+	// neighbour of a move, most of them built: their record, which the
+	// move's update has just read, answers without v's degree (a cache
+	// miss on XAdj that took a fifth of the search loop's time).
+	if c.at[v].gen == c.gen {
+		return false
+	}
 	g := c.s.G
 	return g.XAdj[v+1]-g.XAdj[v] > c.hub || c.s.FixedFrom > 0 && v >= c.s.FixedFrom
 }
@@ -62,12 +76,12 @@ func (c *ConnTable) reset(s *State) {
 	c.s = s
 	c.gen++
 	if c.gen == 0 {
-		clear(c.valid)
+		clear(c.at[:cap(c.at)]) // beyond len too: a later graph may be larger
 		c.gen = 1
 	}
-	c.cnt = grow(c.cnt, g.N())
-	c.valid = growU32(c.valid, g.N())
-	c.off = grow(c.off, g.N())
+	// Stale records hold older generations, and new memory is zero: no
+	// vertex reads as built.
+	c.at = grow(c.at, g.N())
 	c.used = 0
 	c.hub = hubDegree(g)
 }
@@ -94,13 +108,13 @@ func (c *ConnTable) slots(d int64, keep bool) int64 {
 // ensure builds v's entries if they are not built yet.
 // Frozen vertices are not kept up to date and are rebuilt on every query.
 func (c *ConnTable) ensure(v int32) {
-	if c.valid[v] != c.gen {
+	if c.at[v].gen != c.gen {
 		g := c.s.G
 		frozen := c.Frozen(v)
-		c.off[v] = c.slots(g.XAdj[v+1]-g.XAdj[v], !frozen)
+		c.at[v].off = c.slots(g.XAdj[v+1]-g.XAdj[v], !frozen)
 		c.work += g.XAdj[v+1] - g.XAdj[v]
 		if !frozen {
-			c.valid[v] = c.gen
+			c.at[v].gen = c.gen
 		}
 		c.rebuild(v)
 	}
@@ -109,7 +123,7 @@ func (c *ConnTable) ensure(v int32) {
 // rebuild recomputes v's entries from its neighbourhood.
 func (c *ConnTable) rebuild(v int32) {
 	g, part := c.s.G, c.s.Part
-	base := c.off[v]
+	base := c.at[v].off
 	n := int64(0)
 	for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 		w := g.W(e)
@@ -126,7 +140,7 @@ func (c *ConnTable) rebuild(v int32) {
 		}
 		c.w[i] += w
 	}
-	c.cnt[v] = int32(n)
+	c.at[v].cnt = int32(n)
 }
 
 // Move moves v to block to and updates the neighbours' entries.
@@ -138,22 +152,24 @@ func (c *ConnTable) Move(v, to int32) {
 	}
 	s.Move(v, to)
 	g := s.G
-	xadj, blk, cw, cnt, off := g.XAdj, c.blk, c.w, c.cnt, c.off
-	c.work += xadj[v+1] - xadj[v]
-	for e := xadj[v]; e < xadj[v+1]; e++ {
-		w := g.W(e)
+	blk, cw, at, gen := c.blk, c.w, c.at, c.gen
+	lo, hi := g.XAdj[v], g.XAdj[v+1]
+	c.work += hi - lo
+	work := int64(0)
+	for e, u := range g.Adj[lo:hi] {
+		x := &at[u]
+		if x.gen != gen {
+			continue // not built yet (or frozen): built from scratch when needed
+		}
+		w := g.W(lo + int64(e))
 		if w == 0 {
 			continue
 		}
-		u := g.Adj[e]
-		if c.valid[u] != c.gen {
-			continue // not built yet (or frozen): built from scratch when needed
-		}
-		base := off[u]
-		c.work += int64(cnt[u])
-		end := shiftEntry(blk, cw, base, base+int64(cnt[u]), from, to, w)
-		cnt[u] = int32(end - base)
+		work += int64(x.cnt)
+		end := shiftEntry(blk, cw, x.off, x.off+int64(x.cnt), from, to, w)
+		x.cnt = int32(end - x.off)
 	}
+	c.work += work
 }
 
 // shiftEntry updates the entries blk/w[base:end] of a vertex whose
@@ -162,13 +178,19 @@ func (c *ConnTable) Move(v, to int32) {
 // (from is present: the neighbour contributed to it), to gains it. The
 // list never grows before it shrinks, so it never exceeds deg slots.
 func shiftEntry(blk []int32, w []int64, base, end int64, from, to int32, wt int64) int64 {
+	// Blocks are distinct in a list: the scan stops once it has seen both.
 	fi, ti := int64(-1), int64(-1)
-	for i := base; i < end; i++ {
-		switch blk[i] {
-		case from:
-			fi = i
-		case to:
-			ti = i
+	for i, b := range blk[base:end] {
+		if b == from {
+			fi = base + int64(i)
+			if ti >= 0 {
+				break
+			}
+		} else if b == to {
+			ti = base + int64(i)
+			if fi >= 0 {
+				break
+			}
 		}
 	}
 	switch {
@@ -191,8 +213,8 @@ func shiftEntry(blk []int32, w []int64, base, end int64, from, to int32, wt int6
 // Conn returns v's connectivity to b.
 func (c *ConnTable) Conn(v, b int32) int64 {
 	c.ensure(v)
-	base := c.off[v]
-	for i := base; i < base+int64(c.cnt[v]); i++ {
+	base := c.at[v].off
+	for i := base; i < base+int64(c.at[v].cnt); i++ {
 		if c.blk[i] == b {
 			return c.w[i]
 		}
@@ -203,19 +225,19 @@ func (c *ConnTable) Conn(v, b int32) int64 {
 // Boundary reports whether v is connected to a block other than its own.
 func (c *ConnTable) Boundary(v int32) bool {
 	c.ensure(v)
-	n := c.cnt[v]
+	n := c.at[v].cnt
 	if n == 0 {
 		return false
 	}
-	return n > 1 || c.blk[c.off[v]] != c.s.Part[v]
+	return n > 1 || c.blk[c.at[v].off] != c.s.Part[v]
 }
 
 // costAt is v's objective contribution if it sat in block b.
 func (c *ConnTable) costAt(v, b int32) int64 {
 	o := &c.s.Obj
-	base := c.off[v]
+	base := c.at[v].off
 	var cost int64
-	for i := base; i < base+int64(c.cnt[v]); i++ {
+	for i := base; i < base+int64(c.at[v].cnt); i++ {
 		if x := c.blk[i]; x != b {
 			cost += c.w[i] * o.D(b, x)
 		}
@@ -231,27 +253,30 @@ func (c *ConnTable) BestMove(v int32, slack int64) (target int32, gain int64) {
 	s := c.s
 	p := s.Part[v]
 	w := s.G.VW[v]
-	base := c.off[v]
-	end := base + int64(c.cnt[v])
+	base := c.at[v].off
+	end := base + int64(c.at[v].cnt)
 	target = -1
 	if s.Obj.IsCut() {
-		cp := int64(0)
-		for i := base; i < end; i++ {
-			if c.blk[i] == p {
-				cp = c.w[i]
-				break
-			}
-		}
-		for i := base; i < end; i++ {
-			b := c.blk[i]
-			if b == p || s.BW[b]+w > s.MaxW[b]+slack {
+		// One pass: the gain to b is conn(b) - conn(p), so the best
+		// connectivity wins, in the same order, before conn(p) is known.
+		blk, cw := c.blk[base:end], c.w[base:end]
+		cp, best := int64(0), int64(0)
+		for i, b := range blk {
+			if b == p {
+				cp = cw[i]
 				continue
 			}
-			if gn := c.w[i] - cp; target < 0 || gn > gain || gn == gain && s.BW[b] < s.BW[target] {
-				target, gain = b, gn
+			if s.BW[b]+w > s.MaxW[b]+slack {
+				continue
+			}
+			if x := cw[i]; target < 0 || x > best || x == best && s.BW[b] < s.BW[target] {
+				target, best = b, x
 			}
 		}
-		return target, gain
+		if target < 0 {
+			return -1, 0
+		}
+		return target, best - cp
 	}
 	if end-base > aggThreshold && len(s.Obj.shifts) > 1 {
 		return c.bestMoveAggregated(v, slack)
@@ -295,10 +320,10 @@ func (c *ConnTable) BuildAll(x *par.Exec, vs []int32) {
 		off := start + need[ch]
 		for _, v := range vs[lo:hi] {
 			if c.unbuilt(v) {
-				c.off[v] = off
+				c.at[v].off = off
 				off += g.XAdj[v+1] - g.XAdj[v]
 				c.rebuild(v)
-				c.valid[v] = c.gen
+				c.at[v].gen = c.gen
 			}
 		}
 	})
@@ -307,15 +332,15 @@ func (c *ConnTable) BuildAll(x *par.Exec, vs []int32) {
 }
 
 // unbuilt reports whether BuildAll builds v: not built yet, not frozen.
-func (c *ConnTable) unbuilt(v int32) bool { return c.valid[v] != c.gen && !c.Frozen(v) }
+func (c *ConnTable) unbuilt(v int32) bool { return c.at[v].gen != c.gen && !c.Frozen(v) }
 
 // Entries returns v's built entries (blocks and connectivities), or ok
 // false when v's entries are not built. It only reads, so threads may call
 // it while no one changes the table.
 func (c *ConnTable) Entries(v int32) (blk []int32, w []int64, ok bool) {
-	if c.valid[v] != c.gen {
+	x := c.at[v]
+	if x.gen != c.gen {
 		return nil, nil, false
 	}
-	o := c.off[v]
-	return c.blk[o : o+int64(c.cnt[v])], c.w[o : o+int64(c.cnt[v])], true
+	return c.blk[x.off : x.off+int64(x.cnt)], c.w[x.off : x.off+int64(x.cnt)], true
 }

@@ -143,8 +143,8 @@ func TestBuildAllIsEnsureInOrder(t *testing.T) {
 			}
 			b1, w1, ok1 := seq.Entries(v)
 			b2, w2, ok2 := all.Entries(v)
-			if !ok1 || !ok2 || seq.off[v] != all.off[v] || !slices.Equal(b1, b2) || !slices.Equal(w1, w2) {
-				t.Fatalf("threads %d, vertex %d: BuildAll gave offset %d %v %v, ensure %d %v %v", threads, v, all.off[v], b2, w2, seq.off[v], b1, w1)
+			if !ok1 || !ok2 || seq.at[v].off != all.at[v].off || !slices.Equal(b1, b2) || !slices.Equal(w1, w2) {
+				t.Fatalf("threads %d, vertex %d: BuildAll gave offset %d %v %v, ensure %d %v %v", threads, v, all.at[v].off, b2, w2, seq.at[v].off, b1, w1)
 			}
 		}
 	}

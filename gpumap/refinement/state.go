@@ -101,15 +101,21 @@ func (h *nbhd) reset() {
 func (h *nbhd) load(s *State, v int32) {
 	h.reset()
 	g := s.G
-	for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-		b := s.Part[g.Adj[e]]
-		if h.stamp[b] != h.cur {
-			h.stamp[b] = h.cur
-			h.conn[b] = 0
-			h.blocks = append(h.blocks, b)
+	// Locals and a range over v's row: the fields were reloaded and the
+	// row's bounds checked on every edge of this hot loop (Jet's label
+	// propagation and rebalancing call it for every candidate).
+	lo := g.XAdj[v]
+	part, stamp, conn, cur, blocks := s.Part, h.stamp, h.conn, h.cur, h.blocks
+	for i, u := range g.Adj[lo:g.XAdj[v+1]] {
+		b := part[u]
+		if stamp[b] != cur {
+			stamp[b] = cur
+			conn[b] = 0
+			blocks = append(blocks, b)
 		}
-		h.conn[b] += g.W(e)
+		conn[b] += g.W(lo + int64(i))
 	}
+	h.blocks = blocks
 }
 
 // connTo is v's connectivity to block b (after load).

@@ -97,47 +97,58 @@ func (h *Heap) Remove(v int32) {
 		return
 	}
 	last := len(h.items) - 1
-	h.swap(i, last)
-	h.items = h.items[:last]
 	h.pos[v] = -1
+	if i < last {
+		h.items[i] = h.items[last]
+		h.pos[h.items[i].V] = int32(i)
+	}
+	h.items = h.items[:last]
 	if i < last {
 		h.down(i)
 		h.up(i)
 	}
 }
 
-func (h *Heap) swap(i, j int) {
-	h.items[i], h.items[j] = h.items[j], h.items[i]
-	h.pos[h.items[i].V] = int32(i)
-	h.pos[h.items[j].V] = int32(j)
-}
-
+// up and down move an entry along a path by shifting the entries it
+// passes into its place and writing it once at the end: the positions
+// a chain of swaps reaches, with one position write per level instead of
+// two, so equal keys leave the heap in the same order as with swaps.
 func (h *Heap) up(i int) {
+	items, pos := h.items, h.pos
+	it := items[i]
 	for i > 0 {
 		p := (i - 1) / 2
-		if !less(h.items[p], h.items[i]) {
-			return
+		if !less(items[p], it) {
+			break
 		}
-		h.swap(i, p)
+		items[i] = items[p]
+		pos[items[i].V] = int32(i)
 		i = p
 	}
+	items[i] = it
+	pos[it.V] = int32(i)
 }
 
 func (h *Heap) down(i int) {
-	n := len(h.items)
+	items, pos := h.items, h.pos
+	n := len(items)
+	it := items[i]
 	for {
 		l := 2*i + 1
 		if l >= n {
-			return
+			break
 		}
 		c := l
-		if r := l + 1; r < n && less(h.items[l], h.items[r]) {
+		if r := l + 1; r < n && less(items[l], items[r]) {
 			c = r
 		}
-		if !less(h.items[i], h.items[c]) {
-			return
+		if !less(it, items[c]) {
+			break
 		}
-		h.swap(i, c)
+		items[i] = items[c]
+		pos[items[i].V] = int32(i)
 		i = c
 	}
+	items[i] = it
+	pos[it.V] = int32(i)
 }
