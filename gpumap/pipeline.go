@@ -45,6 +45,13 @@ type pipeline struct {
 	// p.cfg, computed once for default's HM and IM candidates (shareMap);
 	// read only.
 	premapped []int32
+	// afterTop, when set, sees HM's split of the whole machine before the
+	// splits below it run (multisection.Config.AfterTop): false stops HM,
+	// whose mapping is then nil.
+	afterTop func(level int, part []int32) bool
+	// stop, when set, stops HM once it says true
+	// (multisection.Config.Stop); HM's mapping is then nil.
+	stop func() bool
 }
 
 func (p *pipeline) fail(err error) {
@@ -160,6 +167,9 @@ func (p *pipeline) multisection() []int32 {
 	} else {
 		pe = p.multisectionMap()
 	}
+	if pe == nil || p.stop != nil && p.stop() {
+		return nil // stopped (afterTop, stop)
+	}
 	p.refineJ(pe)
 	return pe
 }
@@ -170,7 +180,7 @@ func (p *pipeline) multisectionMap() []int32 {
 	var pe []int32
 	p.t.phase("multisection", func() {
 		cfg := p.multisectionConfig()
-		cfg.Ahead = p.ahead
+		cfg.Ahead, cfg.AfterTop, cfg.Stop = p.ahead, p.afterTop, p.stop
 		pe = multisection.Map(p.x, p.g, p.top, cfg)
 	})
 	return pe

@@ -1,14 +1,17 @@
 package gpumap
 
 import (
+	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gpumap/gpumap/gpumap/backend"
 	"github.com/gpumap/gpumap/gpumap/backend/cpu"
 	"github.com/gpumap/gpumap/gpumap/features"
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
+	"github.com/gpumap/gpumap/topology"
 )
 
 // Strong spends a budget of work on complete pipelines and keeps the
@@ -170,7 +173,9 @@ func work(m int64, k int, f features.Features, c candidate) int64 {
 // 1.04-1.5x, wiki-Vote 3-4x, where IM alone was cheap and 17% worse).
 // Larger graphs keep the features' choice (fit on
 // generated families of 10^5-10^6 edges), where running both would take
-// default past Scotch's CPU. A variable for the tests.
+// default past Scotch's CPU. Where IM coarsens the graph, HM stops early
+// where IM's mapping shows that it will lose (duels). A variable for the
+// tests.
 var bothMaxEdges int64 = 1 << 19
 
 // defaultBoth reports whether default -a auto on the CPU maps p's graph
@@ -195,6 +200,145 @@ func (p *pipeline) measuresBoth() bool {
 // per PE) IM's own multisection took 30-45% of default's CPU time.
 func (p *pipeline) sharesMap() bool {
 	return p.measuresBoth() && p.imUncoarsened()
+}
+
+// duels reports whether default's HM stops once its split of the whole
+// machine, set against IM's mapping, says that it will lose (duel,
+// hmStops): default's HM and IM on a graph that IM coarsens
+// (sharesMap: there IM refines HM's multisection, so HM runs to its end
+// anyway), on a machine whose split of the whole lies above the PEs.
+// Which of HM and IM wins is not told apart by any feature on the real
+// corpus (issue 25): the same graph flips between them from one machine to
+// the next (t60k: HM 8-9% lower J onto 4:8:1, 4:8:4 and 4:8:6, IM 8%
+// lower onto 4:8:2), so the rule measures the two mappings themselves
+// where they are cheapest to compare.
+func (p *pipeline) duels() bool {
+	return p.measuresBoth() && !p.sharesMap() && topSplitLevel(p.top) > 1
+}
+
+// topSplitLevel is the level of the split of the whole machine: the first
+// group from the root down with two or more children
+// (multisection.Config.AfterTop).
+func topSplitLevel(top *topology.Topology) int {
+	grp := top.Root()
+	for grp.Level > 1 {
+		ch := top.Children(grp)
+		if len(ch) > 1 {
+			break
+		}
+		grp = ch[0]
+	}
+	return grp.Level
+}
+
+// duelMargin: HM stops after its top split where its J, predicted from
+// IM's, is more than this fraction above IM's (hmStops). Fit on the fit
+// half of the real corpus (DEVELOPERS.md, "Automatic algorithm").
+const duelMargin = 0.03
+
+// hmStops reports whether HM stops after its split of the whole machine,
+// which cuts edges of weight hmTop, each at distance d: IM's mapping
+// cuts imTop there and has J jIM. Below the top, the two mappings' cuts
+// cost about the same (their lower splits see the same machine), so HM's
+// J is predicted as IM's with HM's top cut in place of IM's; that cut is
+// the largest part of J (distance 100 of 1:10:100) and the part in which
+// the two differ most.
+func hmStops(d, hmTop, imTop, jIM int64) bool {
+	return float64(d)*float64(hmTop-imTop) > duelMargin*float64(jIM)
+}
+
+// duel is the state that default's HM and IM share where it duels
+// (duels): HM's top cut, once HM has split the whole machine, IM's
+// mapping, once IM is done, and the decision, once both are known. HM
+// goes on while no decision says stop and drops its mapping when one
+// does, whenever it comes: at -t 1 IM maps first, so HM stops right after
+// its top split; above, the two map side by side and HM stops at its next
+// split after IM is done (or drops a finished mapping). The decision
+// depends on the two mappings alone, so the result is the same for any
+// thread count and timing.
+type duel struct {
+	p       *pipeline
+	mu      sync.Mutex
+	level   int   // the top split's level, 0 until HM has split
+	hmTop   int64 // the weight of HM's top cut
+	im      []int32
+	imDone  bool
+	decided bool
+	stopped atomic.Bool
+	why     string // the decision's progress line
+}
+
+// afterTop records HM's split of the whole machine (part, the child of
+// every vertex, on level) and decides if IM is done.
+func (d *duel) afterTop(x *par.Exec, level int, part []int32) bool {
+	hmTop := cutWeight(x, d.p.g, func(u, v int32) bool { return part[u] != part[v] })
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.level, d.hmTop = level, hmTop
+	if d.imDone {
+		d.decide()
+	}
+	return !d.stopped.Load()
+}
+
+// imFinished records IM's mapping (nil: IM failed) and decides if HM has
+// split the whole machine.
+func (d *duel) imFinished(im []int32) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.im, d.imDone = im, true
+	if d.level > 0 {
+		d.decide()
+	}
+}
+
+// decide decides, from HM's top cut and IM's mapping, whether HM stops
+// (hmStops); d.mu is held.
+func (d *duel) decide() {
+	if d.decided {
+		return
+	}
+	d.decided = true
+	p := d.p
+	if d.im == nil {
+		d.why = "default: hm (im failed)"
+		return
+	}
+	m, err := graph.Evaluate(p.g, p.top, d.im, p.opt.Eps)
+	if err != nil || !m.Feasible || m.J <= 0 {
+		d.why = "default: hm and im (im's mapping is not feasible)"
+		return
+	}
+	level := d.level
+	imTop := cutWeight(par.New(1), p.g, func(u, v int32) bool {
+		return p.top.CommonLevel(int(d.im[u]), int(d.im[v])) >= level
+	})
+	dist := p.top.Distances()[level-1]
+	excess := 100 * float64(dist) * float64(d.hmTop-imTop) / float64(m.J)
+	if hmStops(dist, d.hmTop, imTop, m.J) {
+		d.stopped.Store(true)
+		d.why = fmt.Sprintf("default: im, hm stopped after its top split (it cuts %d edges of distance %d, im %d: hm's J predicted %.1f%% above im's %d)",
+			d.hmTop, dist, imTop, excess, m.J)
+		return
+	}
+	d.why = fmt.Sprintf("default: hm and im (hm's top split cuts %d edges of distance %d, im's mapping %d: hm's J predicted %+.1f%% from im's %d)",
+		d.hmTop, dist, imTop, excess, m.J)
+}
+
+// cutWeight is the weight of g's edges {u, v} for which apart says true
+// (a sum of integers: the same for any thread count).
+func cutWeight(x *par.Exec, g *graph.Graph, apart func(u, v int32) bool) int64 {
+	return x.SumInt64(g.N(), func(lo, hi int) int64 {
+		var c int64
+		for v := lo; v < hi; v++ {
+			for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+				if apart(int32(v), g.Adj[e]) {
+					c += g.W(e)
+				}
+			}
+		}
+		return c
+	}) / 2
 }
 
 // candidates lists the pipelines that map p's graph side by side, where
@@ -436,6 +580,19 @@ func (p *pipeline) runPortfolio(cands []candidate, alg Algorithm, run func(*pipe
 	}
 	pes := make([][]int32, len(pipes))
 	ran := make([]bool, len(pipes))
+	// Where default duels, IM (candidate 1) maps first at -t 1 and HM
+	// (candidate 0) stops once the duel says so (see duel).
+	var du *duel
+	order := []int{0, 1}
+	if p.duels() && len(cands) == 2 && cands[0].alg == Multisection && cands[1].alg == Integrated {
+		du = &duel{p: p}
+		order = []int{1, 0}
+		hm := pipes[0]
+		hm.afterTop = func(level int, part []int32) bool { return du.afterTop(hm.x, level, part) }
+		hm.stop = du.stopped.Load
+	} else if p.measuresBoth() {
+		p.t.logf("default: hm and im (im refines hm's multisection, so both run)")
+	}
 	fms, costs := make([]int64, len(pipes)), make([]int64, len(pipes))
 	m, k := p.g.M(), p.top.K()
 	// one maps candidate i on x and b and counts its work.
@@ -444,6 +601,9 @@ func (p *pipeline) runPortfolio(cands []candidate, alg Algorithm, run func(*pipe
 		q.x, q.backend = x, b
 		w0 := q.work.Load()
 		pes[i], ran[i] = run(q, cands[i].alg), true
+		if du != nil && i == 1 {
+			du.imFinished(pes[1])
+		}
 		fms[i] = q.work.Load() - w0
 		costs[i] = countedCost(cands[i].preset, cands[i].alg, m, k, fms[i])
 	}
@@ -452,7 +612,13 @@ func (p *pipeline) runPortfolio(cands []candidate, alg Algorithm, run func(*pipe
 	// optimisation model with long rows default's HM took 4-5 s of one
 	// core while IM was done in 0.5 s, and its thread then ran strong's
 	// next candidates instead (5.78 s wall at -t 2, past strong's 5 s).
-	p.side(defaults, func(i int, x *par.Exec, b backend.Backend) { one(i, x, b) })
+	p.side(defaults, func(j int, x *par.Exec, b backend.Backend) {
+		i := j
+		if defaults == len(order) {
+			i = order[j]
+		}
+		one(i, x, b)
+	})
 	// Both chains start from the costlier default: the candidates ran on
 	// both workers, and the one done first helped the other (an upper
 	// bound of the wall time they took). A chain estimates new kinds from
@@ -487,6 +653,14 @@ func (p *pipeline) runPortfolio(cands []candidate, alg Algorithm, run func(*pipe
 				cb.done(cands[i], fms[i], costs[i])
 			}
 		})
+	}
+	if du != nil {
+		if du.stopped.Load() {
+			pes[0] = nil // a mapping HM finished before the decision came
+		}
+		if du.why != "" {
+			p.t.logf("%s", du.why)
+		}
 	}
 	best, bestM := -1, graph.Metrics{}
 	ms := make([]graph.Metrics, len(pipes))

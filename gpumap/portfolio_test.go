@@ -581,3 +581,82 @@ func TestStrongChainsStartFromTheCostlierDefault(t *testing.T) {
 		}
 	}
 }
+
+// hmStops by hand (duelMargin 0.03): t60k onto 4:8:2 (HM's top split cuts
+// 112 edges of distance 100, IM's mapping 84, IM's J 19,774: HM predicted
+// 2,800 above, more than 593) stops; fe_pwt onto 4:8:2 (360 against 390)
+// goes on; at the boundary, 3 edges of distance 10 above IM's top cut
+// stop HM when IM's J is below 1,000 (30 > 0.03 J).
+func TestHMStops(t *testing.T) {
+	for _, c := range []struct {
+		d, hmTop, imTop, jIM int64
+		stop                 bool
+	}{
+		{100, 112, 84, 19774, true},
+		{100, 360, 390, 74756, false},
+		{10, 13, 10, 1000, false},
+		{10, 13, 10, 999, true},
+		{100, 84, 84, 1, false},
+	} {
+		if got := hmStops(c.d, c.hmTop, c.imTop, c.jIM); got != c.stop {
+			t.Errorf("hmStops(%d, %d, %d, %d) = %v, want %v", c.d, c.hmTop, c.imTop, c.jIM, got, c.stop)
+		}
+	}
+}
+
+// Issue 25: default ran HM and IM to their ends on every graph that IM
+// coarsens. Now IM maps first and HM, once it has split the whole
+// machine, stops where that split's cut alone puts its J more than
+// duelMargin above IM's (hmStops): on this R-MAT graph onto 4:4:3 HM's
+// top split cuts 5,481 edges against IM's 4,082 (-a hm J 1.2x -a im's),
+// so default is -a im's mapping and HM stops; on a grid onto 4:8:2 HM's
+// top cut is the lower (50 against 65), both run and default is -a hm's
+// mapping. The same at any thread count.
+func TestDefaultStopsHMWhereItsTopCutLoses(t *testing.T) {
+	for _, c := range []struct {
+		name, h string
+		g       *graph.Graph
+		stops   bool
+	}{
+		{"rmat", "4:4:3", graph.RMAT(11, 8, 45), true},
+		{"grid", "4:8:2", graph.Grid(60, 50), false},
+	} {
+		top, _ := topology.Parse(c.h, "1:10:100")
+		opt := DefaultOptions()
+		opt.Seed, opt.Backend, opt.Threads = 5, CPU, 1
+		var alone [2]*Result
+		for i, alg := range []Algorithm{Multisection, Integrated} {
+			opt.Algorithm = alg
+			res, err := Map(c.g, top, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			alone[i] = res
+		}
+		hm, im := alone[0], alone[1]
+		want := hm
+		if c.stops {
+			want = im
+			if float64(hm.Metrics.J) < 1.1*float64(im.Metrics.J) {
+				t.Fatalf("%s: -a hm J %d, -a im %d: the graph no longer shows the rule", c.name, hm.Metrics.J, im.Metrics.J)
+			}
+		} else if hm.Metrics.J >= im.Metrics.J {
+			t.Fatalf("%s: -a hm J %d, -a im %d: the graph no longer shows the rule", c.name, hm.Metrics.J, im.Metrics.J)
+		}
+		opt.Algorithm = AutoAlgorithm
+		for _, threads := range []int{1, 2, 3} {
+			var progress strings.Builder
+			opt.Threads, opt.Progress = threads, &progress
+			res, err := Map(c.g, top, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stopped := strings.Contains(progress.String(), "hm stopped after its top split"); stopped != c.stops {
+				t.Errorf("%s, %d threads: HM stopped %v, want %v\n%s", c.name, threads, stopped, c.stops, progress.String())
+			}
+			if !slices.Equal(res.PE, want.PE) {
+				t.Errorf("%s, %d threads: -a auto J %d, -a hm %d, -a im %d", c.name, threads, res.Metrics.J, hm.Metrics.J, im.Metrics.J)
+			}
+		}
+	}
+}

@@ -39,7 +39,9 @@ func Split(g *graph.Graph, top *topology.Topology, opt Options) []Options {
 	p := newPipeline(nil, g, mtop, mopt, &tracker{})
 	p.backend = cpu.New(1)
 	defer p.backend.Close()
-	if !p.measuresBoth() {
+	if !p.measuresBoth() || p.duels() {
+		// A duel's HM stops on IM's mapping (duels): a process that maps
+		// with HM alone cannot know where.
 		return one
 	}
 	var out []Options

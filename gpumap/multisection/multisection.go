@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
@@ -54,6 +55,15 @@ type Config struct {
 	// machine shares among its tries, started by CoarsenAhead. The split
 	// takes it only when it is the one it would build.
 	Ahead *partition.Ahead
+	// AfterTop, when set, sees the split of the whole machine (the first
+	// group from the root down with two or more children, on level; part:
+	// the child of every vertex) before anything below it runs; when it
+	// returns false, Map stops there and returns nil. Not called where that
+	// split is into single PEs (level 1).
+	AfterTop func(level int, part []int32) bool
+	// Stop, when set, is asked before every split below that one; once it
+	// says true, Map returns nil.
+	Stop func() bool
 }
 
 // WideConfig is the effort on wide mappings: k in the thousands and close
@@ -141,6 +151,9 @@ func Map(x *par.Exec, g *graph.Graph, top *topology.Topology, cfg Config) []int3
 	}
 	m.rec(x, g, global, top.Root(), pe)
 	m.work()
+	if m.stopped.Load() {
+		return nil
+	}
 	return pe
 }
 
@@ -204,9 +217,10 @@ type mapper struct {
 	idle    *sync.Cond
 	pending []func(x *par.Exec)
 	busy    int
-	local   bool    // the input's numbering has locality
-	eps     float64 // imbalance the splits share out
-	wide    bool    // cfg.Wide applies
+	local   bool        // the input's numbering has locality
+	eps     float64     // imbalance the splits share out
+	wide    bool        // cfg.Wide applies
+	stopped atomic.Bool // cfg.AfterTop or cfg.Stop stopped the mapping
 }
 
 // Limits returns the block limits for splitting a subgraph of weight w that
@@ -237,7 +251,11 @@ func Limits(children []topology.Group, grpSize int, w, total int64, k int, eps f
 }
 
 func (m *mapper) rec(x *par.Exec, g *graph.Graph, global []int32, grp topology.Group, pe []int32) {
-	if g.N() == 0 {
+	if g.N() == 0 || m.stopped.Load() {
+		return
+	}
+	if m.cfg.Stop != nil && m.cfg.Stop() {
+		m.stopped.Store(true)
 		return
 	}
 	if grp.Level == 0 {
@@ -265,6 +283,10 @@ func (m *mapper) rec(x *par.Exec, g *graph.Graph, global []int32, grp topology.G
 	}
 	maxW, pc, tries, _ := m.splitConfig(g, grp)
 	part := m.split(x, g, grp, maxW, pc, tries)
+	if grp.Lo == 0 && grp.Hi == m.top.K() && grp.Level > 1 && m.cfg.AfterTop != nil && !m.cfg.AfterTop(grp.Level, part) {
+		m.stopped.Store(true) // before any task below the root was queued
+		return
+	}
 	if grp.Level == 1 {
 		for i, v := range global {
 			pe[v] = int32(children[part[i]].Lo)
