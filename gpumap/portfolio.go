@@ -590,8 +590,10 @@ func (p *pipeline) runPortfolio(cands []candidate, alg Algorithm, run func(*pipe
 		hm := pipes[0]
 		hm.afterTop = func(level int, part []int32) bool { return du.afterTop(hm.x, level, part) }
 		hm.stop = du.stopped.Load
-	} else if p.measuresBoth() {
+	} else if p.sharesMap() {
 		p.t.logf("default: hm and im (im refines hm's multisection, so both run)")
+	} else if p.measuresBoth() {
+		p.t.logf("default: hm and im (the machine's top split is into PEs: no duel)")
 	}
 	fms, costs := make([]int64, len(pipes)), make([]int64, len(pipes))
 	m, k := p.g.M(), p.top.K()
@@ -619,6 +621,9 @@ func (p *pipeline) runPortfolio(cands []candidate, alg Algorithm, run func(*pipe
 		}
 		one(i, x, b)
 	})
+	if du != nil {
+		pipes[0].afterTop, pipes[0].stop = nil, nil // the duel is decided
+	}
 	// Both chains start from the costlier default: the candidates ran on
 	// both workers, and the one done first helped the other (an upper
 	// bound of the wall time they took). A chain estimates new kinds from

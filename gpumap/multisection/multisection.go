@@ -303,6 +303,9 @@ func (m *mapper) rec(x *par.Exec, g *graph.Graph, global []int32, grp topology.G
 		}
 		child := children[j]
 		tasks = append(tasks, func(x *par.Exec) {
+			if m.stopped.Load() {
+				return // the mapping was stopped: no subgraph to build
+			}
 			sub := blocks.Extract(j)
 			gl := make([]int32, len(sub.Global))
 			for i, v := range sub.Global {
