@@ -582,20 +582,24 @@ func TestStrongChainsStartFromTheCostlierDefault(t *testing.T) {
 	}
 }
 
-// hmStops by hand (duelMargin 0.03): t60k onto 4:8:2 (HM's top split cuts
+// hmStops by hand (duelMargin 0.15): t60k onto 4:8:2 (HM's top split cuts
 // 112 edges of distance 100, IM's mapping 84, IM's J 19,774: HM predicted
-// 2,800 above, more than 593) stops; fe_pwt onto 4:8:2 (360 against 390)
-// goes on; at the boundary, 3 edges of distance 10 above IM's top cut
-// stop HM when IM's J is below 1,000 (30 > 0.03 J).
+// 2,800 above, less than 2,966) goes on, and stops if IM's J were 18,666
+// (2,800 > 2,799.9); the held-out powersim onto 4:8:6 (100 against 91, J
+// 19,439: 900 above, less than 2,915) goes on; fe_pwt onto 4:8:2 (360
+// against 390) goes on; at the boundary, 3 edges of distance 10 above
+// IM's top cut stop HM when IM's J is below 200 (30 > 0.15 J).
 func TestHMStops(t *testing.T) {
 	for _, c := range []struct {
 		d, hmTop, imTop, jIM int64
 		stop                 bool
 	}{
-		{100, 112, 84, 19774, true},
+		{100, 112, 84, 19774, false},
+		{100, 112, 84, 18666, true},
+		{100, 100, 91, 19439, false},
 		{100, 360, 390, 74756, false},
-		{10, 13, 10, 1000, false},
-		{10, 13, 10, 999, true},
+		{10, 13, 10, 200, false},
+		{10, 13, 10, 199, true},
 		{100, 84, 84, 1, false},
 	} {
 		if got := hmStops(c.d, c.hmTop, c.imTop, c.jIM); got != c.stop {
