@@ -18,9 +18,8 @@ func TestSplit(t *testing.T) {
 	opt.Seed, opt.Threads = 3, 2
 	// A 24x24 grid: 1,104 edges, both algorithms under -a auto (every
 	// graph below bothMaxEdges); with -a hm the one algorithm asked for.
-	// A graph that IM coarsens (4,000 vertices, 125 per PE) stays whole:
-	// default's HM stops there on IM's mapping (duels), which a process
-	// mapping with HM alone cannot see.
+	// A graph that IM coarsens (4,000 vertices, 125 per PE), where default
+	// duels, is split too: its HM runs to its end alone.
 	grid := graph.Grid(24, 24)
 	rgg := graph.RandomGeometric(4000, 21)
 	hm := opt
@@ -30,7 +29,7 @@ func TestSplit(t *testing.T) {
 		g    *graph.Graph
 		opt  Options
 		want int
-	}{{"grid", grid, opt, 2}, {"grid -a hm", grid, hm, 1}, {"rgg", rgg, opt, 1}} {
+	}{{"grid", grid, opt, 2}, {"grid -a hm", grid, hm, 1}, {"rgg", rgg, opt, 2}} {
 		opt := c.opt
 		split := Split(c.g, top, opt)
 		if len(split) != c.want {
