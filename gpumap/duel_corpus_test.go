@@ -78,7 +78,7 @@ func TestDuelCorpus(t *testing.T) {
 			run, pred, d, imTop := "both", 0.0, int64(0), int64(0)
 			if duel {
 				d = top.Distances()[level-1]
-				imTop = cutWeight(x, g, func(u, v int32) bool { return top.CommonLevel(int(imPE[u]), int(imPE[v])) >= level })
+				imTop = imCutAt(x, g, top, level, imPE)
 				pred = float64(d) * float64(hmTop-imTop) / float64(mIM.J)
 				if hmStops(d, hmTop, imTop, mIM.J) {
 					run = "im"

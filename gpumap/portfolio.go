@@ -316,11 +316,8 @@ func (d *duel) decide() {
 		d.why = "default: hm and im (im's mapping is not feasible)"
 		return
 	}
-	level := d.level
-	imTop := cutWeight(par.New(1), p.g, func(u, v int32) bool {
-		return p.top.CommonLevel(int(d.im[u]), int(d.im[v])) >= level
-	})
-	dist := p.top.Distances()[level-1]
+	imTop := imCutAt(par.New(1), p.g, p.top, d.level, d.im)
+	dist := p.top.Distances()[d.level-1]
 	excess := 100 * float64(dist) * float64(d.hmTop-imTop) / float64(m.J)
 	if hmStops(dist, d.hmTop, imTop, m.J) {
 		d.stopped.Store(true)
@@ -330,6 +327,13 @@ func (d *duel) decide() {
 	}
 	d.why = fmt.Sprintf("default: hm and im (hm's top split cuts %d edges of distance %d, im's mapping %d: hm's J predicted %+.1f%% from im's %d)",
 		d.hmTop, dist, imTop, excess, m.J)
+}
+
+// imCutAt is the weight of the edges that IM's mapping pe cuts at level
+// or above: what HM's split of the whole machine at that level is set
+// against (hmStops).
+func imCutAt(x *par.Exec, g *graph.Graph, top *topology.Topology, level int, pe []int32) int64 {
+	return cutWeight(x, g, func(u, v int32) bool { return top.CommonLevel(int(pe[u]), int(pe[v])) >= level })
 }
 
 // cutWeight is the weight of g's edges {u, v} for which apart says true
