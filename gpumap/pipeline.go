@@ -246,8 +246,8 @@ func (p *pipeline) integrated() []int32 {
 		p.fail(err)
 		return nil
 	}
-	p.t.logf("integrated on %s: %d levels, coarsen %.2f ms, initial %.2f ms, uncoarsen+refine %.2f ms",
-		b.Name(), tm.Levels, ms(tm.Coarsen), ms(tm.Initial), ms(tm.Uncoarsen))
+	p.t.logf("integrated on %s: %d levels, coarsen %.2f ms, initial %.2f ms, uncoarsen+refine %.2f ms, free %.2f ms",
+		b.Name(), tm.Levels, ms(tm.Coarsen), ms(tm.Initial), ms(tm.Uncoarsen), ms(tm.Free))
 	// The Jet loop's last level is the final refinement, on every
 	// backend, so that the CPU and the GPU give the same mapping: the
 	// host's J pass would add 3x the device's time for J -0.3% (rgg 2^20

@@ -27,7 +27,8 @@ import (
 // times: coarsen (upload included), initial (the coarsest graph's trip to
 // the host and back and its mapping there; host_initial_ms is that
 // mapping alone, as est_total_ms counts it), uncoarsen (refinement and
-// the final download), and J. On the GPU it also reports the performance
+// the final download), free (the device memory's release after it, in no
+// phase), and J. On the GPU it also reports the performance
 // model (est_h100_ms, est_total_ms, launches, syncs, bytes each way) and
 // prints its table on stderr. (Until 2026-11-27 it mapped the coarsest
 // graph with the partitioner's defaults, 1.2-1.4x the command's host
@@ -89,6 +90,7 @@ func BenchmarkIntegrated(b *testing.B) {
 						b.ReportMetric(ms(tm.InitialHost), "host_initial_ms")
 						b.ReportMetric(ms(tm.Uncoarsen), "uncoarsen_ms")
 						b.ReportMetric(ms(tm.Coarsen+tm.Initial+tm.Uncoarsen), "total_ms")
+						b.ReportMetric(ms(tm.Free), "free_ms") // after total_ms's phases
 						if be == "gpu" {
 							gpu.AddHost(cuda.HostInitial, tm.InitialHost)
 							s := gpu.Stats()
