@@ -208,13 +208,10 @@ func (p *pipeline) metered(c partition.Config) partition.Config {
 func (p *pipeline) integrated() []int32 {
 	var pe []int32
 	b := p.backend
-	c := p.cfg.integrated
+	c := p.cfg.imConfig()
 	c.Seed = p.opt.Seed
-	c.Initial.Partition = p.metered(p.cfg.partition)
+	c.Initial.Partition = p.metered(c.Initial.Partition)
 	c.Initial.Lower, c.Initial.Bottom = p.metered(c.Initial.Lower), p.metered(c.Initial.Bottom)
-	c.Initial.SlackDepth = p.cfg.slackDepth
-	c.Initial.TopTries = p.cfg.imTopTries
-	c.Initial.Wide = p.cfg.wide
 	if p.imUncoarsened() {
 		// The graph is its own coarsest graph: its initial mapping is
 		// HM's multisection (default: 3 top tries instead of 1, the
@@ -249,8 +246,8 @@ func (p *pipeline) integrated() []int32 {
 		p.fail(err)
 		return nil
 	}
-	p.t.logf("integrated on %s: %d levels, coarsen %.2f ms, initial %.2f ms, uncoarsen+refine %.2f ms",
-		b.Name(), tm.Levels, ms(tm.Coarsen), ms(tm.Initial), ms(tm.Uncoarsen))
+	p.t.logf("integrated on %s: %d levels, coarsen %.2f ms, initial %.2f ms, uncoarsen+refine %.2f ms, free %.2f ms",
+		b.Name(), tm.Levels, ms(tm.Coarsen), ms(tm.Initial), ms(tm.Uncoarsen), ms(tm.Free))
 	// The Jet loop's last level is the final refinement, on every
 	// backend, so that the CPU and the GPU give the same mapping: the
 	// host's J pass would add 3x the device's time for J -0.3% (rgg 2^20
@@ -267,6 +264,25 @@ func (p *pipeline) integrated() []int32 {
 	p.t.raw(gb.Report())
 	return pe
 }
+
+// imConfig is integrated mapping's configuration under c where it
+// coarsens the graph (the coarsest graph's multisection), seed and FM
+// metering apart.
+func (c presetConfig) imConfig() integrated.Config {
+	ic := c.integrated
+	ic.Initial.Partition = c.partition
+	ic.Initial.SlackDepth = c.slackDepth
+	ic.Initial.TopTries = c.imTopTries
+	ic.Initial.Wide = c.wide
+	return ic
+}
+
+// IntegratedConfig is the configuration that `gpumap map -a im -c pr`
+// gives integrated.Map on graphs that it coarsens and that need no size
+// or skew adjustment (generated rgg and grids), Seed apart: for the
+// backends' benchmarks, which measure the command's phases without its
+// pipeline (the cuda package's BenchmarkIntegrated).
+func IntegratedConfig(pr Preset) integrated.Config { return presets[pr].imConfig() }
 
 // inputMultisections counts the multisections of input graphs (HM's,
 // and IM's on graphs it does not coarsen), for the tests: default maps

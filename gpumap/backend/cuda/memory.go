@@ -205,10 +205,20 @@ func (b *Backend) copyPinned(dst driver.Ptr, src unsafe.Pointer, bytes int64) er
 	head := int(uintptr(src) & (page - 1))
 	lo := unsafe.Add(src, -head)
 	span := (uint64(head) + uint64(bytes) + page - 1) &^ (page - 1)
-	pinned := bytes >= 1<<16 && driver.RegisterHost(lo, span) == nil
-	err := b.copyIn(dst, src, bytes, pinned)
+	pinned := false
+	if bytes >= 1<<16 {
+		b.hostStep("host_register", Counts{}, func() error {
+			pinned = driver.RegisterHost(lo, span) == nil
+			return nil
+		})
+	}
+	c := Counts{H2D: 1, H2DBytes: bytes}
 	if pinned {
-		err = errors.Join(err, driver.UnregisterHost(lo))
+		c.H2DPinnedBytes = bytes
+	}
+	err := b.hostStep("copy_h2d", c, func() error { return b.copyIn(dst, src, bytes, pinned) })
+	if pinned {
+		err = errors.Join(err, b.hostStep("host_unregister", Counts{}, func() error { return driver.UnregisterHost(lo) }))
 	}
 	return err
 }
@@ -314,8 +324,11 @@ func (b *Backend) Free(values ...any) {
 }
 
 func (b *Backend) freeGraph(g *devGraph) {
-	driver.Free(g.block)
-	if g.root && g.ws != nil {
-		g.ws.free()
-	}
+	b.hostStep("free", Counts{}, func() error {
+		driver.Free(g.block)
+		if g.root && g.ws != nil {
+			g.ws.free()
+		}
+		return nil
+	})
 }

@@ -50,6 +50,24 @@ func TestProfileAddsUp(t *testing.T) {
 			t.Errorf("%s: the kernels add up to %d, the mapping counted %d", c.what, c.sum, c.want)
 		}
 	}
+	// The driver calls that no kernel row shows: the upload's page-locking
+	// and copies (every byte of the upload phase), and the frees.
+	var up *KernelProfile
+	names := map[string]bool{}
+	for _, k := range b.Profile() {
+		names[k.Name] = true
+		if k.Name == "copy_h2d" && k.Phase == PhaseUpload {
+			up = &k
+		}
+	}
+	if want := b.Stats().Phases[PhaseUpload].H2DBytes; up == nil || up.H2DBytes != want || want == 0 {
+		t.Errorf("upload: the copy_h2d row %+v, the phase copied %d bytes", up, want)
+	}
+	for _, n := range []string{"host_register", "host_unregister", "free"} {
+		if !names[n] {
+			t.Errorf("no %s row in the profile", n)
+		}
+	}
 	if tab := b.ProfileTable(H100); !strings.Contains(tab, "match_prefer") || !strings.Contains(tab, "total") {
 		t.Errorf("profile table:\n%s", tab)
 	}
