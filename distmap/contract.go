@@ -226,7 +226,12 @@ func contract(g *Graph, label []int64) (*level, error) {
 	fill = nil
 	xadj := make([]int64, nc+1)
 	vw := make([]int64, nc)
-	var adj, w []int64
+	// The coarse arcs go to chunks, copied once into arrays of their
+	// length: grown by append they were half of a contraction on a road
+	// network (every growth a fresh, larger array to fault in and copy),
+	// and arrays sized for the fine arcs cost more on a geometric graph,
+	// whose clusters' arcs merge 3-5 to 1.
+	var adj, w chunks
 	var r rating
 	r.setRange(lo, nc)
 	var row []arc
@@ -258,17 +263,49 @@ func contract(g *Graph, label []int64) (*level, error) {
 		}
 		sortByB(row)
 		for _, x := range row {
-			adj = append(adj, x.b)
-			w = append(w, x.w)
+			adj.add(x.b)
+			w.add(x.w)
 		}
-		xadj[ci+1] = int64(len(adj))
+		xadj[ci+1] = adj.n
 	}
 	got, memb, rarc = nil, nil, nil
-	cg, err := build(c, vtxdist, xadj, adj, w, vw)
+	cg, err := build(c, vtxdist, xadj, adj.flat(), w.flat(), vw)
 	if err != nil {
 		return nil, err
 	}
 	return &level{coarse: cg, up: cl[:n]}, nil
+}
+
+// chunks is a growing array kept in pieces of chunkLen: appending never
+// copies, and flat copies it once.
+type chunks struct {
+	full [][]int64
+	cur  []int64
+	n    int64
+}
+
+const chunkLen = 1 << 16
+
+func (c *chunks) add(x int64) {
+	if len(c.cur) == cap(c.cur) {
+		if c.cur != nil {
+			c.full = append(c.full, c.cur)
+		}
+		c.cur = make([]int64, 0, chunkLen)
+	}
+	c.cur = append(c.cur, x)
+	c.n++
+}
+
+// flat returns the values in one array of their length and empties c.
+func (c *chunks) flat() []int64 {
+	out := make([]int64, 0, c.n)
+	for _, p := range c.full {
+		out = append(out, p...)
+	}
+	out = append(out, c.cur...)
+	*c = chunks{}
+	return out
 }
 
 // project returns the values of the fine vertices of lv given val of
