@@ -30,7 +30,8 @@
 //     (a). (b) is chosen where the numbering has locality (most edges
 //     join ids less than 2 sqrt(n) apart, the one-process mapper's test
 //     for natural order) and one round of (a) on the input leaves more
-//     than a quarter of the vertices as clusters (a mesh: its matchings
+//     than a quarter of the vertices as clusters (the round pauses once
+//     every rank's unmoved vertices make that certain; a mesh: its matchings
 //     keep straight cuts; a geometric graph's dense regions shrink 5-7x
 //     in one round and label propagation follows them). Either way the
 //     clusters are contracted in parallel: cluster l becomes a coarse

@@ -157,14 +157,17 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 		if first, err = newClustering(g, limit(small), opt.Seed, 0, share, block); err != nil {
 			return nil, err
 		}
-		if err := first.run(1); err != nil {
-			return nil, err
-		}
-		nc, err := countLabels(g, first.label)
+		paused, err := first.firstRound()
 		if err != nil {
 			return nil, err
 		}
-		byMatching = 4*nc > g.GlobalN()
+		if !paused {
+			nc, err := countLabels(g, first.label)
+			if err != nil {
+				return nil, err
+			}
+			byMatching = 4*nc > g.GlobalN()
+		}
 	}
 	small := coarsestSize(g.GlobalN(), k, opt, byMatching)
 	if byMatching {

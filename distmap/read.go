@@ -36,18 +36,31 @@ func ReadMETIS(c mpi.Comm, path string) (*Graph, error) {
 		return nil, err
 	}
 	// The lines of this rank, and its first that is no comment (the
-	// header, if this rank holds it).
+	// header, if this rank holds it). The same pass sums the lines'
+	// tokens for the arrays' sizes below, for every number of tokens a
+	// vertex and an edge may take (the header says which): a pass of its
+	// own was a fifth of the reader's passes over the text.
 	var nlines, kept, firstAt int64
 	var first []byte
+	var firstTokens int64
+	var perTokens [3][2]int64 // [tokens a vertex][tokens an edge - 1]
 	if err == nil {
 		buf, err = eachLineAt(f, start, end, buf, func(i int64, ln []byte) {
 			nlines++
-			if !graph.IsMETISComment(ln) {
-				if kept == 0 {
-					first, firstAt = slices.Clone(ln), i
-				}
-				kept++
+			if graph.IsMETISComment(ln) {
+				return
 			}
+			t := tokens(ln)
+			if kept == 0 {
+				first, firstAt, firstTokens = slices.Clone(ln), i, t
+			} else {
+				for pv := range perTokens {
+					for pe := range perTokens[pv] {
+						perTokens[pv][pe] += max(t-int64(pv), 0) / int64(pe+1)
+					}
+				}
+			}
+			kept++
 		})
 	}
 	if err := agree(c, err); err != nil {
@@ -115,17 +128,13 @@ func ReadMETIS(c mpi.Comm, path string) (*Graph, error) {
 	if h.HasEW {
 		perEdge++
 	}
-	var entries int64
+	// The first line counts unless it is the header; lines past the
+	// n-th vertex count too (blank, or an error below).
+	entries := perTokens[perVertex][perEdge-1]
+	if index0 > 0 {
+		entries += max(firstTokens-perVertex, 0) / perEdge
+	}
 	idx := index0
-	eachText(func(_ int64, ln []byte) {
-		if graph.IsMETISComment(ln) {
-			return
-		}
-		if v := idx - 1; v >= 0 && v < h.N {
-			entries += max(tokens(ln)-perVertex, 0) / perEdge
-		}
-		idx++
-	})
 	entries = min(entries, 2*h.M)
 	adj := make([]int64, 0, entries)
 	var w []int64
