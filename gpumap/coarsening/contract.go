@@ -55,17 +55,23 @@ func CoarseMap(x *par.Exec, match []int32) (cmap []int32, leaders []int32) {
 // vertex, sized to its members' degrees); the pieces are then copied into
 // place. Peak extra memory: one copy of the coarse edges.
 func Contract(x *par.Exec, g *graph.Graph, match, cmap, leaders []int32) *graph.Graph {
+	return ContractGroups(x, g, cmap, MatchGroups(match, leaders))
+}
+
+// ContractGroups is Contract for any groups (a clustering's, ClusterMap):
+// the members of a coarse vertex contribute their edges in their order.
+func ContractGroups(x *par.Exec, g *graph.Graph, cmap []int32, gr Groups) *graph.Graph {
 	if g.Wide() {
-		return contract[int64](x, g, match, cmap, leaders)
+		return contract[int64](x, g, cmap, &gr)
 	}
-	return contract[int32](x, g, match, cmap, leaders)
+	return contract[int32](x, g, cmap, &gr)
 }
 
 // contractGrain is the number of coarse vertices per contraction task.
 const contractGrain = 1 << 13
 
-func contract[W int32 | int64](x *par.Exec, g *graph.Graph, match, cmap, leaders []int32) *graph.Graph {
-	nc := len(leaders)
+func contract[W int32 | int64](x *par.Exec, g *graph.Graph, cmap []int32, gr *Groups) *graph.Graph {
+	nc := gr.N()
 	tasks := max((nc+contractGrain-1)/contractGrain, 1)
 	type piece struct {
 		adj []int32
@@ -91,23 +97,28 @@ func contract[W int32 | int64](x *par.Exec, g *graph.Graph, match, cmap, leaders
 		// were a tenth of a contraction-heavy run).
 		bound := int64(0)
 		for c := lo; c < hi; c++ {
-			v := leaders[c]
-			u := match[v]
+			v, u, rest := gr.of(c)
 			bound += g.XAdj[v+1] - g.XAdj[v]
 			if u != v {
 				bound += g.XAdj[u+1] - g.XAdj[u]
 			}
+			for _, r := range rest {
+				bound += g.XAdj[r+1] - g.XAdj[r]
+			}
 		}
 		ns.adj, ns.ew = slices.Grow(ns.adj[:0], int(bound)), slices.Grow(ns.ew[:0], int(bound))
 		for c := lo; c < hi; c++ {
-			v := leaders[c]
-			u := match[v]
+			v, u, rest := gr.of(c)
 			ns.start(nc)
 			w := g.VW[v]
 			ns.addEdges(g, v, cmap, int32(c))
 			if u != v {
 				w += g.VW[u]
 				ns.addEdges(g, u, cmap, int32(c))
+			}
+			for _, r := range rest {
+				w += g.VW[r]
+				ns.addEdges(g, r, cmap, int32(c))
 			}
 			vw[c] = w
 			deg[c] = int64(ns.finish())
@@ -135,12 +146,12 @@ func contract[W int32 | int64](x *par.Exec, g *graph.Graph, match, cmap, leaders
 	return cg
 }
 
-// CoarseAdjacency is len(Adj) of the graph Contract builds from the
-// matching, counted without building it: each coarse vertex's distinct
+// CoarseAdjacency is len(Adj) of the graph ContractGroups builds from the
+// groups, counted without building it: each coarse vertex's distinct
 // coarse neighbours are marked in a thread's scratch (the contraction's
 // own, so its table is warm) and nothing else is written.
-func CoarseAdjacency(x *par.Exec, g *graph.Graph, match, cmap, leaders []int32) int64 {
-	nc := len(leaders)
+func CoarseAdjacency(x *par.Exec, g *graph.Graph, cmap []int32, gr Groups) int64 {
+	nc := gr.N()
 	tasks := max((nc+contractGrain-1)/contractGrain, 1)
 	counts := make([]int64, tasks)
 	scratch := make([]*neighbourSet[int32], x.Workers(tasks))
@@ -158,10 +169,13 @@ func CoarseAdjacency(x *par.Exec, g *graph.Graph, match, cmap, leaders []int32) 
 		for c := t * nc / tasks; c < (t+1)*nc/tasks; c++ {
 			ns.adj = ns.adj[:0]
 			ns.start(nc)
-			v := leaders[c]
+			v, u, rest := gr.of(c)
 			ns.markEdges(g, v, cmap, int32(c))
-			if u := match[v]; u != v {
+			if u != v {
 				ns.markEdges(g, u, cmap, int32(c))
+			}
+			for _, r := range rest {
+				ns.markEdges(g, r, cmap, int32(c))
 			}
 			s += int64(ns.finish())
 		}

@@ -11,4 +11,12 @@
 // mutual-preference heavy-edge matching, then, if fewer than 75% of the
 // vertices are matched, leaf, twin and relative matching through common
 // neighbours. Both honour a cap on the coarse vertex weight.
+//
+// Where matching stalls (hubs: a star loses one leaf per level; chains of
+// weak edges), Cluster is KaMinPar's size-constrained label propagation:
+// each vertex joins the neighbouring cluster it is most connected to while
+// the cluster stays under the cap, and leftover singletons are grouped by
+// their favourite cluster. Config.Stall turns it on per level, where the
+// level's matching keeps more than that fraction of the vertices;
+// ContractGroups contracts a clustering as Contract contracts pairs.
 package coarsening

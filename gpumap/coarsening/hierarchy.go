@@ -23,6 +23,10 @@ type Config struct {
 	Seed      uint64
 	Block     []int32 // when set, only vertices of the same block are merged (greedy matcher)
 	Natural   bool    // greedy matcher visits vertices in id order (see Greedy)
+	// Stall, when positive, clusters a level by label propagation
+	// (Cluster) where its matching keeps more than this fraction of the
+	// vertices (and the clustering keeps fewer).
+	Stall float64
 }
 
 // Level is one step of the hierarchy: Graph is the coarse graph and CMap
@@ -91,17 +95,25 @@ func coarsen(x *par.Exec, g *graph.Graph, cfg Config, countLast bool) (levels []
 			}
 		}
 		cmap, leaders := CoarseMap(x, match)
-		if float64(len(leaders)) > (1-minShrink)*float64(cur.N()) {
+		gr := MatchGroups(match, leaders)
+		if cfg.Stall > 0 && float64(len(leaders)) > cfg.Stall*float64(cur.N()) {
+			lcmap, lgr := ClusterMap(Cluster(cur, cfg.MaxWeight, seed, block, cfg.Natural))
+			if lgr.N() < gr.N() {
+				cmap, gr = lcmap, lgr
+			}
+		}
+		nc := gr.N()
+		if float64(nc) > (1-minShrink)*float64(cur.N()) {
 			break
 		}
-		if countLast && !more(len(leaders), lvl+1) {
-			return levels, len(leaders), CoarseAdjacency(x, cur, match, cmap, leaders)
+		if countLast && !more(nc, lvl+1) {
+			return levels, nc, CoarseAdjacency(x, cur, cmap, gr)
 		}
-		coarse := Contract(x, cur, match, cmap, leaders)
+		coarse := ContractGroups(x, cur, cmap, gr)
 		lvl := Level{Graph: coarse, CMap: cmap}
 		if block != nil {
-			lvl.Block = make([]int32, len(leaders))
-			for c, v := range leaders {
+			lvl.Block = make([]int32, nc)
+			for c, v := range gr.Leaders {
 				lvl.Block[c] = block[v]
 			}
 			block = lvl.Block
