@@ -612,13 +612,22 @@ var lightOneToOne = oneToOneConfig{seedsPer: 1 << 30, maxSeeds: 1, topPer: 1 << 
 // cut +8% at 0.5x; growing tries 2: J 26.21M at 0.55x; PairFM alpha 15:
 // J 26.11-26.27M, no faster. Also on the splits into 8 nodes (J +3.2%)
 // or into sockets (3x the label propagation's time): no.
+//
+// The splits of the top's children into nodes run on a coarsening of
+// their subgraph with 300 vertices per node (CoarseSecondC; they
+// coarsened it again for each of their 3 tries), refined by 4 rounds of
+// label propagation and FM on the way back: CPU 0.83-0.91x, J -0.2% to
+// +0.4% in the geometric mean of seeds 0-2 on the wide instances of
+// DEVELOPERS.md (the seed alone moves J by 3%); FM 4 rounds at alpha 60:
+// J -0.2% to +0.1% at 0.94-0.98x.
 var wideDefault = multisection.WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, GrowPEs: true,
 	FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1},
 	MidPerChild: 64, Mid: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 2,
 		FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}},
 	KWayChildren: 16, KWay: kway.Config{C: 16, LPRounds: 2, FMRounds: -1,
 		Bisect: partition.Config{Tries: 4, FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}},
-		Pair:   refinement.PairFMConfig{Rounds: 1, Alpha: 30}}}
+		Pair:   refinement.PairFMConfig{Rounds: 1, Alpha: 30}},
+	CoarseSecondC: 300, CoarseSecondLP: 4, CoarseSecondFM: refinement.FMConfig{Rounds: 2, Alpha: 30}}
 
 // wideFast: fast's splits into groups of fewer than 16 vertices run label
 // propagation only. Integrated mapping truncates the machine

@@ -111,6 +111,12 @@ type WideConfig struct {
 	CapDiv                                     int64
 	Coarse                                     partition.Config
 	TopSlackDepth                              float64
+	// CoarseSecondC > 0 splits the top's children on a coarsening of
+	// their subgraphs with CoarseSecondC vertices per child (coarseSplit),
+	// refined on the way back by CoarseSecondLP rounds of label
+	// propagation and CoarseSecondFM (Rounds < 0: none).
+	CoarseSecondC, CoarseSecondLP int
+	CoarseSecondFM                refinement.FMConfig
 }
 
 // Applies reports whether a mapping of n vertices onto k PEs is wide.
@@ -281,8 +287,13 @@ func (m *mapper) rec(x *par.Exec, g *graph.Graph, global []int32, grp topology.G
 		m.growPEs(g, global, grp, pe)
 		return
 	}
-	maxW, pc, tries, _ := m.splitConfig(g, grp)
-	part := m.split(x, g, grp, maxW, pc, tries)
+	var part []int32
+	if m.coarseSecond(grp) {
+		part = m.coarseSplit(x, g, grp)
+	} else {
+		maxW, pc, tries, _ := m.splitConfig(g, grp)
+		part = m.split(x, g, grp, maxW, pc, tries)
+	}
 	if grp.Lo == 0 && grp.Hi == m.top.K() && grp.Level > 1 && m.cfg.AfterTop != nil && !m.cfg.AfterTop(grp.Level, part) {
 		m.stopped.Store(true) // before any task below the root was queued
 		return

@@ -64,6 +64,75 @@ func TestWideSameMappingForAnyWorkerCount(t *testing.T) {
 	}
 }
 
+// coarseSplit splits a child of the top on a coarse level graph: every
+// vertex gets one of the group's children, each child within the limits
+// of the split of the subgraph itself, the same split for any thread
+// count, and another one than split's of the subgraph (the coarse path
+// ran). Map with it is feasible and the same for any worker count.
+func TestCoarseSplitOfTheTopsChildren(t *testing.T) {
+	top, _ := topology.Parse("4:8:16:8", "1:10:100:1000")
+	g := graph.RandomGeometric(6144, 5)
+	cfg := Config{Eps: 0.03, Seed: 2, TopTries: 2, Partition: partition.Config{Tries: 2, LPRounds: 2, FMRounds: 1},
+		Wide: WideConfig{PerPE: 4, MinK: 4096, SecondTries: 2, GrowPEs: true,
+			CoarseSecondC: 16, CoarseSecondLP: 4, CoarseSecondFM: refinement.FMConfig{Rounds: 2, Alpha: 30}}}
+	x := par.New(1)
+	m := newMapper(x, g, top, cfg)
+	root := top.Root()
+	grp := top.Children(root)[0]
+	if !m.coarseSecond(grp) || m.coarseSecond(root) || m.coarseSecond(top.Children(grp)[0]) {
+		t.Fatalf("coarseSecond: want the top's children only")
+	}
+	part := m.split(x, g, root, mustLimits(t, m, g, root), m.cfg.Partition, 1)
+	sub := partition.NewBlocks(g, part, len(top.Children(root))).Extract(0)
+	lim, pc, tries, _ := m.splitConfig(sub.G, grp)
+	var ref []int32
+	for _, threads := range []int{1, 2, 3} {
+		p := m.coarseSplit(par.New(threads), sub.G, grp)
+		if ref == nil {
+			ref = p
+			continue
+		}
+		if !slices.Equal(p, ref) {
+			t.Fatalf("threads=%d: another split than threads=1", threads)
+		}
+	}
+	load := make([]int64, len(lim))
+	for v, c := range ref {
+		if c < 0 || int(c) >= len(lim) {
+			t.Fatalf("vertex %d in child %d of %d", v, c, len(lim))
+		}
+		load[c] += sub.G.VW[v]
+	}
+	for c, w := range load {
+		if w > lim[c] {
+			t.Errorf("child %d weighs %d, above its limit %d", c, w, lim[c])
+		}
+	}
+	if slices.Equal(ref, m.split(x, sub.G, grp, lim, pc, tries)) {
+		t.Errorf("the coarse split is split's of the subgraph itself")
+	}
+	var first []int32
+	for _, threads := range []int{1, 2} {
+		pe := Map(par.New(threads), g, top, cfg)
+		check(t, g, top, 0.03, pe)
+		if first == nil {
+			first = pe
+		} else if !slices.Equal(pe, first) {
+			t.Fatalf("Map, threads=%d: another mapping than threads=1", threads)
+		}
+	}
+}
+
+// mustLimits is the limits of m's split of g on grp.
+func mustLimits(t *testing.T, m *mapper, g *graph.Graph, grp topology.Group) []int64 {
+	t.Helper()
+	lim, _, _, ok := m.splitConfig(g, grp)
+	if !ok {
+		t.Fatalf("no split of %+v", grp)
+	}
+	return lim
+}
+
 // Truncate cuts the fewest bottom levels whose groups hold GroupMin
 // vertices on average, and leaves at least one level on top.
 func TestTruncateByHand(t *testing.T) {
