@@ -133,6 +133,12 @@ static int g_scatter_int(MPI_Fint f, int *all, int *v, int root) {
 static int g_bcast(MPI_Fint f, void *buf, int len, int root) {
 	return MPI_Bcast(buf, len, MPI_BYTE, root, MPI_Comm_f2c(f));
 }
+static int g_send(MPI_Fint f, void *buf, int len, int dest, int tag) {
+	return MPI_Send(buf, len, MPI_BYTE, dest, tag, MPI_Comm_f2c(f));
+}
+static int g_recv(MPI_Fint f, void *buf, int len, int src, int tag) {
+	return MPI_Recv(buf, len, MPI_BYTE, src, tag, MPI_Comm_f2c(f), MPI_STATUS_IGNORE);
+}
 static int g_split(MPI_Fint f, int color, int key, MPI_Fint *out) {
 	MPI_Comm n;
 	int rc = MPI_Comm_split(MPI_Comm_f2c(f), color, key, &n);
@@ -408,6 +414,31 @@ func Bcast(c Comm, buf []byte, root int) error {
 
 // BcastOf broadcasts the elements of v from root.
 func BcastOf[T Number](c Comm, v []T, root int) error { return Bcast(c, bytesOf(v), root) }
+
+// Send sends buf to rank dest of c with tag, in pieces of at most chunk
+// bytes; the receiver calls Recv with a buffer of the same length.
+func Send(c Comm, buf []byte, dest, tag int) error {
+	for off := int64(0); off < int64(len(buf)); {
+		n := min(int64(len(buf))-off, chunk)
+		if err := errOf("MPI_Send", C.g_send(C.MPI_Fint(c), unsafe.Pointer(&buf[off]), C.int(n), C.int(dest), C.int(tag))); err != nil {
+			return err
+		}
+		off += n
+	}
+	return nil
+}
+
+// Recv receives into buf what rank src of c sent with Send and tag.
+func Recv(c Comm, buf []byte, src, tag int) error {
+	for off := int64(0); off < int64(len(buf)); {
+		n := min(int64(len(buf))-off, chunk)
+		if err := errOf("MPI_Recv", C.g_recv(C.MPI_Fint(c), unsafe.Pointer(&buf[off]), C.int(n), C.int(src), C.int(tag))); err != nil {
+			return err
+		}
+		off += n
+	}
+	return nil
+}
 
 // Allgatherv returns the concatenation of every rank's v in rank order
 // and where each rank's part starts (size+1 offsets, in elements). When
