@@ -29,6 +29,12 @@ type Result struct {
 // mapping exists (a vertex heavier than Lmax) or, on pathological inputs,
 // when rebalancing fails; Metrics.Feasible says which.
 func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
+	return mapWith(g, top, opt, nil)
+}
+
+// mapWith is Map; where im is not nil, Map's HM duels IM's mapping that
+// im returns (MapDuel), and a stopped HM returns nil, nil.
+func mapWith(g *graph.Graph, top *topology.Topology, opt Options, im func() []int32) (*Result, error) {
 	if err := validate(g, top, opt); err != nil {
 		return nil, err
 	}
@@ -91,6 +97,10 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 			return p.integrated()
 		}
 	}
+	var du *duel
+	if im != nil && alg == Multisection {
+		du = p.duelAgainst(im)
+	}
 	run := func() []int32 { return runWith(p, alg) }
 	var known *graph.Metrics // the portfolio evaluated its winner already
 	if tiny {
@@ -103,6 +113,9 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 	}
 	if p.err != nil {
 		return nil, p.err
+	}
+	if du != nil && du.stopped.Load() {
+		return nil, nil
 	}
 	res.Backend = p.backend.Name()
 	if known != nil && mtop == top { // on a prefix of a sparse machine, the whole machine's metrics
