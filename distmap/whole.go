@@ -1,8 +1,11 @@
 package distmap
 
 import (
+	"hash/fnv"
 	"math"
+	"runtime"
 	"sync/atomic"
+	"time"
 
 	"github.com/gpumap/gpumap/gpumap"
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -87,12 +90,20 @@ func mapGathered(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Option
 	// The duel's messages go on a communicator of their own, where no
 	// receive of the caller's can match them.
 	dc := c
+	var nodes []int64
 	if duel {
 		var err error
 		if dc, err = mpi.Copy(c, true); err != nil {
 			return nil, graph.Metrics{}, err
 		}
 		defer mpi.Free(dc)
+		// Which ranks share a node: HM takes the threads of an IM done
+		// on its own node alone.
+		h := fnv.New64a()
+		h.Write([]byte(mpi.ProcessorName()))
+		if nodes, err = mpi.Allgather(dc, []int64{int64(h.Sum64())}, size); err != nil {
+			return nil, graph.Metrics{}, err
+		}
 	}
 	var whole []int32
 	var err error
@@ -108,7 +119,11 @@ func mapGathered(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Option
 			if partner == size {
 				partner = rank - 1
 			}
-			r, e = mapHM(dc, partner, cg, top, x)
+			imThreads := 0
+			if nodes[partner] == nodes[rank] && x.Threads > 0 && partner == rank+1 {
+				imThreads = x.Threads
+			}
+			r, e = mapHM(dc, partner, imThreads, cg, top, x)
 		default:
 			r, e = gpumap.Map(cg, top, x)
 		}
@@ -122,6 +137,13 @@ func mapGathered(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Option
 		}
 		if whole == nil || r.Metrics.Feasible && !feasible || r.Metrics.Feasible == feasible && r.Metrics.J < j {
 			whole, j, feasible = r.PE, r.Metrics.J, r.Metrics.Feasible
+		}
+	}
+	if duel {
+		// The ranks done first wait without spinning, leaving their
+		// cores to HM (mapHM).
+		if e := mpi.Barrier(dc, pollEvery); e != nil && err == nil {
+			err = e
 		}
 	}
 	if err := agree(c, err); err != nil {
@@ -173,47 +195,78 @@ func mapIM(dc mpi.Comm, rank, size int, cg *graph.Graph, top *topology.Topology,
 	return r, err
 }
 
+// pollEvery is how often a rank that waits for another tests whether it
+// may go on (mapHM, mpi.Barrier): a millisecond, against the tenths of a
+// second that a pipeline takes.
+const pollEvery = time.Millisecond
+
 // mapHM maps cg with HM's options x duelling the IM mapping that rank im
-// sends (mapIM): HM runs on a goroutine of its own and asks for IM's
-// mapping at its top split, and this goroutine, the one that may call
-// MPI, receives it then, or after HM returned where HM never asked. It
-// returns nil, nil where HM stopped (gpumap.MapDuel).
-func mapHM(dc mpi.Comm, im int, cg *graph.Graph, top *topology.Topology, x gpumap.Options) (*gpumap.Result, error) {
+// sends (mapIM): HM runs on a goroutine of its own, and this goroutine,
+// the one that may call MPI, receives IM's mapping when it arrives
+// (tested every pollEvery), when HM asks for it at its top split, or
+// after HM returned where HM never asked. Where IM's rank runs on this
+// node (imThreads > 0), HM takes its threads once IM's mapping is here,
+// as the one-process HM takes IM's thread: IM's rank then waits in
+// mpi.Barrier, which sleeps. It returns nil, nil where HM stopped
+// (gpumap.MapDuel).
+func mapHM(dc mpi.Comm, im, imThreads int, cg *graph.Graph, top *topology.Topology, x gpumap.Options) (*gpumap.Result, error) {
 	type outcome struct {
 		r     *gpumap.Result
 		err   error
 		panic any
 	}
+	if imThreads > 0 {
+		prev := runtime.GOMAXPROCS(0)
+		runtime.GOMAXPROCS(prev + imThreads)
+		defer runtime.GOMAXPROCS(prev)
+	}
 	ask, give, done := make(chan struct{}), make(chan []int32), make(chan outcome, 1)
+	freed := make(chan struct{})
 	go func() {
 		var o outcome
 		defer func() {
 			o.panic = recover() // raised again on the caller's goroutine
 			done <- o
 		}()
-		o.r, o.err = gpumap.MapDuel(cg, top, x, func() []int32 {
+		o.r, o.err = gpumap.MapDuel(cg, top, x, gpumap.Duel{IM: func() []int32 {
 			ask <- struct{}{}
 			return <-give
-		})
+		}, Threads: imThreads, Freed: freed})
 	}()
+	var mapping []int32
 	var recvErr error
-	receive := func() []int32 {
-		msg := make([]int32, cg.N()+1)
-		if recvErr = mpi.Recv(dc, mpi.AsBytes(msg), im, duelTag); recvErr != nil || msg[0] != 1 {
-			return nil // as where IM failed: HM goes on
+	received := false
+	receive := func() {
+		if received {
+			return
 		}
-		return msg[1:]
+		received = true
+		defer close(freed)
+		msg := make([]int32, cg.N()+1)
+		if recvErr = mpi.Recv(dc, mpi.AsBytes(msg), im, duelTag); recvErr == nil && msg[0] == 1 {
+			mapping = msg[1:] // else as where IM failed: HM goes on
+		}
 	}
-	asked := false
+	var tick <-chan time.Time
+	if imThreads > 0 {
+		t := time.NewTicker(pollEvery)
+		defer t.Stop()
+		tick = t.C
+	}
 	for {
 		select {
-		case <-ask:
-			asked = true
-			give <- receive()
-		case o := <-done:
-			if !asked {
+		case <-tick:
+			if waits, err := mpi.Probe(dc, im, duelTag); err != nil || waits {
 				receive()
 			}
+			if received {
+				tick = nil
+			}
+		case <-ask:
+			receive()
+			give <- mapping
+		case o := <-done:
+			receive()
 			if o.panic != nil {
 				panic(o.panic)
 			}

@@ -106,7 +106,7 @@ func wholeOneByOne(w *graph.Graph, top *topology.Topology, o gpumap.Options, siz
 			if im == size {
 				im = r - 1
 			}
-			m, err := gpumap.MapDuel(w, top, dealt(cands, size, r)[0], func() []int32 { return res[im].PE })
+			m, err := gpumap.MapDuel(w, top, dealt(cands, size, r)[0], gpumap.Duel{IM: func() []int32 { return res[im].PE }})
 			if err != nil {
 				rankFail("%v", err)
 			}

@@ -32,9 +32,22 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 	return mapWith(g, top, opt, nil)
 }
 
-// mapWith is Map; where im is not nil, Map's HM duels IM's mapping that
-// im returns (MapDuel), and a stopped HM returns nil, nil.
-func mapWith(g *graph.Graph, top *topology.Topology, opt Options, im func() []int32) (*Result, error) {
+// duelTeam is the executor of MapDuel's HM on threads threads, which
+// takes d.Threads more once d.Freed is closed (a team whose other member
+// stands for IM's process).
+func duelTeam(threads int, d *Duel) *par.Exec {
+	team := par.NewTeam(threads+d.Threads, 2)
+	x, im := team.Member(threads), team.Member(d.Threads)
+	go func() {
+		<-d.Freed
+		team.Done(im)
+	}()
+	return x
+}
+
+// mapWith is Map; where d is not nil, Map's HM duels the IM of another
+// process (MapDuel), and a stopped HM returns nil, nil.
+func mapWith(g *graph.Graph, top *topology.Topology, opt Options, d *Duel) (*Result, error) {
 	if err := validate(g, top, opt); err != nil {
 		return nil, err
 	}
@@ -42,6 +55,9 @@ func mapWith(g *graph.Graph, top *topology.Topology, opt Options, im func() []in
 	defer refinement.Keep()()
 	t := &tracker{w: opt.Progress, stats: opt.Stats}
 	x := par.New(opt.Threads)
+	if d != nil && d.Threads > 0 {
+		x = duelTeam(x.Threads(), d)
+	}
 	k := top.K()
 	total := g.TotalVertexWeight()
 	res := &Result{Backend: "cpu"}
@@ -98,8 +114,8 @@ func mapWith(g *graph.Graph, top *topology.Topology, opt Options, im func() []in
 		}
 	}
 	var du *duel
-	if im != nil && alg == Multisection {
-		du = p.duelAgainst(im)
+	if d != nil && alg == Multisection {
+		du = p.duelAgainst(d.IM)
 	}
 	run := func() []int32 { return runWith(p, alg) }
 	var known *graph.Metrics // the portfolio evaluated its winner already

@@ -79,24 +79,38 @@ func splitPipeline(g *graph.Graph, top *topology.Topology, opt Options) *pipelin
 	return p
 }
 
+// Duel is what MapDuel's HM needs of the IM it duels, which maps on
+// another process.
+type Duel struct {
+	// IM returns IM's mapping: Map's mapping with Split's second option
+	// (nil where IM failed). It may block until IM is done.
+	IM func() []int32
+	// Threads that IM's process maps with on this machine: HM takes them
+	// once Freed is closed (IM is done), as Map's HM takes IM's threads
+	// when IM is done first (0: IM runs elsewhere). The caller closes
+	// Freed once IM is done, or once MapDuel returned.
+	Threads int
+	Freed   <-chan struct{}
+}
+
 // MapDuel maps g onto top with hm, the first of the options that
 // Split(g, top, opt) returns where it reports a duel, perhaps with
 // another seed, as Map runs that HM beside IM: after HM's split of the
-// whole machine it calls im for IM's mapping (Map's mapping with Split's
-// second option and hm's seed; nil where IM failed), and stops where Map
-// would stop it (hmStops). A stopped HM returns no result and no error:
-// Map's mapping is then IM's. Otherwise the result is Map(g, top, hm)'s.
-// im is called at most once, from one of the goroutines HM runs on (not
-// necessarily the caller's), and may block; it is not called where HM
-// fails or never splits the whole machine. hm must be such an option.
-func MapDuel(g *graph.Graph, top *topology.Topology, hm Options, im func() []int32) (*Result, error) {
+// whole machine it calls d.IM, and stops where Map would stop it
+// (hmStops). A stopped HM returns no result and no error: Map's mapping
+// is then IM's. Otherwise the result is Map(g, top, hm)'s, whatever
+// threads HM took. d.IM is called at most once, from one of the
+// goroutines HM runs on (not necessarily the caller's); it is not called
+// where HM fails or never splits the whole machine. hm must be such an
+// option.
+func MapDuel(g *graph.Graph, top *topology.Topology, hm Options, d Duel) (*Result, error) {
 	auto := hm
 	auto.Algorithm = AutoAlgorithm
-	if hm.Algorithm != Multisection {
-		return nil, fmt.Errorf("%w: MapDuel runs HM, not %s", ErrInternal, hm.Algorithm)
+	if hm.Algorithm != Multisection || d.IM == nil {
+		return nil, fmt.Errorf("%w: MapDuel runs HM against IM, not %s", ErrInternal, hm.Algorithm)
 	}
 	if _, duel := Split(g, top, auto); !duel {
 		return nil, fmt.Errorf("%w: MapDuel on an instance that Map does not duel", ErrInternal)
 	}
-	return mapWith(g, top, hm, im)
+	return mapWith(g, top, hm, &d)
 }

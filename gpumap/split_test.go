@@ -73,7 +73,8 @@ func TestSplit(t *testing.T) {
 // it, and the best of the two pipelines is Map's mapping byte for byte:
 // on R-MAT graphs onto 4:8, where Map stops HM (2^11, seed 1: HM's J
 // predicted 16.7% above IM's) and where it does not (2^11,
-// seed 4: +11.9%), at 1 and 2 threads. HM also runs to its end, as
+// seed 4: +11.9%), at 1 and 2 threads, taking IM's thread once it is
+// done (Duel.Threads) or not. HM also runs to its end, as
 // Map(hm) does, where IM failed (nil).
 func TestSplitDuel(t *testing.T) {
 	top, _ := topology.Parse("4:8", "1:10")
@@ -99,7 +100,8 @@ func TestSplitDuel(t *testing.T) {
 				t.Fatal(err)
 			}
 			calls := 0
-			hm, err := MapDuel(g, top, split[0], func() []int32 { calls++; return im.PE })
+			freed := make(chan struct{})
+			hm, err := MapDuel(g, top, split[0], Duel{IM: func() []int32 { calls++; close(freed); return im.PE }, Threads: 1, Freed: freed})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,14 +135,14 @@ func TestSplitDuel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hm, err := MapDuel(g, top, split[0], func() []int32 { return nil })
+	hm, err := MapDuel(g, top, split[0], Duel{IM: func() []int32 { return nil }})
 	if err != nil || hm == nil || !slices.Equal(hm.PE, alone.PE) {
 		t.Errorf("IM failed: HM stopped (%v) or differs from HM alone (%v)", hm == nil, err)
 	}
-	if _, err := MapDuel(g, top, split[1], func() []int32 { return nil }); err == nil {
+	if _, err := MapDuel(g, top, split[1], Duel{IM: func() []int32 { return nil }}); err == nil {
 		t.Error("MapDuel ran IM's option")
 	}
-	if _, err := MapDuel(graph.Grid(24, 24), top, split[0], func() []int32 { return nil }); err == nil {
+	if _, err := MapDuel(graph.Grid(24, 24), top, split[0], Duel{IM: func() []int32 { return nil }}); err == nil {
 		t.Error("MapDuel ran a graph that Map does not duel")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpumap/gpumap/mpirank/mpi/mpitest"
 )
@@ -125,6 +126,16 @@ func collectives(c Comm) error {
 		}
 		if err := Send(c, got, rank+1, 7); err != nil {
 			return err
+		}
+	}
+	// After a barrier every message sent before it has been received:
+	// none waits.
+	if err := Barrier(c, time.Millisecond); err != nil {
+		return err
+	}
+	if rank > 0 {
+		if waits, err := Probe(c, rank-1, 7); err != nil || waits {
+			return fail("Probe after the barrier", waits, false)
 		}
 	}
 	// Rank r contributes r elements of value 100r+i; it sends rank d
