@@ -86,6 +86,20 @@ func mapGathered(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Option
 		var cands []gpumap.Options
 		cands, duel = gpumap.Split(cg, top, o)
 		mine = dealt(cands, size, rank)
+		// The duel's messages and barrier need every rank to duel or
+		// none: a graph that differs between ranks (MapWhole's caller)
+		// is told, not left to hang.
+		d := int64(0)
+		if duel {
+			d = 1
+		}
+		v := []int64{d, -d, int64(cg.N()), -int64(cg.N()), cg.M(), -cg.M()}
+		if err := mpi.Allreduce(c, v, mpi.Max); err != nil {
+			return nil, graph.Metrics{}, err
+		}
+		if v[0] != -v[1] || v[2] != -v[3] || v[4] != -v[5] {
+			return nil, graph.Metrics{}, &Error{KindInconsistent, "the graph to map whole differs between ranks"}
+		}
 	}
 	// The duel's messages go on a communicator of their own, where no
 	// receive of the caller's can match them.

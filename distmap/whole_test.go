@@ -127,7 +127,8 @@ func wholeOneByOne(w *graph.Graph, top *topology.Topology, o gpumap.Options, siz
 // Where Map duels HM and IM (R-MAT 2^11 onto 4:8, where Map stops HM
 // after its top split), the ranks duel too: at P=2 HM's rank stops its
 // HM, and the mapping is Map's byte for byte; at P=3 the third rank's HM
-// duels the second rank's IM, and the mapping is wholeOneByOne's. Before,
+// duels the second rank's IM, and the mapping is wholeOneByOne's; a graph
+// that differs between ranks is an error on every rank. Before,
 // HM ran to its end on its rank (R-MAT 2^16 at P=2: 1.51x the one-process
 // wall).
 func TestWholeDuel(t *testing.T) {
@@ -172,6 +173,15 @@ func TestWholeDuel(t *testing.T) {
 				rankFail("P=2: J %d, not gpumap.Map's mapping (J %d)", m.J, one.Metrics.J)
 			}
 		}
+	}
+	// A graph that differs between ranks is one clear error on every
+	// rank, not a duel that some ranks wait for.
+	other := w
+	if rank == 0 {
+		other = graph.RMAT(11, 8, 2)
+	}
+	if _, _, err := MapWhole(c, other, top, opt); KindOf(err) != KindInconsistent {
+		rankFail("a graph that differs between ranks: %v", err)
 	}
 	fmt.Printf("rank %d: ok\n", rank)
 	if err := mpi.Finalize(); err != nil {
