@@ -1,7 +1,11 @@
 package distmap
 
 import (
+	"hash/fnv"
 	"math"
+	"runtime"
+	"sync/atomic"
+	"time"
 
 	"github.com/gpumap/gpumap/gpumap"
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -13,16 +17,23 @@ import (
 // vertices) as the one-process mapper does, with its pipelines spread
 // over the ranks (collective). Every rank gathers the graph; the
 // pipelines that gpumap.Map runs side by side and keeps the best of
-// (gpumap.Split: default's HM and IM below 2^18 edges, otherwise its one
+// (gpumap.Split: default's HM and IM below 2^19 edges, otherwise its one
 // pipeline) are dealt out: with C of them, rank r runs pipeline r mod C
 // with the seed plus r/C (P > C: the extra ranks try further seeds), and
 // a rank of fewer than C runs pipelines r, r+P, ...; at P = 1 that is
-// gpumap.Map itself on the rank's threads. The least J wins (feasible
-// first, then the lowest rank, which runs the first pipeline: Map's own
-// order) with one allreduce, and its mapping is broadcast. So at P >= C
-// the distributed mapping is the one-process mapping (seed and options
+// gpumap.Map itself on the rank's threads. Where Map duels HM and IM
+// (Split's duel), each rank running HM duels the IM of the rank after it
+// (the last one, at odd P, that of the rank before): the IM rank sends
+// its mapping, and HM stops after its top split where Map would stop it
+// (gpumap.MapDuel; R-MAT 2^16 at P=2, where HM ran to its end on its
+// rank: 1.51x the one-process wall). The least J wins (feasible first,
+// then the lowest rank, which runs the first pipeline: Map's own order)
+// with one allreduce, and its mapping is broadcast. So at P >= C the
+// distributed mapping is the one-process mapping (seed and options
 // alike) or one of lower J, in about the wall time of the one-process
-// run on C threads, and the same P gives the same mapping.
+// run on C threads, and the same P gives the same mapping: HM's rank
+// waits for IM's mapping at its top split, so the duel's decision does
+// not depend on which rank is faster.
 //
 // No refinement follows: a gathered graph is the one-process mapper's
 // input, and its FM and label propagation have run to the end (before,
@@ -70,20 +81,83 @@ func mapGathered(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Option
 	// The ranks of a node would each open the GPU.
 	o.Backend = gpumap.CPU
 	mine := []gpumap.Options{o}
+	duel := false
 	if size > 1 {
-		mine = dealt(gpumap.Split(cg, top, o), size, rank)
+		var cands []gpumap.Options
+		cands, duel = gpumap.Split(cg, top, o)
+		mine = dealt(cands, size, rank)
+		// The duel's messages and barrier need every rank to duel or
+		// none: a graph that differs between ranks (MapWhole's caller)
+		// is told, not left to hang.
+		d := int64(0)
+		if duel {
+			d = 1
+		}
+		v := []int64{d, -d, int64(cg.N()), -int64(cg.N()), cg.M(), -cg.M()}
+		if err := mpi.Allreduce(c, v, mpi.Max); err != nil {
+			return nil, graph.Metrics{}, err
+		}
+		if v[0] != -v[1] || v[2] != -v[3] || v[4] != -v[5] {
+			return nil, graph.Metrics{}, &Error{KindInconsistent, "the graph to map whole differs between ranks"}
+		}
+	}
+	// The duel's messages go on a communicator of their own, where no
+	// receive of the caller's can match them.
+	dc := c
+	var nodes []int64
+	if duel {
+		var err error
+		if dc, err = mpi.Copy(c, true); err != nil {
+			return nil, graph.Metrics{}, err
+		}
+		defer mpi.Free(dc)
+		// Which ranks share a node: HM takes the threads of an IM done
+		// on its own node alone.
+		h := fnv.New64a()
+		h.Write([]byte(mpi.ProcessorName()))
+		if nodes, err = mpi.Allgather(dc, []int64{int64(h.Sum64())}, size); err != nil {
+			return nil, graph.Metrics{}, err
+		}
 	}
 	var whole []int32
 	var err error
 	j, feasible := int64(math.MaxInt64), false
 	for _, x := range mine {
-		r, e := gpumap.Map(cg, top, x)
+		var r *gpumap.Result
+		var e error
+		switch {
+		case duel && rank%2 == 1:
+			r, e = mapIM(dc, rank, size, cg, top, x)
+		case duel:
+			partner := rank + 1
+			if partner == size {
+				partner = rank - 1
+			}
+			imThreads := 0
+			if nodes[partner] == nodes[rank] && x.Threads > 0 && partner == rank+1 {
+				imThreads = x.Threads
+			}
+			r, e = mapHM(dc, partner, imThreads, cg, top, x)
+		default:
+			r, e = gpumap.Map(cg, top, x)
+		}
 		if e != nil {
 			err = e
 			break
 		}
+		if r == nil {
+			hmStopped.Add(1)
+			continue // HM stopped: its IM's mapping is the lower J
+		}
 		if whole == nil || r.Metrics.Feasible && !feasible || r.Metrics.Feasible == feasible && r.Metrics.J < j {
 			whole, j, feasible = r.PE, r.Metrics.J, r.Metrics.Feasible
+		}
+	}
+	if duel {
+		// The ranks done first wait without spinning, leaving their
+		// cores to HM (mapHM).
+		if e := mpi.Barrier(dc, pollEvery); e != nil && err == nil {
+			err = e
 		}
 	}
 	if err := agree(c, err); err != nil {
@@ -104,6 +178,118 @@ func mapGathered(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Option
 		return nil, graph.Metrics{}, err
 	}
 	return whole, m, nil
+}
+
+// hmStopped counts the HM runs of this process that a duel stopped (for
+// the tests).
+var hmStopped atomic.Int64
+
+// duelTag tags the IM mapping that a rank sends the rank of its duel's
+// HM (mapIM, mapHM).
+const duelTag = 24
+
+// mapIM maps cg with IM's options x on rank of size ranks and sends the
+// mapping, or that IM failed, to the ranks whose HM duels it: the rank
+// before, and the last rank where it has no IM of its own (odd size).
+// The ranks that it sends to always receive, whatever their HM does.
+func mapIM(dc mpi.Comm, rank, size int, cg *graph.Graph, top *topology.Topology, x gpumap.Options) (*gpumap.Result, error) {
+	r, err := gpumap.Map(cg, top, x)
+	msg := make([]int32, cg.N()+1) // [0]: 1 where IM mapped, then its PEs
+	if err == nil {
+		msg[0] = 1
+		copy(msg[1:], r.PE)
+	}
+	for _, to := range []int{rank - 1, rank + 1} {
+		if to == rank-1 || to == size-1 && to%2 == 0 {
+			if e := mpi.Send(dc, mpi.AsBytes(msg), to, duelTag); e != nil && err == nil {
+				err = e
+			}
+		}
+	}
+	return r, err
+}
+
+// pollEvery is how often a rank that waits for another tests whether it
+// may go on (mapHM, mpi.Barrier): a millisecond, against the tenths of a
+// second that a pipeline takes.
+const pollEvery = time.Millisecond
+
+// mapHM maps cg with HM's options x duelling the IM mapping that rank im
+// sends (mapIM): HM runs on a goroutine of its own, and this goroutine,
+// the one that may call MPI, receives IM's mapping when it arrives
+// (tested every pollEvery), when HM asks for it at its top split, or
+// after HM returned where HM never asked. Where IM's rank runs on this
+// node (imThreads > 0), HM takes its threads once IM's mapping is here,
+// as the one-process HM takes IM's thread: IM's rank then waits in
+// mpi.Barrier, which sleeps. It returns nil, nil where HM stopped
+// (gpumap.MapDuel).
+func mapHM(dc mpi.Comm, im, imThreads int, cg *graph.Graph, top *topology.Topology, x gpumap.Options) (*gpumap.Result, error) {
+	type outcome struct {
+		r     *gpumap.Result
+		err   error
+		panic any
+	}
+	if imThreads > 0 {
+		prev := runtime.GOMAXPROCS(0)
+		runtime.GOMAXPROCS(prev + imThreads)
+		defer runtime.GOMAXPROCS(prev)
+	}
+	ask, give, done := make(chan struct{}), make(chan []int32), make(chan outcome, 1)
+	freed := make(chan struct{})
+	go func() {
+		var o outcome
+		defer func() {
+			o.panic = recover() // raised again on the caller's goroutine
+			done <- o
+		}()
+		o.r, o.err = gpumap.MapDuel(cg, top, x, gpumap.Duel{IM: func() []int32 {
+			ask <- struct{}{}
+			return <-give
+		}, Threads: imThreads, Freed: freed})
+	}()
+	var mapping []int32
+	var recvErr error
+	received := false
+	receive := func() {
+		if received {
+			return
+		}
+		received = true
+		defer close(freed)
+		msg := make([]int32, cg.N()+1)
+		if recvErr = mpi.Recv(dc, mpi.AsBytes(msg), im, duelTag); recvErr == nil && msg[0] == 1 {
+			mapping = msg[1:] // else as where IM failed: HM goes on
+		}
+	}
+	var tick <-chan time.Time
+	if imThreads > 0 {
+		t := time.NewTicker(pollEvery)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-tick:
+			if waits, err := mpi.Probe(dc, im, duelTag); err != nil || waits {
+				receive()
+			}
+			if received {
+				tick = nil
+			}
+		case <-ask:
+			receive()
+			give <- mapping
+		case o := <-done:
+			receive()
+			if o.panic != nil {
+				panic(o.panic)
+			}
+			if o.err == nil && recvErr != nil {
+				return nil, recvErr
+			}
+			return o.r, o.err
+		}
+	}
 }
 
 // dealt returns the options that rank of size ranks runs out of the

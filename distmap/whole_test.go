@@ -54,23 +54,8 @@ func TestWhole(t *testing.T) {
 		}
 		o := gpumap.DefaultOptions()
 		o.Eps, o.Seed, o.Threads, o.Backend = opt.Eps, opt.Seed, 1, gpumap.CPU
-		cands := gpumap.Split(w, top, o)
-		var want *gpumap.Result
-		for r := range size {
-			mine := []gpumap.Options{o}
-			if size > 1 {
-				mine = dealt(cands, size, r)
-			}
-			for _, x := range mine {
-				m, err := gpumap.Map(w, top, x)
-				if err != nil {
-					rankFail("%v", err)
-				}
-				if want == nil || m.Metrics.Feasible && !want.Metrics.Feasible || m.Metrics.Feasible == want.Metrics.Feasible && m.Metrics.J < want.Metrics.J {
-					want = m
-				}
-			}
-		}
+		cands, _ := gpumap.Split(w, top, o)
+		want, _ := wholeOneByOne(w, top, o, size)
 		if !slices.Equal(all, want.PE) || res.Metrics.J != want.Metrics.J || res.Levels != 0 {
 			rankFail("n=%d P=%d: J %d (%d levels), want the best pipeline's J %d", w.N(), size, res.Metrics.J, res.Levels, want.Metrics.J)
 		}
@@ -83,6 +68,120 @@ func TestWhole(t *testing.T) {
 				rankFail("n=%d P=%d: J %d, not gpumap.Map's mapping (J %d)", w.N(), size, res.Metrics.J, one.Metrics.J)
 			}
 		}
+	}
+	fmt.Printf("rank %d: ok\n", rank)
+	if err := mpi.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wholeOneByOne is the mapping that mapWhole gives size ranks for w (the
+// best of the pipelines that dealt gives them, each mapped here by
+// gpumap.Map, and where Split reports a duel, each HM by gpumap.MapDuel
+// against its IM's mapping), and how many HM runs the duels stopped.
+func wholeOneByOne(w *graph.Graph, top *topology.Topology, o gpumap.Options, size int) (*gpumap.Result, int) {
+	cands, duel := gpumap.Split(w, top, o)
+	var want *gpumap.Result
+	stopped := 0
+	res := make([]*gpumap.Result, size)
+	for r := range size {
+		mine := []gpumap.Options{o}
+		if size > 1 {
+			mine = dealt(cands, size, r)
+		}
+		if size > 1 && duel && r%2 == 0 {
+			continue // HM: below, once its IM has mapped
+		}
+		for _, x := range mine {
+			m, err := gpumap.Map(w, top, x)
+			if err != nil {
+				rankFail("%v", err)
+			}
+			res[r] = m
+		}
+	}
+	for r := range size {
+		if size > 1 && duel && r%2 == 0 {
+			im := r + 1
+			if im == size {
+				im = r - 1
+			}
+			m, err := gpumap.MapDuel(w, top, dealt(cands, size, r)[0], gpumap.Duel{IM: func() []int32 { return res[im].PE }})
+			if err != nil {
+				rankFail("%v", err)
+			}
+			if m == nil {
+				stopped++
+			}
+			res[r] = m
+		}
+	}
+	for _, m := range res {
+		if m != nil && (want == nil || m.Metrics.Feasible && !want.Metrics.Feasible || m.Metrics.Feasible == want.Metrics.Feasible && m.Metrics.J < want.Metrics.J) {
+			want = m
+		}
+	}
+	return want, stopped
+}
+
+// Where Map duels HM and IM (R-MAT 2^11 onto 4:8, where Map stops HM
+// after its top split), the ranks duel too: at P=2 HM's rank stops its
+// HM, and the mapping is Map's byte for byte; at P=3 the third rank's HM
+// duels the second rank's IM, and the mapping is wholeOneByOne's; a graph
+// that differs between ranks is an error on every rank. Before,
+// HM ran to its end on its rank (R-MAT 2^16 at P=2: 1.51x the one-process
+// wall).
+func TestWholeDuel(t *testing.T) {
+	if !mpitest.Child() {
+		for _, p := range []int{2, 3} {
+			out := mpitest.Run(t, p, "TestWholeDuel")
+			if ok := regexp.MustCompile(`(?m)^rank \d: ok$`).FindAllString(out, -1); len(ok) != p {
+				t.Fatalf("P=%d: %d of %d ranks passed:\n%s", p, len(ok), p, out)
+			}
+		}
+		return
+	}
+	defer rankRecover()
+	c, size, rank := rankComm(t)
+	top, _ := topology.Parse("4:8", "1:10")
+	w := graph.RMAT(11, 8, 1)
+	opt := Options{Eps: 0.03, Seed: 0, Threads: 1, Preset: gpumap.Default}
+	got, m, err := MapWhole(c, w, top, opt)
+	if err != nil {
+		rankFail("%v", err)
+	}
+	stopped := []int64{hmStopped.Load()}
+	if err := mpi.Allreduce(c, stopped, mpi.Sum); err != nil {
+		rankFail("%v", err)
+	}
+	if rank == 0 {
+		o := gpumap.DefaultOptions()
+		o.Eps, o.Seed, o.Threads, o.Backend = opt.Eps, opt.Seed, 1, gpumap.CPU
+		if _, duel := gpumap.Split(w, top, o); !duel {
+			rankFail("R-MAT 2^11 onto 4:8: no duel")
+		}
+		want, wantStopped := wholeOneByOne(w, top, o, size)
+		if !slices.Equal(got, want.PE) || m.J != want.Metrics.J || stopped[0] != int64(wantStopped) || stopped[0] < 1 {
+			rankFail("P=%d: J %d with %d HM stopped, want J %d with %d stopped", size, m.J, stopped[0], want.Metrics.J, wantStopped)
+		}
+		if size == 2 {
+			one, err := gpumap.Map(w, top, o)
+			if err != nil {
+				rankFail("%v", err)
+			}
+			if !slices.Equal(got, one.PE) {
+				rankFail("P=2: J %d, not gpumap.Map's mapping (J %d)", m.J, one.Metrics.J)
+			}
+		}
+	}
+	// A graph that differs between ranks is one clear error on every
+	// rank, not a duel that some ranks wait for.
+	other := w
+	if rank == 0 {
+		other = graph.RMAT(11, 8, 2)
+	}
+	if _, _, err := MapWhole(c, other, top, opt); KindOf(err) != KindInconsistent {
+		rankFail("a graph that differs between ranks: %v", err)
 	}
 	fmt.Printf("rank %d: ok\n", rank)
 	if err := mpi.Finalize(); err != nil {

@@ -29,6 +29,25 @@ type Result struct {
 // mapping exists (a vertex heavier than Lmax) or, on pathological inputs,
 // when rebalancing fails; Metrics.Feasible says which.
 func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
+	return mapWith(g, top, opt, nil)
+}
+
+// duelTeam is the executor of MapDuel's HM on threads threads, which
+// takes d.Threads more once d.Freed is closed (a team whose other member
+// stands for IM's process).
+func duelTeam(threads int, d *Duel) *par.Exec {
+	team := par.NewTeam(threads+d.Threads, 2)
+	x, im := team.Member(threads), team.Member(d.Threads)
+	go func() {
+		<-d.Freed
+		team.Done(im)
+	}()
+	return x
+}
+
+// mapWith is Map; where d is not nil, Map's HM duels the IM of another
+// process (MapDuel), and a stopped HM returns nil, nil.
+func mapWith(g *graph.Graph, top *topology.Topology, opt Options, d *Duel) (*Result, error) {
 	if err := validate(g, top, opt); err != nil {
 		return nil, err
 	}
@@ -36,6 +55,9 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 	defer refinement.Keep()()
 	t := &tracker{w: opt.Progress, stats: opt.Stats}
 	x := par.New(opt.Threads)
+	if d != nil && d.Threads > 0 {
+		x = duelTeam(x.Threads(), d)
+	}
 	k := top.K()
 	total := g.TotalVertexWeight()
 	res := &Result{Backend: "cpu"}
@@ -91,6 +113,10 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 			return p.integrated()
 		}
 	}
+	var du *duel
+	if d != nil && alg == Multisection {
+		du = p.duelAgainst(d.IM)
+	}
 	run := func() []int32 { return runWith(p, alg) }
 	var known *graph.Metrics // the portfolio evaluated its winner already
 	if tiny {
@@ -103,6 +129,9 @@ func Map(g *graph.Graph, top *topology.Topology, opt Options) (*Result, error) {
 	}
 	if p.err != nil {
 		return nil, p.err
+	}
+	if du != nil && du.stopped.Load() {
+		return nil, nil
 	}
 	res.Backend = p.backend.Name()
 	if known != nil && mtop == top { // on a prefix of a sparse machine, the whole machine's metrics

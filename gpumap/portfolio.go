@@ -329,6 +329,22 @@ func (d *duel) decide() {
 		d.hmTop, dist, imTop, excess, m.J)
 }
 
+// duelAgainst makes p, HM alone, duel IM's mapping that im returns, as
+// runPortfolio's HM duels its IM (MapDuel): at HM's top split, im gives
+// IM's mapping and the duel decides at once, so that the decision does
+// not depend on when im returns.
+func (p *pipeline) duelAgainst(im func() []int32) *duel {
+	du := &duel{p: p}
+	p.afterTop = func(level int, part []int32) bool {
+		du.afterTop(p.x, level, part)
+		du.imFinished(im())
+		p.t.logf("%s", du.why)
+		return !du.stopped.Load()
+	}
+	p.stop = du.stopped.Load
+	return du
+}
+
 // imCutAt is the weight of the edges that IM's mapping pe cuts at level
 // or above: what HM's split of the whole machine at that level is set
 // against (hmStops).

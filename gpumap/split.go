@@ -1,6 +1,8 @@
 package gpumap
 
 import (
+	"fmt"
+
 	"github.com/gpumap/gpumap/gpumap/backend/cpu"
 	"github.com/gpumap/gpumap/gpumap/exact"
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -14,23 +16,53 @@ import (
 // the best of those of Split's options (feasible first, then the lowest J,
 // then the first), so that processes that each run a share of them and
 // keep the best get Map's mapping without sharing memory (the distributed
-// mapper's small graphs, package distmap). Where default duels (duels),
-// Map stops HM after its top split when IM's mapping predicts HM's J more
-// than duelMargin above IM's; Split's HM runs to its end, so the best of
-// Split's options is Map's mapping wherever the duel's prediction holds
-// (IM won every duel it stopped on the real corpus) and a lower J where
-// it would not: kept whole instead (one process running the duel at one
-// thread), finan512 took 1.87x the one-process wall at P=2. Only a portfolio whose
+// mapper's small graphs, package distmap). duel reports that Map duels
+// them (duels): it stops HM after its top split when IM's mapping
+// predicts HM's J more than duelMargin above IM's. HM, run alone by Map,
+// then runs to its end; run by MapDuel, given IM's mapping, it stops
+// where Map stops it, and the best of the two mappings is Map's again
+// (on R-MAT 2^16 at P=2, HM run to its end took the distributed mapper
+// to 1.51x the one-process wall; kept whole instead, one process running
+// the duel at one thread, finan512 took 1.87x). Only a portfolio whose
 // candidates options can name is split: strong's plan, whose candidates
 // take the measured features' settings, stays whole, and so does one that
 // may run on a GPU (opt.Backend must be CPU, or auto below
 // GPUMinVertices).
-func Split(g *graph.Graph, top *topology.Topology, opt Options) []Options {
+func Split(g *graph.Graph, top *topology.Topology, opt Options) (cands []Options, duel bool) {
 	one := []Options{opt}
+	p := splitPipeline(g, top, opt)
+	if p == nil {
+		return one, false
+	}
+	defer p.backend.Close()
+	if !p.measuresBoth() {
+		return one, false
+	}
+	var out []Options
+	for _, c := range p.candidates(Multisection, false) {
+		if !c.plain {
+			return one, false // settings from features that options cannot name
+		}
+		o := opt
+		o.Preset, o.Algorithm, o.Seed = c.preset, c.alg, c.seed
+		out = append(out, o)
+	}
+	if len(out) == 0 {
+		return one, false
+	}
+	// The portfolio duels its candidates 0 and 1 in this order alone.
+	duel = p.duels() && len(out) == 2 && out[0].Algorithm == Multisection && out[1].Algorithm == Integrated
+	return out, duel
+}
+
+// splitPipeline is the pipeline that Map would build for opt on the CPU
+// (on a sparse machine's prefix), with a one-thread CPU backend, where
+// Map may run a portfolio that Split can name; nil elsewhere.
+func splitPipeline(g *graph.Graph, top *topology.Topology, opt Options) *pipeline {
 	onCPU := opt.Backend == CPU || opt.Backend == AutoBackend && g != nil && g.N() < GPUMinVertices
 	if !onCPU || opt.Preset != Default || opt.Algorithm != AutoAlgorithm || validate(g, top, opt) != nil ||
 		g.N() <= exact.MaxVertices {
-		return one
+		return nil
 	}
 	// As Map: a sparse machine's prefix, then one-to-one instances (one
 	// pipeline of their own).
@@ -40,25 +72,45 @@ func Split(g *graph.Graph, top *topology.Topology, opt Options) []Options {
 		mtop, mopt.Eps = r, eps
 	}
 	if isOneToOne(g, mtop.K(), total, mopt.Eps) {
-		return one
+		return nil
 	}
 	p := newPipeline(nil, g, mtop, mopt, &tracker{})
 	p.backend = cpu.New(1)
-	defer p.backend.Close()
-	if !p.measuresBoth() {
-		return one
+	return p
+}
+
+// Duel is what MapDuel's HM needs of the IM it duels, which maps on
+// another process.
+type Duel struct {
+	// IM returns IM's mapping: Map's mapping with Split's second option
+	// (nil where IM failed). It may block until IM is done.
+	IM func() []int32
+	// Threads that IM's process maps with on this machine: HM takes them
+	// once Freed is closed (IM is done), as Map's HM takes IM's threads
+	// when IM is done first (0: IM runs elsewhere). The caller closes
+	// Freed once IM is done, or once MapDuel returned.
+	Threads int
+	Freed   <-chan struct{}
+}
+
+// MapDuel maps g onto top with hm, the first of the options that
+// Split(g, top, opt) returns where it reports a duel, perhaps with
+// another seed, as Map runs that HM beside IM: after HM's split of the
+// whole machine it calls d.IM, and stops where Map would stop it
+// (hmStops). A stopped HM returns no result and no error: Map's mapping
+// is then IM's. Otherwise the result is Map(g, top, hm)'s, whatever
+// threads HM took. d.IM is called at most once, from one of the
+// goroutines HM runs on (not necessarily the caller's); it is not called
+// where HM fails or never splits the whole machine. hm must be such an
+// option.
+func MapDuel(g *graph.Graph, top *topology.Topology, hm Options, d Duel) (*Result, error) {
+	auto := hm
+	auto.Algorithm = AutoAlgorithm
+	if hm.Algorithm != Multisection || d.IM == nil {
+		return nil, fmt.Errorf("%w: MapDuel runs HM against IM, not %s", ErrInternal, hm.Algorithm)
 	}
-	var out []Options
-	for _, c := range p.candidates(Multisection, false) {
-		if !c.plain {
-			return one // settings from features that options cannot name
-		}
-		o := opt
-		o.Preset, o.Algorithm, o.Seed = c.preset, c.alg, c.seed
-		out = append(out, o)
+	if _, duel := Split(g, top, auto); !duel {
+		return nil, fmt.Errorf("%w: MapDuel on an instance that Map does not duel", ErrInternal)
 	}
-	if len(out) == 0 {
-		return one
-	}
-	return out
+	return mapWith(g, top, hm, &d)
 }

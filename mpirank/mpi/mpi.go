@@ -133,6 +133,29 @@ static int g_scatter_int(MPI_Fint f, int *all, int *v, int root) {
 static int g_bcast(MPI_Fint f, void *buf, int len, int root) {
 	return MPI_Bcast(buf, len, MPI_BYTE, root, MPI_Comm_f2c(f));
 }
+static int g_send(MPI_Fint f, void *buf, int len, int dest, int tag) {
+	return MPI_Send(buf, len, MPI_BYTE, dest, tag, MPI_Comm_f2c(f));
+}
+static int g_recv(MPI_Fint f, void *buf, int len, int src, int tag) {
+	return MPI_Recv(buf, len, MPI_BYTE, src, tag, MPI_Comm_f2c(f), MPI_STATUS_IGNORE);
+}
+// Whether a message from src with tag waits to be received.
+static int g_iprobe(MPI_Fint f, int src, int tag, int *flag) {
+	return MPI_Iprobe(src, tag, MPI_Comm_f2c(f), flag, MPI_STATUS_IGNORE);
+}
+// A barrier that this rank tests for (requests cross as Fortran handles).
+static int g_ibarrier(MPI_Fint f, MPI_Fint *req) {
+	MPI_Request r;
+	int rc = MPI_Ibarrier(MPI_Comm_f2c(f), &r);
+	*req = MPI_Request_c2f(r);
+	return rc;
+}
+static int g_test(MPI_Fint *req, int *flag) {
+	MPI_Request r = MPI_Request_f2c(*req);
+	int rc = MPI_Test(&r, flag, MPI_STATUS_IGNORE);
+	*req = MPI_Request_c2f(r);
+	return rc;
+}
 static int g_split(MPI_Fint f, int color, int key, MPI_Fint *out) {
 	MPI_Comm n;
 	int rc = MPI_Comm_split(MPI_Comm_f2c(f), color, key, &n);
@@ -158,6 +181,7 @@ import "C"
 
 import (
 	"fmt"
+	"time"
 	"unsafe"
 )
 
@@ -408,6 +432,63 @@ func Bcast(c Comm, buf []byte, root int) error {
 
 // BcastOf broadcasts the elements of v from root.
 func BcastOf[T Number](c Comm, v []T, root int) error { return Bcast(c, bytesOf(v), root) }
+
+// Send sends buf to rank dest of c with tag, in pieces of at most chunk
+// bytes; the receiver calls Recv with a buffer of the same length.
+func Send(c Comm, buf []byte, dest, tag int) error {
+	for off := int64(0); off < int64(len(buf)); {
+		n := min(int64(len(buf))-off, chunk)
+		if err := errOf("MPI_Send", C.g_send(C.MPI_Fint(c), unsafe.Pointer(&buf[off]), C.int(n), C.int(dest), C.int(tag))); err != nil {
+			return err
+		}
+		off += n
+	}
+	return nil
+}
+
+// Recv receives into buf what rank src of c sent with Send and tag.
+func Recv(c Comm, buf []byte, src, tag int) error {
+	for off := int64(0); off < int64(len(buf)); {
+		n := min(int64(len(buf))-off, chunk)
+		if err := errOf("MPI_Recv", C.g_recv(C.MPI_Fint(c), unsafe.Pointer(&buf[off]), C.int(n), C.int(src), C.int(tag))); err != nil {
+			return err
+		}
+		off += n
+	}
+	return nil
+}
+
+// Probe reports whether a message from rank src of c with tag waits to
+// be received, without waiting for one.
+func Probe(c Comm, src, tag int) (bool, error) {
+	var flag C.int
+	if err := errOf("MPI_Iprobe", C.g_iprobe(C.MPI_Fint(c), C.int(src), C.int(tag), &flag)); err != nil {
+		return false, err
+	}
+	return flag != 0, nil
+}
+
+// Barrier returns once every rank of c has called it, sleeping for poll
+// between tests instead of spinning as MPI_Barrier does in OpenMPI and
+// MPICH: a rank that waits for its peers leaves its core to the
+// threads of another process (the whole-graph path's HM, which takes
+// the core of the rank whose IM is done).
+func Barrier(c Comm, poll time.Duration) error {
+	var req C.MPI_Fint
+	if err := errOf("MPI_Ibarrier", C.g_ibarrier(C.MPI_Fint(c), &req)); err != nil {
+		return err
+	}
+	for {
+		var flag C.int
+		if err := errOf("MPI_Test", C.g_test(&req, &flag)); err != nil {
+			return err
+		}
+		if flag != 0 {
+			return nil
+		}
+		time.Sleep(poll)
+	}
+}
 
 // Allgatherv returns the concatenation of every rank's v in rank order
 // and where each rank's part starts (size+1 offsets, in elements). When

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpumap/gpumap/mpirank/mpi/mpitest"
 )
@@ -41,7 +42,7 @@ func TestCollectives(t *testing.T) {
 	c, err := Copy(World(), true)
 	check(err)
 	check(collectives(c))
-	// The same with pieces of 5 bytes: Bcast, Allgatherv and Alltoallv
+	// The same with pieces of 5 bytes: Bcast, Send, Recv, Allgatherv and Alltoallv
 	// take their multi-round paths, as they would past 2^31 bytes.
 	chunk = 5
 	check(collectives(c))
@@ -104,6 +105,37 @@ func collectives(c Comm) error {
 	for i := range buf {
 		if buf[i] != byte(i*7) {
 			return fail("Bcast", buf, "i*7")
+		}
+	}
+	// Send and Recv along a chain: rank r receives 13 bytes 3(r-1)+i
+	// from rank r-1, then sends 3r+i to rank r+1.
+	got := make([]byte, 13)
+	if rank > 0 {
+		if err := Recv(c, got, rank-1, 7); err != nil {
+			return err
+		}
+		for i := range got {
+			if got[i] != byte(3*(rank-1)+i) {
+				return fail("Send/Recv", got, "3(r-1)+i")
+			}
+		}
+	}
+	if rank+1 < size {
+		for i := range got {
+			got[i] = byte(3*rank + i)
+		}
+		if err := Send(c, got, rank+1, 7); err != nil {
+			return err
+		}
+	}
+	// After a barrier every message sent before it has been received:
+	// none waits.
+	if err := Barrier(c, time.Millisecond); err != nil {
+		return err
+	}
+	if rank > 0 {
+		if waits, err := Probe(c, rank-1, 7); err != nil || waits {
+			return fail("Probe after the barrier", waits, false)
 		}
 	}
 	// Rank r contributes r elements of value 100r+i; it sends rank d
