@@ -612,8 +612,10 @@ func TestHMStops(t *testing.T) {
 // coarsens. Now IM maps first and HM, once it has split the whole
 // machine, stops where that split's cut alone puts its J more than
 // duelMargin above IM's (hmStops): on this R-MAT graph onto 4:4:3 HM's
-// top split cuts 5,481 edges against IM's 4,082 (-a hm J 1.2x -a im's),
-// so default is -a im's mapping and HM stops; on a grid onto 4:8:2 HM's
+// top split cuts more edges than IM's (-a hm J 1.15x -a im's; seed 45,
+// 1.23x before, lost it when the partitioner's FM got its WasteWork bound:
+// IM's mapping of its coarsest graph changed), so default is -a im's
+// mapping and HM stops; on a grid onto 4:8:2 HM's
 // top cut is the lower (50 against 65), both run and default is -a hm's
 // mapping. The same at any thread count.
 func TestDefaultStopsHMWhereItsTopCutLoses(t *testing.T) {
@@ -622,7 +624,7 @@ func TestDefaultStopsHMWhereItsTopCutLoses(t *testing.T) {
 		g       *graph.Graph
 		stops   bool
 	}{
-		{"rmat", "4:4:3", graph.RMAT(11, 8, 45), true},
+		{"rmat", "4:4:3", graph.RMAT(11, 8, 49), true},
 		{"grid", "4:8:2", graph.Grid(60, 50), false},
 	} {
 		top, _ := topology.Parse(c.h, "1:10:100")

@@ -40,6 +40,18 @@ type FMConfig struct {
 	// graphs the rare gaining search comes after long fruitless runs, and
 	// the bound cost 2-4% J at 2^20 vertices. 0: no bound.
 	Waste float64
+	// WasteWork bounds a round's fruitless work by what it costs: the
+	// round ends once the searches since the last one that kept a move
+	// have counted more than WasteWork x 2m connectivity entries (the
+	// entries of Work: builds, and updates on moves and rollbacks). Unlike
+	// Waste it applies whatever the boundary's size, and it charges a
+	// rolled-back move by its neighbourhood: on LP models and social
+	// graphs, whose moves touch long entry lists and are 99% rolled back,
+	// it ends rounds whose gains are spent; on meshes and geometric graphs
+	// (about 20 entries a move) the same moves reach it later. The
+	// sequential FM only (RunFMParallel's batches on graphs of
+	// ParallelFMMin+ vertices have no such bound). <= 0: no bound.
+	WasteWork float64
 	// StopAlpha and StopBeta end a search before Alpha fruitless moves by
 	// the adaptive rule of stopRule: once the gains since its last best
 	// have drifted down further than their noise can make up, after at
@@ -80,6 +92,7 @@ type FM struct {
 	rolled     int   // moves the current search rolled back
 	undone     int64 // moves rolled back this run (counted for tests)
 	tail       int   // moves rolled back since the last kept one, at a round's end
+	tailWork   int64 // entries counted since the last search that kept a move, at a round's end
 	rng        *rand.Rand
 	pcg        *rand.PCG
 }
@@ -209,7 +222,12 @@ func (f *FM) round1() int64 {
 		limit = max(int(f.cfg.Waste*float64(n)), 4*f.cfg.Alpha)
 	}
 	waste := 0
-	for i := 0; i < len(boundary) && (limit < 0 || waste <= limit); {
+	// Entries counted since the last search that kept a move (WasteWork).
+	wasted, wlimit := int64(0), int64(-1)
+	if f.cfg.WasteWork > 0 {
+		wlimit = int64(f.cfg.WasteWork * float64(len(s.G.Adj)))
+	}
+	for i := 0; i < len(boundary) && (limit < 0 || waste <= limit) && (wlimit < 0 || wasted <= wlimit); {
 		f.heap.Clear()
 		for c := 0; c < f.cfg.Seeds && i < len(boundary); i++ {
 			v := boundary[i]
@@ -226,7 +244,13 @@ func (f *FM) round1() int64 {
 		}
 		if f.heap.Len() > 0 {
 			kept := len(f.kept)
+			w0 := f.ct.work
 			total += f.search()
+			if len(f.kept) > kept {
+				wasted = 0
+			} else {
+				wasted += f.ct.work - w0
+			}
 			if limit >= 0 {
 				if len(f.kept) > kept {
 					waste = 0
@@ -236,7 +260,7 @@ func (f *FM) round1() int64 {
 			}
 		}
 	}
-	f.tail = waste
+	f.tail, f.tailWork = waste, wasted
 	return total
 }
 
