@@ -101,3 +101,18 @@ func TestStrongLargeConfigByFeatures(t *testing.T) {
 		t.Error("the default preset has no large configuration")
 	}
 }
+
+// Default's HM clusters stalled levels and bounds the FM's fruitless work;
+// IM's initial mapping takes neither (partition.Config.ForIM): with them,
+// IM onto 4:8:6 on a 2^18 rgg was +4.5% (stop 35's merge).
+func TestIMInitialMatchesWithUnboundedFM(t *testing.T) {
+	d := presets[Default]
+	if d.partition.Stall == 0 || d.partition.FM.WasteWork == 0 || d.bottom.Stall == 0 || d.bottom.FM.WasteWork == 0 {
+		t.Fatalf("default's HM: Stall %v/%v WasteWork %v/%v", d.partition.Stall, d.bottom.Stall, d.partition.FM.WasteWork, d.bottom.FM.WasteWork)
+	}
+	for pr, c := range presets {
+		if p := c.imConfig().Initial.Partition; p.Stall != 0 || p.FM.WasteWork != 0 {
+			t.Errorf("preset %d: IM's initial Stall %v WasteWork %v", pr, p.Stall, p.FM.WasteWork)
+		}
+	}
+}

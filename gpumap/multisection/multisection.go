@@ -185,6 +185,11 @@ func newMapper(x *par.Exec, g *graph.Graph, top *topology.Topology, cfg Config) 
 	lmax, eps := Slack(g, top.K(), cfg.Eps)
 	m := newMapperFor(x, g, top, cfg, total, lmax, eps)
 	m.wide = cfg.Wide.Applies(g.N(), top.K())
+	if m.wide {
+		// Clustering where matching stalls and the FM's bound on
+		// fruitless work cost J on wide machines (partition.Config.ForIM).
+		m.cfg.Partition, m.cfg.Lower, m.cfg.Bottom = cfg.Partition.ForIM(), cfg.Lower.ForIM(), cfg.Bottom.ForIM()
+	}
 	return m
 }
 

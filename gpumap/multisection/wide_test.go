@@ -305,3 +305,28 @@ func BenchmarkWideKWay(b *testing.B) {
 		})
 	}
 }
+
+// On wide machines the splits take their partition configurations
+// ForIM: the default preset's clustering of stalled levels and FM bound on
+// fruitless work cost J +9% on the 121k-vertex rgg onto 4:8:64:8:6
+// (stop 35's merge); elsewhere they stay.
+func TestWideSplitsMatchWithUnboundedFM(t *testing.T) {
+	top, err := topology.Parse("4:8:64", "1:10:100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc := partition.Config{Tries: 2, Stall: 0.6, FM: refinement.FMConfig{WasteWork: 3}}
+	cfg := Config{Eps: 0.03, Partition: pc, Lower: pc, Bottom: pc, Wide: WideConfig{PerPE: 4, MinK: 1024}}
+	x := par.New(1)
+	for _, c := range []struct {
+		n    int // a grid of n x n vertices onto 2048 PEs: wide below 8192
+		wide bool
+	}{{64, true}, {128, false}} {
+		m := newMapper(x, graph.Grid(c.n, c.n), top, cfg)
+		for _, p := range []partition.Config{m.cfg.Partition, m.cfg.Lower, m.cfg.Bottom} {
+			if off := p.Stall == 0 && p.FM.WasteWork == 0; off != c.wide || m.wide != c.wide {
+				t.Errorf("n=%d: wide %v, Stall %v WasteWork %v", c.n, m.wide, p.Stall, p.FM.WasteWork)
+			}
+		}
+	}
+}

@@ -37,9 +37,13 @@ type Config struct {
 	// thinLevels). Where the levels halve the graph, FM refines every
 	// level as before.
 	StallShrink float64
-	Matcher     coarsening.Matcher // matching algorithm
-	Natural     bool               // natural-order matching (see coarsening.Greedy)
-	Local       bool               // the numbering has locality: alternate natural and random order across hierarchies
+	// Stall: on graphs of 2048+ vertices, a level whose matching keeps
+	// more than Stall of the vertices is clustered by label propagation
+	// instead (coarsening.Config.Stall; 0: matching only).
+	Stall   float64
+	Matcher coarsening.Matcher // matching algorithm
+	Natural bool               // natural-order matching (see coarsening.Greedy)
+	Local   bool               // the numbering has locality: alternate natural and random order across hierarchies
 	// Hierarchies x Candidates partitions compete in the multilevel
 	// scheme; all are refined up to graphs of n/PruneDiv vertices, and the
 	// best continues (see multilevel).
@@ -150,18 +154,18 @@ func (h *Hierarchy) done(i int) {
 	}
 }
 
-// Levels whose matching keeps more than coarsenStall of the vertices
-// (hubs, LP models) are clustered by label propagation instead
-// (coarsening.Config.Stall), on graphs of at least stallMinN vertices.
-// Fit on the real corpus's fit half (-t 1, 4:8:{1,2,4,6}, against 0.6
-// everywhere): below 2048 vertices the graphs are IM's coarsest, whose
-// host mapping clustering changed at J +0.6%; with the floor IM's J is
-// 0.994x (report half 1.001x), HM's 0.997x (0.995x) at counted FM work
-// 0.80x (0.80x), on social graphs 0.55x (0.64x).
-const (
-	coarsenStall = 0.6
-	stallMinN    = 2048
-)
+// ForIM is c as IM's initial mapping and the wide machines' splits take
+// it: matching only, and the FM's work unbounded (Stall and
+// FM.WasteWork off: there they cost J, see the default preset).
+func (c Config) ForIM() Config {
+	c.Stall, c.FM.WasteWork = 0, 0
+	return c
+}
+
+// Stall applies to graphs of at least stallMinN vertices: below it are
+// IM's coarsest graphs, whose host mapping clustering changed at J +0.6%
+// on the real corpus's fit half.
+const stallMinN = 2048
 
 // coarsenConfig is the coarsening of hierarchy h of the multilevel scheme.
 func coarsenConfig(g *graph.Graph, maxW []int64, cfg Config, h int) coarsening.Config {
@@ -176,7 +180,7 @@ func coarsenConfig(g *graph.Graph, maxW []int64, cfg Config, h int) coarsening.C
 	natural := cfg.Natural || cfg.Local && h%2 == 0
 	stall := 0.0
 	if g.N() >= stallMinN {
-		stall = coarsenStall
+		stall = cfg.Stall
 	}
 	return coarsening.Config{StopSize: stop, MaxWeight: max(capW, 1), Seed: seed, Matcher: cfg.Matcher, Natural: natural,
 		Stall: stall}
@@ -366,9 +370,6 @@ func refine(x *par.Exec, g *graph.Graph, part []int32, maxW []int64, cfg Config,
 		if cfg.FMRounds > 0 {
 			fm.Rounds = cfg.FMRounds
 		}
-		if fm.WasteWork == 0 {
-			fm.WasteWork = refineWasteWork
-		}
 		if len(maxW) == 2 && bisectGlobalFM {
 			// Bisections: classic FM passes over the whole boundary.
 			fm.Seeds = g.N()
@@ -446,18 +447,6 @@ func slicesMin(a []int64) int64 {
 	}
 	return m
 }
-
-// refineWasteWork is the FM's bound on a round's fruitless work on every
-// level where cfg.FM leaves it 0 (refinement.FMConfig.WasteWork; < 0:
-// none): the searches since the last one that kept a move may count 3 x
-// 2m entries. On the real corpus's fit half (LP models, roads, social
-// graphs onto 4:8:2 and 4:8:6, -a hm -t 1) it cut HM's counted FM work
-// to 0.75x at J +0.3% in the geometric mean (noise: single instances
-// move by +-4% either way); 1 x 2m in every FM cut it to 0.51x at J
-// +1.6%. Seeds ordered by their gain instead of at random made the bound
-// cheaper in J (0.66x work at J -0.1% with 2 x 2m) but raised the HM J of
-// TestDefaultDenseRowsBothAlgorithms' R-MAT graph by 9.5%.
-const refineWasteWork = 3.0
 
 var bisectGlobalFM = false
 var bisectAlpha = 100
