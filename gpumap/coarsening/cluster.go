@@ -57,22 +57,7 @@ func Cluster(g *graph.Graph, maxWeight int64, seed uint64, block []int32, natura
 	}
 	conn := make([]int64, n) // connection of the visited vertex to each cluster
 	var touched []int32
-	// gather fills conn with v's connections to its neighbouring clusters
-	// (of v's block) and returns them in touched.
-	gather := func(v int32) {
-		touched = touched[:0]
-		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-			u := g.Adj[e]
-			if block != nil && block[u] != block[v] {
-				continue
-			}
-			c := label[u]
-			if conn[c] == 0 {
-				touched = append(touched, c)
-			}
-			conn[c] += max(g.W(e), 1)
-		}
-	}
+	gather := func(v int32) { touched = gatherConn(g, v, label, block, conn, touched[:0]) }
 	reset := func() {
 		for _, c := range touched {
 			conn[c] = 0
@@ -112,6 +97,23 @@ func Cluster(g *graph.Graph, maxWeight int64, seed uint64, block []int32, natura
 	return label
 }
 
+// gatherConn adds v's connections to its neighbouring clusters (of v's
+// block) into conn and appends the clusters it touched first to touched.
+func gatherConn(g *graph.Graph, v int32, label, block []int32, conn []int64, touched []int32) []int32 {
+	for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+		u := g.Adj[e]
+		if block != nil && block[u] != block[v] {
+			continue
+		}
+		c := label[u]
+		if conn[c] == 0 {
+			touched = append(touched, c)
+		}
+		conn[c] += max(g.W(e), 1)
+	}
+	return touched
+}
+
 // clusterSingletons merges the vertices still alone in their cluster,
 // grouped by their favourite cluster (the most strongly connected one,
 // full or not), into clusters of at most maxWeight, in id order within a
@@ -124,18 +126,7 @@ func clusterSingletons(g *graph.Graph, label []int32, cw []int64, size []int32, 
 		if size[label[v]] != 1 {
 			continue
 		}
-		touched = touched[:0]
-		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-			u := g.Adj[e]
-			if block != nil && block[u] != block[v] {
-				continue
-			}
-			c := label[u]
-			if conn[c] == 0 {
-				touched = append(touched, c)
-			}
-			conn[c] += max(g.W(e), 1)
-		}
+		touched = gatherConn(g, v, label, block, conn, touched[:0])
 		fav, favC, favH := int32(-1), int64(0), uint64(0)
 		for _, c := range touched {
 			if h := pairNoise(seed, v, c); conn[c] > favC || conn[c] == favC && h > favH {

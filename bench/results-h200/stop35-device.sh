@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# 6-stop35-device.sh: the lead's third device call of stop 35 (from a folder with make gpucheck's cuda.test and gpumap): cuda tests, benchmarks, the wide and 2^22 instances through the command
+# stop35-device.sh: the lead's device call of stop 35, runs 5 and 6 (run 4 ran the same without BenchmarkProfile and
+# skipped only TestPTXMatchesSource); run from a folder with make gpucheck's cuda.test and gpumap: cuda tests, benchmarks, the
+# wide and 2^22 instances through the command
 cd "$(dirname "$0")"
 O=${OUT:-/tmp/out}; mkdir -p $O
 { nvidia-smi; nproc; date; } > $O/device.txt 2>&1
