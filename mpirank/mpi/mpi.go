@@ -418,16 +418,24 @@ func ScatterInt(c Comm, all []int32, v *int32, root int) error {
 // that the tests can take the multi-round paths with small data.
 var chunk int64 = 1 << 30
 
-// Bcast broadcasts buf from root in pieces of at most chunk bytes.
-func Bcast(c Comm, buf []byte, root int) error {
+// inChunks calls call, the MPI function name, on buf in pieces of at most
+// chunk bytes, in order, and stops at the first error.
+func inChunks(name string, buf []byte, call func(p unsafe.Pointer, n C.int) C.int) error {
 	for off := int64(0); off < int64(len(buf)); {
 		n := min(int64(len(buf))-off, chunk)
-		if err := errOf("MPI_Bcast", C.g_bcast(C.MPI_Fint(c), unsafe.Pointer(&buf[off]), C.int(n), C.int(root))); err != nil {
+		if err := errOf(name, call(unsafe.Pointer(&buf[off]), C.int(n))); err != nil {
 			return err
 		}
 		off += n
 	}
 	return nil
+}
+
+// Bcast broadcasts buf from root in pieces of at most chunk bytes.
+func Bcast(c Comm, buf []byte, root int) error {
+	return inChunks("MPI_Bcast", buf, func(p unsafe.Pointer, n C.int) C.int {
+		return C.g_bcast(C.MPI_Fint(c), p, n, C.int(root))
+	})
 }
 
 // BcastOf broadcasts the elements of v from root.
@@ -436,26 +444,16 @@ func BcastOf[T Number](c Comm, v []T, root int) error { return Bcast(c, bytesOf(
 // Send sends buf to rank dest of c with tag, in pieces of at most chunk
 // bytes; the receiver calls Recv with a buffer of the same length.
 func Send(c Comm, buf []byte, dest, tag int) error {
-	for off := int64(0); off < int64(len(buf)); {
-		n := min(int64(len(buf))-off, chunk)
-		if err := errOf("MPI_Send", C.g_send(C.MPI_Fint(c), unsafe.Pointer(&buf[off]), C.int(n), C.int(dest), C.int(tag))); err != nil {
-			return err
-		}
-		off += n
-	}
-	return nil
+	return inChunks("MPI_Send", buf, func(p unsafe.Pointer, n C.int) C.int {
+		return C.g_send(C.MPI_Fint(c), p, n, C.int(dest), C.int(tag))
+	})
 }
 
 // Recv receives into buf what rank src of c sent with Send and tag.
 func Recv(c Comm, buf []byte, src, tag int) error {
-	for off := int64(0); off < int64(len(buf)); {
-		n := min(int64(len(buf))-off, chunk)
-		if err := errOf("MPI_Recv", C.g_recv(C.MPI_Fint(c), unsafe.Pointer(&buf[off]), C.int(n), C.int(src), C.int(tag))); err != nil {
-			return err
-		}
-		off += n
-	}
-	return nil
+	return inChunks("MPI_Recv", buf, func(p unsafe.Pointer, n C.int) C.int {
+		return C.g_recv(C.MPI_Fint(c), p, n, C.int(src), C.int(tag))
+	})
 }
 
 // Probe reports whether a message from rank src of c with tag waits to
