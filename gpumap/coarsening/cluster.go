@@ -1,7 +1,6 @@
 package coarsening
 
 import (
-	"math/rand/v2"
 	"slices"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -46,15 +45,7 @@ func Cluster(g *graph.Graph, maxWeight int64, seed uint64, block []int32, natura
 		cw[v] = g.VW[v]
 		size[v] = 1
 	}
-	const chunk = 64
-	blocks := make([]int32, (n+chunk-1)/chunk)
-	for i := range blocks {
-		blocks[i] = int32(i)
-	}
-	rng := rand.New(rand.NewPCG(seed, 0x636c7573746572))
-	if !natural {
-		rng.Shuffle(len(blocks), func(i, j int) { blocks[i], blocks[j] = blocks[j], blocks[i] })
-	}
+	blocks := visitBlocks(n, seed, 0x636c7573746572, natural)
 	conn := make([]int64, n) // connection of the visited vertex to each cluster
 	var touched []int32
 	gather := func(v int32) { touched = gatherConn(g, v, label, block, conn, touched[:0]) }

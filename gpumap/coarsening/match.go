@@ -12,6 +12,25 @@ import (
 // finalised; finished matchings map unmatched vertices to themselves.
 const Unmatched = -1
 
+// chunk is the number of consecutive ids that Greedy and Cluster visit
+// in id order, the blocks of them in a random order (visitBlocks).
+const chunk = 64
+
+// visitBlocks is the order in which Greedy and Cluster visit the blocks
+// of chunk consecutive ids of n vertices: shuffled by a generator of seed
+// and stream, or in id order where natural.
+func visitBlocks(n int, seed, stream uint64, natural bool) []int32 {
+	blocks := make([]int32, (n+chunk-1)/chunk)
+	for i := range blocks {
+		blocks[i] = int32(i)
+	}
+	if !natural {
+		rng := rand.New(rand.NewPCG(seed, stream))
+		rng.Shuffle(len(blocks), func(i, j int) { blocks[i], blocks[j] = blocks[j], blocks[i] })
+	}
+	return blocks
+}
+
 // Greedy computes a matching by visiting the vertices in a random order
 // (drawn from seed; blocks of 64 consecutive vertices are shuffled, which
 // keeps the memory locality of the input numbering) and pairing each unmatched vertex with its unmatched
@@ -42,15 +61,7 @@ func Greedy(g *graph.Graph, maxWeight int64, seed uint64, block []int32, natural
 	for i := range match {
 		match[i] = Unmatched
 	}
-	const chunk = 64
-	blocks := make([]int32, (n+chunk-1)/chunk)
-	for i := range blocks {
-		blocks[i] = int32(i)
-	}
-	rng := rand.New(rand.NewPCG(seed, 0x6d61746368))
-	if !natural {
-		rng.Shuffle(len(blocks), func(i, j int) { blocks[i], blocks[j] = blocks[j], blocks[i] })
-	}
+	blocks := visitBlocks(n, seed, 0x6d61746368, natural)
 	for _, b := range blocks {
 		for v := b * chunk; v < min(b*chunk+chunk, int32(n)); v++ {
 			if match[v] != Unmatched {
