@@ -627,7 +627,7 @@ var wideDefault = multisection.WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, 
 	KWayChildren: 16, KWay: kway.Config{C: 16, LPRounds: 2, FMRounds: -1,
 		Bisect: partition.Config{Tries: 4, FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}},
 		Pair:   refinement.PairFMConfig{Rounds: 1, Alpha: 30}},
-	CoarseSecondC: 300, CoarseSecondLP: 4, CoarseSecondFM: refinement.FMConfig{Rounds: 2, Alpha: 30}}
+	CoarseSecondC: 300, CoarseSecond: partition.Config{LPRounds: 4, FM: refinement.FMConfig{Rounds: 2, Alpha: 30}}}
 
 // wideFast: fast's splits into groups of fewer than 16 vertices run label
 // propagation only. Integrated mapping truncates the machine

@@ -4,7 +4,7 @@ import (
 	"github.com/gpumap/gpumap/gpumap/coarsening"
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
-	"github.com/gpumap/gpumap/gpumap/refinement"
+	"github.com/gpumap/gpumap/gpumap/partition"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -19,8 +19,7 @@ func (m *mapper) coarseSecond(grp topology.Group) bool {
 // the coarsest level graph with CoarseSecondC vertices per child or more
 // (g itself when none) is split by split (its tries and partitioner, on a
 // graph several times smaller), and the split is projected back to g,
-// refined on every finer level by CoarseSecondLP rounds of label
-// propagation and CoarseSecondFM.
+// refined on every finer level by partition.Refine with CoarseSecond.
 //
 // These are the splits into nodes of a wide machine (rgg 121k onto
 // 4:8:64:8:6: 6 subgraphs of 20k vertices into 8 nodes, 3 tries each),
@@ -70,19 +69,8 @@ func (m *mapper) coarseSplit(x *par.Exec, g *graph.Graph, grp topology.Group) []
 		p := make([]int32, fine.N())
 		coarsening.Project(x, levels[l+1].CMap, part, p)
 		part = p
-		s := refinement.NewState(fine, len(children), part, lim, refinement.Cut())
-		if s.Overloaded() > 0 {
-			refinement.Rebalance(s)
-		}
 		seed := m.cfg.Seed*0x9e3779b97f4a7c15 ^ uint64(grp.Lo)<<8 ^ uint64(l+2)*0x51ed
-		if w.CoarseSecondLP > 0 {
-			refinement.LabelPropagationParallel(x, s, w.CoarseSecondLP, seed)
-		}
-		if w.CoarseSecondFM.Rounds >= 0 {
-			fm := w.CoarseSecondFM
-			fm.Seed = seed
-			refinement.RunFMParallel(x, s, fm, -1)
-		}
+		partition.Refine(x, fine, part, lim, w.CoarseSecond, seed)
 	}
 	return part
 }

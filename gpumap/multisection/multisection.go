@@ -113,10 +113,10 @@ type WideConfig struct {
 	TopSlackDepth                              float64
 	// CoarseSecondC > 0 splits the top's children on a coarsening of
 	// their subgraphs with CoarseSecondC vertices per child (coarseSplit),
-	// refined on the way back by CoarseSecondLP rounds of label
-	// propagation and CoarseSecondFM (Rounds < 0: none).
-	CoarseSecondC, CoarseSecondLP int
-	CoarseSecondFM                refinement.FMConfig
+	// each finer level refined on the way back as partition.Refine does
+	// with CoarseSecond.
+	CoarseSecondC int
+	CoarseSecond  partition.Config
 }
 
 // Applies reports whether a mapping of n vertices onto k PEs is wide.

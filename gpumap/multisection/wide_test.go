@@ -74,7 +74,7 @@ func TestCoarseSplitOfTheTopsChildren(t *testing.T) {
 	g := graph.RandomGeometric(6144, 5)
 	cfg := Config{Eps: 0.03, Seed: 2, TopTries: 2, Partition: partition.Config{Tries: 2, LPRounds: 2, FMRounds: 1},
 		Wide: WideConfig{PerPE: 4, MinK: 4096, SecondTries: 2, GrowPEs: true,
-			CoarseSecondC: 16, CoarseSecondLP: 4, CoarseSecondFM: refinement.FMConfig{Rounds: 2, Alpha: 30}}}
+			CoarseSecondC: 16, CoarseSecond: partition.Config{LPRounds: 4, FM: refinement.FMConfig{Rounds: 2, Alpha: 30}}}}
 	x := par.New(1)
 	m := newMapper(x, g, top, cfg)
 	root := top.Root()

@@ -348,6 +348,14 @@ func uncoarsen(x *par.Exec, fine *graph.Graph, cmap, part []int32, maxW []int64,
 // propagation, then FM. On coarse levels (relax) every limit is raised by
 // the heaviest vertex: exact limits cannot be met with coarse vertices, and
 // the finest level restores them.
+// Refine improves part, a partition of g into len(maxW) blocks of at most
+// maxW, in place, as the multilevel scheme refines each level:
+// rebalancing where a block is over, cfg.LPRounds of label propagation,
+// then cfg's FM (cfg.FMRounds < 0: none) and pair FM on the cut.
+func Refine(x *par.Exec, g *graph.Graph, part []int32, maxW []int64, cfg Config, seed uint64) {
+	refine(x, g, part, maxW, cfg, seed, false)
+}
+
 func refine(x *par.Exec, g *graph.Graph, part []int32, maxW []int64, cfg Config, seed uint64, relax bool) {
 	if relax {
 		mv := g.MaxVertexWeight()
