@@ -117,18 +117,27 @@ func (b *Backend) timed(name string, c Counts, op func() error) error {
 		return err
 	}
 	wall := time.Since(start)
+	c.Gathers, c.GatherBytes = b.prof.pending.Gathers, b.prof.pending.GatherBytes
+	c.Chain, c.Atomics = b.prof.pending.Chain, b.prof.pending.Atomics
+	b.prof.pending = Counts{}
+	b.record(name, c, wall)
+	return nil
+}
+
+// record adds c and wall to the profile's row of name in the current
+// phase.
+func (b *Backend) record(name string, c Counts, wall time.Duration) {
+	if b.prof.kernels == nil { // profiling turned on since the last upload
+		b.prof.kernels = map[[2]string]*KernelProfile{}
+	}
 	key := [2]string{b.phase.String(), name}
 	k := b.prof.kernels[key]
 	if k == nil {
 		k = &KernelProfile{Name: name, Phase: b.phase}
 		b.prof.kernels[key] = k
 	}
-	c.Gathers, c.GatherBytes = b.prof.pending.Gathers, b.prof.pending.GatherBytes
-	c.Chain, c.Atomics = b.prof.pending.Chain, b.prof.pending.Atomics
-	b.prof.pending = Counts{}
 	k.add(c)
 	k.Wall += wall
-	return nil
 }
 
 // hostStep runs op, a driver call that the model does not price or prices
@@ -143,18 +152,7 @@ func (b *Backend) hostStep(name string, c Counts, op func() error) error {
 	}
 	start := time.Now()
 	err := op()
-	wall := time.Since(start)
-	if b.prof.kernels == nil { // profiling turned on since the last upload
-		b.prof.kernels = map[[2]string]*KernelProfile{}
-	}
-	key := [2]string{b.phase.String(), name}
-	k := b.prof.kernels[key]
-	if k == nil {
-		k = &KernelProfile{Name: name, Phase: b.phase}
-		b.prof.kernels[key] = k
-	}
-	k.add(c)
-	k.Wall += wall
+	b.record(name, c, time.Since(start))
 	return err
 }
 
