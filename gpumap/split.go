@@ -106,11 +106,14 @@ type Duel struct {
 func MapDuel(g *graph.Graph, top *topology.Topology, hm Options, d Duel) (*Result, error) {
 	auto := hm
 	auto.Algorithm = AutoAlgorithm
-	if hm.Algorithm != Multisection || d.IM == nil {
-		return nil, fmt.Errorf("%w: MapDuel runs HM against IM, not %s", ErrInternal, hm.Algorithm)
+	switch {
+	case hm.Algorithm != Multisection:
+		return nil, fmt.Errorf("MapDuel runs HM (Algorithm Multisection), not %s", hm.Algorithm)
+	case d.IM == nil:
+		return nil, fmt.Errorf("MapDuel needs IM's mapping (Duel.IM is nil)")
 	}
 	if _, duel := Split(g, top, auto); !duel {
-		return nil, fmt.Errorf("%w: MapDuel on an instance that Map does not duel", ErrInternal)
+		return nil, fmt.Errorf("MapDuel: Map does not duel HM and IM on this instance (Split reports no duel)")
 	}
 	return mapWith(g, top, hm, &d)
 }

@@ -1,6 +1,7 @@
 package gpumap
 
 import (
+	"errors"
 	"slices"
 	"testing"
 
@@ -139,10 +140,14 @@ func TestSplitDuel(t *testing.T) {
 	if err != nil || hm == nil || !slices.Equal(hm.PE, alone.PE) {
 		t.Errorf("IM failed: HM stopped (%v) or differs from HM alone (%v)", hm == nil, err)
 	}
-	if _, err := MapDuel(g, top, split[1], Duel{IM: func() []int32 { return nil }}); err == nil {
-		t.Error("MapDuel ran IM's option")
+	// A caller's mistake, told as such: not an internal error.
+	if _, err := MapDuel(g, top, split[1], Duel{IM: func() []int32 { return nil }}); err == nil || errors.Is(err, ErrInternal) {
+		t.Errorf("MapDuel ran IM's option, or called it internal: %v", err)
 	}
-	if _, err := MapDuel(graph.Grid(24, 24), top, split[0], Duel{IM: func() []int32 { return nil }}); err == nil {
-		t.Error("MapDuel ran a graph that Map does not duel")
+	if _, err := MapDuel(graph.Grid(24, 24), top, split[0], Duel{IM: func() []int32 { return nil }}); err == nil || errors.Is(err, ErrInternal) {
+		t.Errorf("MapDuel ran a graph that Map does not duel, or called it internal: %v", err)
+	}
+	if _, err := MapDuel(g, top, split[0], Duel{}); err == nil || errors.Is(err, ErrInternal) {
+		t.Errorf("MapDuel ran without IM's mapping, or called it internal: %v", err)
 	}
 }
