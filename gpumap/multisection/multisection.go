@@ -61,6 +61,15 @@ type Config struct {
 	// returns false, Map stops there and returns nil. Not called where that
 	// split is into single PEs (level 1).
 	AfterTop func(level int, part []int32) bool
+	// AfterSecond, when set with AfterTop, sees the splits of the top's
+	// children once all of them are done, before anything below them runs:
+	// cost is the weight of the edges they cut times their distance
+	// (level: the lowest of their levels). When it returns false, Map stops
+	// there and returns nil. The splits below wait for the last of the
+	// children's splits (a decision on the whole stage, gpumap's duel, can
+	// save only what has not run), so the children's subgraphs are held
+	// at once, about the graph's size again.
+	AfterSecond func(level int, cost int64) bool
 	// Stop, when set, is asked before every split below that one; once it
 	// says true, Map returns nil.
 	Stop func() bool
@@ -155,7 +164,7 @@ func Map(x *par.Exec, g *graph.Graph, top *topology.Topology, cfg Config) []int3
 	for i := range global {
 		global[i] = int32(i)
 	}
-	m.rec(x, g, global, top.Root(), pe)
+	m.rec(x, g, global, top.Root(), pe, nil)
 	m.work()
 	if m.stopped.Load() {
 		return nil
@@ -261,7 +270,63 @@ func Limits(children []topology.Group, grpSize int, w, total int64, k int, eps f
 	return maxW
 }
 
-func (m *mapper) rec(x *par.Exec, g *graph.Graph, global []int32, grp topology.Group, pe []int32) {
+// second collects the splits of the top's children for
+// Config.AfterSecond: their cost and the tasks below them, queued once the
+// last one is done.
+type second struct {
+	mu    sync.Mutex
+	left  int // top children not yet split (or passed without a split)
+	level int
+	cost  int64
+	tasks []func(x *par.Exec)
+}
+
+// secondDone records one top child's split (cost at level; level 0: none) and
+// its tasks; the last one asks AfterSecond and queues them all or stops.
+func (m *mapper) secondDone(s *second, level int, cost int64, tasks []func(x *par.Exec)) {
+	s.mu.Lock()
+	s.cost += cost
+	if level > 0 && (s.level == 0 || level < s.level) {
+		s.level = level
+	}
+	s.tasks = append(s.tasks, tasks...)
+	s.left--
+	last := s.left == 0
+	s.mu.Unlock()
+	if !last || m.stopped.Load() {
+		return
+	}
+	if s.level > 0 && !m.cfg.AfterSecond(s.level, s.cost) {
+		m.stopped.Store(true)
+		return
+	}
+	m.queue(s.tasks)
+}
+
+// queue hands tasks to the workers (the last one is taken first).
+func (m *mapper) queue(tasks []func(x *par.Exec)) {
+	if len(tasks) == 0 {
+		return
+	}
+	m.mu.Lock()
+	m.pending = append(m.pending, tasks...)
+	m.busy += len(tasks)
+	m.mu.Unlock()
+	m.idle.Broadcast()
+}
+
+// rec maps g, the subgraph of the vertices global, onto grp. sec, when not
+// nil, collects the first split of grp's subtree (grp is a top child, or a
+// single child on its way down: Config.AfterSecond); rec reports to it once,
+// whatever path it takes.
+func (m *mapper) rec(x *par.Exec, g *graph.Graph, global []int32, grp topology.Group, pe []int32, sec *second) {
+	if sec != nil {
+		defer func() {
+			if sec != nil { // not reported: no split in this subtree
+				m.secondDone(sec, 0, 0, nil)
+			}
+		}()
+	}
 	if g.N() == 0 || m.stopped.Load() {
 		return
 	}
@@ -285,7 +350,8 @@ func (m *mapper) rec(x *par.Exec, g *graph.Graph, global []int32, grp topology.G
 		return
 	}
 	if len(children) == 1 {
-		m.rec(x, g, global, children[0], pe)
+		m.rec(x, g, global, children[0], pe, sec)
+		sec = nil // reported below
 		return
 	}
 	if grp.Level == 1 && m.wide && m.cfg.Wide.GrowPEs {
@@ -303,9 +369,17 @@ func (m *mapper) rec(x *par.Exec, g *graph.Graph, global []int32, grp topology.G
 		m.stopped.Store(true) // before any task below the root was queued
 		return
 	}
+	var below *second
+	if grp.Lo == 0 && grp.Hi == m.top.K() && grp.Level > 1 && m.cfg.AfterTop != nil && m.cfg.AfterSecond != nil {
+		below = &second{}
+	}
 	if grp.Level == 1 {
 		for i, v := range global {
 			pe[v] = int32(children[part[i]].Lo)
+		}
+		if sec != nil {
+			m.secondDone(sec, grp.Level, m.splitCost(x, g, grp, part), nil)
+			sec = nil
 		}
 		return
 	}
@@ -327,16 +401,37 @@ func (m *mapper) rec(x *par.Exec, g *graph.Graph, global []int32, grp topology.G
 			for i, v := range sub.Global {
 				gl[i] = global[v]
 			}
-			m.rec(x, sub.G, gl, child, pe)
+			m.rec(x, sub.G, gl, child, pe, below)
 		})
 	}
 	// Reversed, the first child is taken first (depth first, in order).
 	slices.Reverse(tasks)
-	m.mu.Lock()
-	m.pending = append(m.pending, tasks...)
-	m.busy += len(tasks)
-	m.mu.Unlock()
-	m.idle.Broadcast()
+	if below != nil {
+		below.left = len(tasks)
+	}
+	if sec != nil {
+		m.secondDone(sec, grp.Level, m.splitCost(x, g, grp, part), tasks)
+		sec = nil
+		return
+	}
+	m.queue(tasks)
+}
+
+// splitCost is the weight of g's edges that part, a split of g into grp's
+// children, cuts, times their distance.
+func (m *mapper) splitCost(x *par.Exec, g *graph.Graph, grp topology.Group, part []int32) int64 {
+	c := x.SumInt64(g.N(), func(lo, hi int) int64 {
+		var c int64
+		for v := lo; v < hi; v++ {
+			for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+				if part[v] != part[g.Adj[e]] {
+					c += g.W(e)
+				}
+			}
+		}
+		return c
+	}) / 2
+	return c * m.top.Distances()[grp.Level-1]
 }
 
 // splitConfig returns the limits, the partitioner's configuration and the

@@ -1,6 +1,8 @@
 package multisection
 
 import (
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -87,6 +89,62 @@ func TestSameMappingForAnyWorkerCount(t *testing.T) {
 		for v := range ref {
 			if pe[v] != ref[v] {
 				t.Fatalf("threads=%d maps vertex %d to %d, threads=1 to %d", threads, v, pe[v], ref[v])
+			}
+		}
+	}
+}
+
+// AfterSecond sees, once, the cost of the splits of the top's children:
+// the weight of the edges that the mapping cuts between their children
+// times their distance, on every machine shape (4:8:3: nodes into
+// sockets, at distance 10; 4:8: sockets into PEs, at 1; 2:1:4: nodes of
+// one socket each, passed through to the split into PEs); the splits
+// below still give the mapping of a Map without hooks, at any thread
+// count; false stops Map there (nil).
+func TestAfterSecond(t *testing.T) {
+	g := graph.RandomGeometric(3000, 5)
+	for _, c := range []struct {
+		h, d   string
+		second int // the level of the children's splits
+	}{{"4:8:3", "1:10:100", 2}, {"4:8", "1:10", 1}, {"2:1:4", "1:10:100", 1}} {
+		top, _ := topology.Parse(c.h, c.d)
+		cfg := Config{Eps: 0.03, Seed: 7, TopTries: 2}
+		plain := Map(par.New(1), g, top, cfg)
+		want := int64(0)
+		for v := range g.N() {
+			for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+				if top.CommonLevel(int(plain[v]), int(plain[g.Adj[e]])) == c.second {
+					want += g.W(e) * top.Distances()[c.second-1]
+				}
+			}
+		}
+		want /= 2 // every edge seen from both ends
+		for _, threads := range []int{1, 2, 3} {
+			for _, goOn := range []bool{true, false} {
+				var mu sync.Mutex
+				calls, cost, level := 0, int64(0), 0
+				cfg.AfterTop = func(int, []int32) bool { return true }
+				cfg.AfterSecond = func(l int, c int64) bool {
+					mu.Lock()
+					defer mu.Unlock()
+					calls++
+					level, cost = l, c
+					return goOn
+				}
+				pe := Map(par.New(threads), g, top, cfg)
+				if calls != 1 || level != c.second || cost != want {
+					t.Fatalf("%s, %d threads: AfterSecond called %d times, last with level %d, cost %d; want once, %d, %d",
+						c.h, threads, calls, level, cost, c.second, want)
+				}
+				if !goOn {
+					if pe != nil {
+						t.Errorf("%s, %d threads: AfterSecond said stop, Map mapped", c.h, threads)
+					}
+					continue
+				}
+				if !slices.Equal(pe, plain) {
+					t.Errorf("%s, %d threads: the mapping differs from Map's without hooks", c.h, threads)
+				}
 			}
 		}
 	}

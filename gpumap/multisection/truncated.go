@@ -145,7 +145,7 @@ func MapTop(x *par.Exec, g *graph.Graph, tr Truncation, total, lmax int64, eps f
 	for i := range global {
 		global[i] = int32(i)
 	}
-	m.rec(x, g, global, tr.Top.Root(), pe)
+	m.rec(x, g, global, tr.Top.Root(), pe, nil)
 	m.work()
 	// Any group still above capacity gives its excess to the nearest
 	// groups with room, before a refinement that would move it anywhere.
