@@ -49,6 +49,9 @@ type pipeline struct {
 	// splits below it run (multisection.Config.AfterTop): false stops HM,
 	// whose mapping is then nil.
 	afterTop func(level int, part []int32) bool
+	// afterSecond, when set with afterTop, sees the cost of HM's splits of
+	// the top's children (multisection.Config.AfterSecond): false stops HM.
+	afterSecond func(level int, cost int64) bool
 	// stop, when set, stops HM once it says true
 	// (multisection.Config.Stop); HM's mapping is then nil.
 	stop func() bool
@@ -180,7 +183,7 @@ func (p *pipeline) multisectionMap() []int32 {
 	var pe []int32
 	p.t.phase("multisection", func() {
 		cfg := p.multisectionConfig()
-		cfg.Ahead, cfg.AfterTop, cfg.Stop = p.ahead, p.afterTop, p.stop
+		cfg.Ahead, cfg.AfterTop, cfg.AfterSecond, cfg.Stop = p.ahead, p.afterTop, p.afterSecond, p.stop
 		pe = multisection.Map(p.x, p.g, p.top, cfg)
 	})
 	return pe

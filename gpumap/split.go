@@ -18,7 +18,8 @@ import (
 // keep the best get Map's mapping without sharing memory (the distributed
 // mapper's small graphs, package distmap). duel reports that Map duels
 // them (duels): it stops HM after its top split when IM's mapping
-// predicts HM's J more than duelMargin above IM's. HM, run alone by Map,
+// predicts HM's J more than duelMargin above IM's, or after its splits of
+// the top's children, more than duelSecondMargin. HM, run alone by Map,
 // then runs to its end; run by MapDuel, given IM's mapping, it stops
 // where Map stops it, and the best of the two mappings is Map's again
 // (on R-MAT 2^16 at P=2, HM run to its end took the distributed mapper
@@ -96,13 +97,13 @@ type Duel struct {
 // MapDuel maps g onto top with hm, the first of the options that
 // Split(g, top, opt) returns where it reports a duel, perhaps with
 // another seed, as Map runs that HM beside IM: after HM's split of the
-// whole machine it calls d.IM, and stops where Map would stop it
-// (hmStops). A stopped HM returns no result and no error: Map's mapping
-// is then IM's. Otherwise the result is Map(g, top, hm)'s, whatever
-// threads HM took. d.IM is called at most once, from one of the
-// goroutines HM runs on (not necessarily the caller's); it is not called
-// where HM fails or never splits the whole machine. hm must be such an
-// option.
+// whole machine it calls d.IM, and stops where Map would stop it (hmStops
+// there, hmStopsSecond after the splits of the top's children). A stopped
+// HM returns no result and no error: Map's mapping is then IM's.
+// Otherwise the result is Map(g, top, hm)'s, whatever threads HM took.
+// d.IM is called at most once, from one of the goroutines HM runs on (not
+// necessarily the caller's); it is not called where HM fails or never
+// splits the whole machine. hm must be such an option.
 func MapDuel(g *graph.Graph, top *topology.Topology, hm Options, d Duel) (*Result, error) {
 	auto := hm
 	auto.Algorithm = AutoAlgorithm
