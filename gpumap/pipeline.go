@@ -620,7 +620,12 @@ var lightOneToOne = oneToOneConfig{seedsPer: 1 << 30, maxSeeds: 1, topPer: 1 << 
 // +0.4% in the geometric mean of seeds 0-2 on the wide instances of
 // DEVELOPERS.md (the seed alone moves J by 3%); FM 4 rounds at alpha 60:
 // J -0.2% to +0.1% at 0.94-0.98x.
-var wideDefault = multisection.WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, GrowPEs: true,
+//
+// The splits into sockets (Fine: groups of fewer than 16 vertices per
+// child) and kway's bisections of blocks of up to 160 vertices run
+// kway.Flat, the partitioner's flat method on reused buffers, the sockets'
+// with 2 growing tries (FlatTries; one try: the cut of small rggs +0.5%).
+var wideDefault = multisection.WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, GrowPEs: true, FlatTries: 2,
 	FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1},
 	MidPerChild: 64, Mid: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 2,
 		FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}},
