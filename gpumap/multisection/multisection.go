@@ -312,6 +312,10 @@ func (m *mapper) rec(x *par.Exec, g *graph.Graph, global []int32, grp topology.G
 		}
 		return
 	}
+	if grp.Level == 2 && m.wide && m.cfg.Wide.GrowPEs {
+		m.growChildrenPEs(g, global, grp, part, pe)
+		return
+	}
 	// The children's subgraphs are built when their turn comes and dropped
 	// when they are done: a worker extracts one when it takes its task.
 	blocks := partition.NewBlocks(g, part, len(children))
