@@ -624,8 +624,9 @@ var lightOneToOne = oneToOneConfig{seedsPer: 1 << 30, maxSeeds: 1, topPer: 1 << 
 // The splits into sockets (Fine: groups of fewer than 16 vertices per
 // child) and kway's bisections of blocks of up to 160 vertices run
 // kway.Flat, the partitioner's flat method on reused buffers, the sockets'
-// with 2 growing tries (FlatTries; one try: the cut of small rggs +0.5%).
-var wideDefault = multisection.WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, GrowPEs: true, FlatTries: 2,
+// with 4 growing tries (FlatTries; one try: the cut of small rggs +0.5%;
+// 2 tries: J +0.002% on the grid of DEVELOPERS.md, seeds 0-2 summed).
+var wideDefault = multisection.WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, GrowPEs: true, FlatTries: 4,
 	FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1},
 	MidPerChild: 64, Mid: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 2,
 		FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}},
