@@ -96,9 +96,10 @@ type WideConfig struct {
 	// (kway.Partition) instead of Mid's recursive bisection.
 	KWay         kway.Config
 	KWayChildren int
-	// FlatTries > 0 runs Fine's splits by kway.Flat, with FlatTries
-	// growing tries and Fine's LPRounds, instead of the partitioner.
-	FlatTries int
+	// FlatTries > 0 runs Fine's splits of subgraphs of at most FlatMaxN
+	// vertices by kway.Flat, with FlatTries growing tries and Fine's
+	// LPRounds, instead of the partitioner.
+	FlatTries, FlatMaxN int
 	// Truncation of wide machines for integrated mapping (Truncate,
 	// MapTop, FillGroups): GroupMin > 0 truncates regular hierarchies
 	// below groups of at least GroupMin vertices on average; the graph is
@@ -397,7 +398,7 @@ func (m *mapper) kwaySplit(g *graph.Graph, grp topology.Group, k int) bool {
 // children runs kway.Flat (WideConfig.FlatTries).
 func (m *mapper) smallFine(g *graph.Graph, grp topology.Group, k int) bool {
 	w := m.cfg.Wide
-	return m.wide && w.FlatTries > 0 && grp.Size() != m.top.K() && w.Fine.Tries > 0 && g.N() < w.FinePerChild*k
+	return m.wide && w.FlatTries > 0 && g.N() <= w.FlatMaxN && grp.Size() != m.top.K() && w.Fine.Tries > 0 && g.N() < w.FinePerChild*k
 }
 
 // tryConfig is the partitioner's configuration for try t of the split of

@@ -47,7 +47,7 @@ func TestWideSameMappingForAnyWorkerCount(t *testing.T) {
 		g = graph.RandomGeometric(4500, 11)
 	}
 	cfg := Config{Eps: 0.03, Seed: 3, TopTries: 2,
-		Wide: WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, GrowPEs: true, FlatTries: 2,
+		Wide: WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, GrowPEs: true, FlatTries: 2, FlatMaxN: 80,
 			FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1},
 			MidPerChild: 64, Mid: partition.Config{Tries: 2, LPRounds: 2, FMRounds: 1},
 			KWayChildren: 16, KWay: kway.Config{C: 16, LPRounds: 2, FMRounds: -1, Bisect: partition.Config{Tries: 2},
