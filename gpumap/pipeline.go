@@ -623,7 +623,16 @@ var lightOneToOne = oneToOneConfig{seedsPer: 1 << 30, maxSeeds: 1, topPer: 1 << 
 // +0.4% in the geometric mean of seeds 0-2 on the wide instances of
 // DEVELOPERS.md (the seed alone moves J by 3%); FM 4 rounds at alpha 60:
 // J -0.2% to +0.1% at 0.94-0.98x.
-var wideDefault = multisection.WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, GrowPEs: true,
+//
+// The splits into sockets (Fine: groups of fewer than 16 vertices per
+// child) and kway's bisections of blocks of up to 160 vertices run
+// kway.Flat, the partitioner's flat method on reused buffers, the sockets'
+// with 4 growing tries (FlatTries; one try: the cut of small rggs +0.5%;
+// 2 tries: J +0.002% on the grid of DEVELOPERS.md, seeds 0-2 summed), on
+// subgraphs of up to 80 vertices (FlatMaxN): Flat's FM scans the boundary
+// for every move, and on rgg 100,000 onto 4:8:16:8:8 (sockets' groups of
+// ~98 vertices) its 4 tries took CPU 1.07-1.17x main's.
+var wideDefault = multisection.WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, GrowPEs: true, FlatTries: 4, FlatMaxN: 80,
 	FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1},
 	MidPerChild: 64, Mid: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 2,
 		FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}},

@@ -150,7 +150,14 @@ func (d *deep) level(gl *graph.Graph, part []int32, final bool, seed uint64) {
 			lim := bisectLimits(d.maxW, d.lo[b], d.hi[b], sub.G.TotalVertexWeight(), slack)
 			bc := d.cfg.Bisect
 			bc.Seed = seed ^ uint64(d.lo[b])<<20 ^ uint64(d.hi[b])<<40 ^ uint64(pass)
-			side[b], subs[b] = partition.Partition(d.x, sub.G, lim[:], bc), sub.Global
+			var sb []int32
+			if sub.G.N() <= flatMaxN {
+				sb = Flat(sub.G, lim[:], bc.Tries, 0, bc.Seed)
+			}
+			if sb == nil {
+				sb = partition.Partition(d.x, sub.G, lim[:], bc)
+			}
+			side[b], subs[b] = sb, sub.Global
 		}
 		for v, b := range part {
 			part[v] = newID[b]
@@ -164,6 +171,10 @@ func (d *deep) level(gl *graph.Graph, part []int32, final bool, seed uint64) {
 	}
 	d.refine(gl, part, slack, seed)
 }
+
+// flatMaxN: blocks of up to flatMaxN vertices are bisected by Flat, the
+// partitioner's flat bisection (its FlatSize) on reused buffers.
+const flatMaxN = 160
 
 // bisectLimits are the limits of the two halves of the final blocks
 // [lo, hi) for a block of weight w: the halves' capacities, tightened by

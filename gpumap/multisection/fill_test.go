@@ -6,6 +6,7 @@ import (
 
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
+	"github.com/gpumap/gpumap/gpumap/partition"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -96,6 +97,62 @@ func TestGrowPEsByHand(t *testing.T) {
 		m.growPEs(g, []int32{0, 1, 2, 3}, top.Root(), pe)
 		if !slices.Equal(pe, c.want) {
 			t.Errorf("lmax %d: PEs %v, want %v (cut %d)", c.lmax, pe, c.want, c.cut)
+		}
+	}
+}
+
+// growChildrenPEs maps a socket split's children onto their PEs as rec
+// does child by child (a subgraph each: one unit vertex per PE in order,
+// else growPEs): the same PEs, for children that are empty, that hold one
+// vertex per PE, or more, with unit and with heavier vertices.
+func TestGrowChildrenPEsAsRec(t *testing.T) {
+	top, _ := topology.Parse("4:8", "1:10")
+	grp := top.Root()
+	for seed := range uint64(20) {
+		g := graph.RandomGeometric(40+int(seed), 11+seed)
+		if seed%2 == 1 {
+			b := graph.NewBuilder(g.N())
+			for v := range g.N() {
+				b.SetVertexWeight(v, int64(1+(v*7+int(seed))%3))
+				for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+					if u := int(g.Adj[e]); u > v {
+						b.AddEdge(v, u, int64(1+(u+v)%4))
+					}
+				}
+			}
+			var err error
+			if g, err = b.Build(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Children in turn: 4 unit vertices, none, and the rest spread.
+		part := make([]int32, g.N())
+		for v := range part {
+			switch {
+			case v < 4:
+				part[v] = 0
+			default:
+				part[v] = int32(2 + (v*5+int(seed))%6)
+			}
+		}
+		m := newMapperFor(par.New(1), g, top, Config{Wide: WideConfig{GrowPEs: true}}, g.TotalVertexWeight(), 3, 0.03)
+		m.wide = true
+		global := make([]int32, g.N())
+		for i := range global {
+			global[i] = int32(i)
+		}
+		got := make([]int32, g.N())
+		m.growChildrenPEs(g, global, grp, part, got)
+		want := make([]int32, g.N())
+		blocks := partition.NewBlocks(g, part, 8)
+		for c, child := range top.Children(grp) {
+			if blocks.Size(c) > 0 {
+				sub := blocks.Extract(c)
+				m.rec(par.New(1), sub.G, sub.Global, child, want)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("seed %d: PEs %v, through rec %v", seed, got, want)
 		}
 	}
 }

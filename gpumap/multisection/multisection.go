@@ -105,6 +105,10 @@ type WideConfig struct {
 	// (kway.Partition) instead of Mid's recursive bisection.
 	KWay         kway.Config
 	KWayChildren int
+	// FlatTries > 0 runs Fine's splits of subgraphs of at most FlatMaxN
+	// vertices by kway.Flat, with FlatTries growing tries and Fine's
+	// LPRounds, instead of the partitioner.
+	FlatTries, FlatMaxN int
 	// Truncation of wide machines for integrated mapping (Truncate,
 	// MapTop, FillGroups): GroupMin > 0 truncates regular hierarchies
 	// below groups of at least GroupMin vertices on average; the graph is
@@ -383,6 +387,10 @@ func (m *mapper) rec(x *par.Exec, g *graph.Graph, global []int32, grp topology.G
 		}
 		return
 	}
+	if grp.Level == 2 && m.wide && m.cfg.Wide.GrowPEs {
+		m.growChildrenPEs(g, global, grp, part, pe)
+		return
+	}
 	// The children's subgraphs are built when their turn comes and dropped
 	// when they are done: a worker extracts one when it takes its task.
 	blocks := partition.NewBlocks(g, part, len(children))
@@ -481,6 +489,13 @@ func (m *mapper) kwaySplit(g *graph.Graph, grp topology.Group, k int) bool {
 		!(w.Fine.Tries > 0 && g.N() < w.FinePerChild*k)
 }
 
+// smallFine reports whether the split of g on grp, below the top, into k
+// children runs kway.Flat (WideConfig.FlatTries).
+func (m *mapper) smallFine(g *graph.Graph, grp topology.Group, k int) bool {
+	w := m.cfg.Wide
+	return m.wide && w.FlatTries > 0 && g.N() <= w.FlatMaxN && grp.Size() != m.top.K() && w.Fine.Tries > 0 && g.N() < w.FinePerChild*k
+}
+
 // tryConfig is the partitioner's configuration for try t of the split of
 // grp: its seed, and on local numberings natural-order and random
 // matching in turns (each wins on some inputs, and the tries keep the
@@ -577,11 +592,16 @@ func (m *mapper) split(x *par.Exec, g *graph.Graph, grp topology.Group, maxW []i
 		pc := tryConfig(t)
 		pc.Levels, pc.Initial = levels, start
 		var p []int32
-		if m.kwaySplit(g, grp, len(maxW)) {
+		if m.smallFine(g, grp, len(maxW)) {
+			p = kway.Flat(g, maxW, m.cfg.Wide.FlatTries, pc.LPRounds, pc.Seed) // nil: over a limit
+		}
+		switch {
+		case p != nil:
+		case m.kwaySplit(g, grp, len(maxW)):
 			kc := m.cfg.Wide.KWay
 			kc.Seed, kc.Natural = pc.Seed, pc.Natural
 			p = kway.Partition(x, g, maxW, kc)
-		} else {
+		default:
 			p = partition.Partition(x, g, maxW, pc)
 		}
 		if m.cfg.PairFM.Rounds > 0 {

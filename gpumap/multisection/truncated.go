@@ -453,3 +453,61 @@ func (m *mapper) growPEs(g *graph.Graph, global []int32, grp topology.Group, pe 
 		pe[v] = f.pe[i]
 	}
 }
+
+// growChildrenPEs maps g, a subgraph on grp split by part into grp's
+// children, groups of single PEs, as rec maps each child's subgraph (one
+// unit vertex per PE in order, else growPEs), on g itself: the filler
+// reads a child's vertices by their part, so no subgraph is extracted and
+// one filler serves every child. On wide machines these are the splits
+// into PEs below every socket split (rgg 121k onto 4:8:64:8:6: 16,000 of
+// them, each with a subgraph and a filler of its own before). The same
+// mapping as through rec.
+func (m *mapper) growChildrenPEs(g *graph.Graph, global []int32, grp topology.Group, part []int32, pe []int32) {
+	n := g.N()
+	children := m.top.Children(grp)
+	first := make([]int32, len(children)+1)
+	for _, c := range part {
+		first[c+1]++
+	}
+	for c := range children {
+		first[c+1] += first[c]
+	}
+	members := make([]int32, n) // each child's vertices in increasing ids
+	fill := append([]int32(nil), first[:len(children)]...)
+	for v, c := range part {
+		members[fill[c]] = int32(v)
+		fill[c]++
+	}
+	f := &filler{g: g, top: m.top, group: part, pe: make([]int32, n), mark: make([]int64, n),
+		conn: make([]int64, n), taken: make([]bool, n), capPE: m.lmax, child: make([]int32, n)}
+	for c, child := range children {
+		set := members[first[c]:first[c+1]]
+		pes := m.top.Children(child)
+		if oneEachOf(g, set, len(pes)) {
+			for i, v := range set {
+				f.pe[v] = int32(pes[i].Lo)
+			}
+			continue
+		}
+		// Stamps of child c start above every earlier child's; 0 is
+		// every mark at the start.
+		f.split(set, int32(c), child, int64(c+1)<<32)
+	}
+	for i, v := range global {
+		pe[v] = f.pe[i]
+	}
+}
+
+// oneEachOf reports whether set holds exactly k vertices of g of weight 1
+// (oneEach of set's subgraph).
+func oneEachOf(g *graph.Graph, set []int32, k int) bool {
+	if len(set) != k {
+		return false
+	}
+	for _, v := range set {
+		if g.VW[v] != 1 {
+			return false
+		}
+	}
+	return true
+}

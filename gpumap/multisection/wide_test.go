@@ -35,10 +35,10 @@ func TestWideAppliesByHand(t *testing.T) {
 }
 
 // A wide mapping (k = 4096, 1.5 vertices per PE) with its extra tries
-// below the top, its cheap low splits, its splits into 16 groups of ~48
-// vertices by deep multilevel k-way (KWay) and its splits into PEs by
-// growing (GrowPEs): feasible, and the same for any
-// number of workers (the second-level splits run their tries side by
+// below the top, its cheap low splits (into sockets by kway.Flat:
+// FlatTries), its splits into 16 groups of ~48 vertices by deep
+// multilevel k-way (KWay) and its splits into PEs by growing (GrowPEs):
+// feasible, and the same for any number of workers (the second-level splits run their tries side by
 // side on small graphs).
 func TestWideSameMappingForAnyWorkerCount(t *testing.T) {
 	top, _ := topology.Parse("4:8:16:8", "1:10:100:1000")
@@ -47,7 +47,7 @@ func TestWideSameMappingForAnyWorkerCount(t *testing.T) {
 		g = graph.RandomGeometric(4500, 11)
 	}
 	cfg := Config{Eps: 0.03, Seed: 3, TopTries: 2,
-		Wide: WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, GrowPEs: true,
+		Wide: WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, GrowPEs: true, FlatTries: 2, FlatMaxN: 80,
 			FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1},
 			MidPerChild: 64, Mid: partition.Config{Tries: 2, LPRounds: 2, FMRounds: 1},
 			KWayChildren: 16, KWay: kway.Config{C: 16, LPRounds: 2, FMRounds: -1, Bisect: partition.Config{Tries: 2},

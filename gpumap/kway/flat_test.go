@@ -1,0 +1,129 @@
+package kway
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/internal/par"
+	"github.com/gpumap/gpumap/gpumap/partition"
+)
+
+// fineConfig is the default preset's wide Fine splits (partition's path).
+var fineConfig = partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1}
+
+// BenchmarkFlat and BenchmarkFlatPartition split a 6x6x2 grid (72
+// vertices, about a socket's group of a wide machine) into 8 children of
+// at most 12: Flat against the partitioner's path for graphs this small.
+func BenchmarkFlat(b *testing.B) {
+	g := graph.Grid(6, 6, 2)
+	maxW := []int64{12, 12, 12, 12, 12, 12, 12, 12}
+	for i := range b.N {
+		if Flat(g, maxW, 1, 4, uint64(i)) == nil {
+			b.Fatal("no split")
+		}
+	}
+}
+
+func BenchmarkFlatPartition(b *testing.B) {
+	g := graph.Grid(6, 6, 2)
+	maxW := []int64{12, 12, 12, 12, 12, 12, 12, 12}
+	x := par.New(1)
+	for i := range b.N {
+		c := fineConfig
+		c.Seed = uint64(i)
+		partition.Partition(x, g, maxW, c)
+	}
+}
+
+// checkFlat fails unless Flat splits g into len(maxW) children within
+// their limits, the same way twice, and returns the cut.
+func checkFlat(t *testing.T, g *graph.Graph, maxW []int64, tries, lp int, seed uint64) int64 {
+	t.Helper()
+	part := Flat(g, maxW, tries, lp, seed)
+	if part == nil {
+		t.Fatalf("no split of %d vertices into %v", g.N(), maxW)
+	}
+	again := Flat(g, maxW, tries, lp, seed)
+	for v := range part {
+		if part[v] != again[v] {
+			t.Fatalf("seed %d: vertex %d in child %d, then %d", seed, v, part[v], again[v])
+		}
+	}
+	return check(t, g, maxW, part)
+}
+
+// Two 4-cliques joined by one edge, into 2 children of at most 4: the
+// cliques, cut 1. A path of 16 into 4 children of 4: the segments, cut 3.
+func TestFlatByHand(t *testing.T) {
+	b := graph.NewBuilder(8)
+	for c := range 2 {
+		for u := range 4 {
+			for v := u + 1; v < 4; v++ {
+				b.AddEdge(4*c+u, 4*c+v, 1)
+			}
+		}
+	}
+	b.AddEdge(3, 4, 1)
+	cliques, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = graph.NewBuilder(16)
+	for v := range 15 {
+		b.AddEdge(v, v+1, 1)
+	}
+	path, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := range uint64(20) {
+		if cut := checkFlat(t, cliques, []int64{4, 4}, 1, 0, seed); cut != 1 {
+			t.Errorf("cliques, seed %d: cut %d, want 1", seed, cut)
+		}
+		if cut := checkFlat(t, path, []int64{4, 4, 4, 4}, 2, 4, seed); cut != 3 {
+			t.Errorf("path, seed %d: cut %d, want 3", seed, cut)
+		}
+	}
+}
+
+// Random graphs with isolated vertices (the growing restarts) into
+// children with no slack (unit weights: a split always exists) and, with
+// vertex weights 1-3, into children with room for the heaviest vertex:
+// every child within its limit, the same split for the same seed.
+func TestFlatLimits(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	for i := range 300 {
+		n := 2 + r.IntN(90)
+		k := 2 + r.IntN(min(n-1, 15))
+		weighted := i%2 == 1
+		b := graph.NewBuilder(n)
+		for range r.IntN(3 * n) {
+			if u, v := r.IntN(n), r.IntN(n); u != v {
+				b.AddEdge(u, v, int64(1+r.IntN(3)))
+			}
+		}
+		var total, heaviest int64 = 0, 1
+		if weighted {
+			for v := range n {
+				w := int64(1 + r.IntN(3))
+				b.SetVertexWeight(v, w)
+				total, heaviest = total+w, max(heaviest, w)
+			}
+		} else {
+			total = int64(n)
+		}
+		g, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		maxW := make([]int64, k)
+		for c := range maxW {
+			maxW[c] = (total + int64(k) - 1) / int64(k)
+			if weighted {
+				maxW[c] = total/int64(k) + 2*heaviest
+			}
+		}
+		checkFlat(t, g, maxW, 1+i%4, i%5, uint64(i))
+	}
+}
