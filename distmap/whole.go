@@ -26,14 +26,15 @@ import (
 // (the last one, at odd P, that of the rank before): the IM rank sends
 // its mapping, and HM stops after its top split where Map would stop it
 // (gpumap.MapDuel; R-MAT 2^16 at P=2, where HM ran to its end on its
-// rank: 1.51x the one-process wall). The least J wins (feasible first,
+// rank: 1.51x the one-process wall), at its next split once the mapping
+// is here: it does not wait for it. The least J wins (feasible first,
 // then the lowest rank, which runs the first pipeline: Map's own order)
 // with one allreduce, and its mapping is broadcast. So at P >= C the
 // distributed mapping is the one-process mapping (seed and options
 // alike) or one of lower J, in about the wall time of the one-process
-// run on C threads, and the same P gives the same mapping: HM's rank
-// waits for IM's mapping at its top split, so the duel's decision does
-// not depend on which rank is faster.
+// run on C threads, and the same P gives the same mapping: the duel's
+// decision depends on HM's top split and IM's mapping alone, not on
+// which rank is faster.
 //
 // No refinement follows: a gathered graph is the one-process mapper's
 // input, and its FM and label propagation have run to the end (before,
