@@ -154,9 +154,11 @@ func mapGathered(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Option
 			whole, j, feasible = r.PE, r.Metrics.J, r.Metrics.Feasible
 		}
 	}
-	if duel {
+	if size > 1 {
 		// The ranks done first wait without spinning, leaving their
-		// cores to HM (mapHM).
+		// cores to the others (HM: mapHM); agree's allreduce would spin
+		// (with several ranks to a core, the spinning ranks took the
+		// mapping ranks' time).
 		if e := mpi.Barrier(dc, pollEvery); e != nil && err == nil {
 			err = e
 		}
