@@ -80,8 +80,8 @@ func TestSplit(t *testing.T) {
 // seed 4: +11.9%), at 1 and 2 threads, taking IM's thread once it is
 // done (Duel.Threads) or not, and with IM's mapping there from the start
 // or coming only once HM's multisection is done: HM does not wait for it
-// at its top split (it did, and on finan512 at P=2 HM's rank idled 0.4 s
-// of 1.2 s), and drops its finished mapping where the duel says so. HM
+// at its top split (it did: on finan512 at P=2 HM's rank spun 0.40 s in
+// MPI_Recv), and drops its finished mapping where the duel says so. HM
 // also runs to its end, as Map(hm) does, where IM failed (nil).
 func TestSplitDuel(t *testing.T) {
 	top, _ := topology.Parse("4:8", "1:10")
