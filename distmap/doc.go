@@ -42,13 +42,14 @@
 //     least n/16 (up to 2^17), where the one-process mapper finds the
 //     mesh's straight cuts that distributed refinement only approaches.
 //     A graph of at most 2^17 vertices is not coarsened: every rank
-//     gathers it (gpumap-mpi: rank 0 reads such a file whole with gpumap
-//     map's reader and broadcasts it, ReadWhole), and the pipelines that gpumap.Map would run side by
+//     gathers it (gpumap-mpi: every rank reads such a file whole with
+//     gpumap map's reader while MPI_Init waits, rank 0's graph sent where
+//     a rank's differs, StartReadWhole), and the pipelines that gpumap.Map would run side by
 //     side (gpumap.Split: default's HM and IM below 2^19 edges, else its
 //     one pipeline) are dealt out, rank r running pipeline r mod C with
 //     the seed plus r/C (P = 1: gpumap.Map itself; where Map duels HM and
-//     IM, rank 2i's HM gets rank 2i+1's IM mapping at its top split and
-//     stops where Map would, gpumap.MapDuel); the least J wins as
+//     IM, rank 2i's HM gets rank 2i+1's IM mapping whenever it comes,
+//     goes on meanwhile, and stops where Map would, gpumap.MapDuel); the least J wins as
 //     below, and no refinement follows. At P >= C that is the
 //     one-process mapping or a better one, in about its -t C wall time.
 //  2. Initial mapping. Every rank gathers the coarsest graph

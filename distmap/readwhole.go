@@ -3,8 +3,11 @@ package distmap
 import (
 	"bufio"
 	"bytes"
+	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/mpirank/mpi"
@@ -22,39 +25,131 @@ func wholeMax(opt Options) int64 {
 // ReadWhole reads a graph file that Map would map whole (at most 2^17
 // vertices, or Options.Coarsest) on every rank of c, or returns nil (and
 // no error) on every rank for a larger one, which ReadGraph reads in
-// parts. Rank 0 reads the file's header: a graph to map whole is read by
-// rank 0 alone, with gpumap map's reader (graph.ReadFile, errors as
-// gpumap map gives them), and broadcast. Read in parts, gathered and
-// built again, such a graph took as long as the mapping's lead over one
-// process (finan512, 75k vertices, at P=2: read and gather 0.6 s of CPU,
-// against 0.2 s for gpumap map's read). A header that cannot be read,
-// or a compressed or irregular file, is left to ReadGraph (which says
-// what is wrong with it), so that both paths report the same errors of
-// the file as a whole. Collective; every rank returns the same error.
+// parts: StartReadWhole(path, opt).Finish(c). Collective; every rank
+// returns the same error.
 func ReadWhole(c mpi.Comm, path string, opt Options) (*graph.Graph, error) {
-	defer func() { abortOnPanic(c, recover()) }()
-	_, _, _, _, rank := mpi.Inspect(c)
-	small := []int64{0}
-	if rank == 0 {
+	return StartReadWhole(path, opt).Finish(c)
+}
+
+// WholeRead is a read of a graph file to map whole that started before
+// the ranks met (StartReadWhole).
+type WholeRead struct {
+	done chan struct{}
+	n    int64 // the header's vertex count; 0 where it cannot be read
+	g    *graph.Graph
+	err  error
+}
+
+// StartReadWhole starts reading the graph file at path on this process,
+// on a goroutine of its own, where its header says that Map maps it
+// whole; it calls no MPI, so gpumap-mpi starts it before MPI_Init, which
+// mostly waits for the other ranks (0.31 s of finan512's 1.76 s at P=2,
+// idle, 0.06-0.08 s of it CPU): the read (0.08 s) is then hidden, and no
+// rank waits for rank 0's read and broadcast.
+//
+// The graph mapped is rank 0's file either way: Finish broadcasts rank
+// 0's graph to the ranks whose read failed or whose graph differs (a file
+// that is another on their node). Rank 0 decides from its header: a
+// graph to map whole is read with gpumap map's reader (graph.ReadFile,
+// errors as gpumap map gives them, rank 0's). Read in parts, gathered
+// and built again, such a graph took as long as the mapping's lead over
+// one process (finan512, 75k vertices, at P=2: read and gather 0.6 s of
+// CPU, against 0.2 s for gpumap map's read). A header that cannot be
+// read, or a compressed or irregular file, is left to ReadGraph (which
+// says what is wrong with it), so that both paths report the same errors
+// of the file as a whole.
+func StartReadWhole(path string, opt Options) *WholeRead {
+	w := &WholeRead{done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		defer func() {
+			if p := recover(); p != nil {
+				w.g, w.err = nil, fmt.Errorf("reading %s: %v", path, p)
+			}
+		}()
 		if n, ok := headerN(path); ok && n >= 1 && n <= wholeMax(opt) {
-			small[0] = 1
+			w.n = n
+			w.g, w.err = graph.ReadFile(path)
 		}
-	}
-	if err := mpi.BcastOf(c, small, 0); err != nil {
+	}()
+	return w
+}
+
+// Finish returns the graph that w read on every rank of c, rank 0's,
+// or nil on every rank where rank 0's header says that it is read in
+// parts (collective; every rank returns the same error).
+func (w *WholeRead) Finish(c mpi.Comm) (*graph.Graph, error) {
+	defer func() { abortOnPanic(c, recover()) }()
+	<-w.done
+	_, _, _, size, rank := mpi.Inspect(c)
+	// Rank 0's verdict: small, the read failed, and its graph's shape
+	// and hash (no other rank to compare with at P=1).
+	mine := w.digest(size > 1)
+	hdr := slices.Clone(mine)
+	if err := mpi.BcastOf(c, hdr, 0); err != nil {
 		return nil, err
 	}
-	if small[0] == 0 {
+	if hdr[0] == 0 {
 		return nil, nil
 	}
-	var g *graph.Graph
 	var err error
 	if rank == 0 {
-		g, err = graph.ReadFile(path)
+		err = w.err
 	}
 	if err := agree(c, err); err != nil {
 		return nil, err
 	}
+	// Every rank holds rank 0's graph, or rank 0 sends it.
+	differs := []int64{0}
+	if !slices.Equal(mine, hdr) {
+		differs[0] = 1
+	}
+	if err := mpi.Allreduce(c, differs, mpi.Max); err != nil {
+		return nil, err
+	}
+	if differs[0] == 0 {
+		return w.g, nil
+	}
+	g := w.g
+	if rank != 0 {
+		g = nil
+	}
 	return bcastGraph(c, g, rank)
+}
+
+// digest is what Finish compares of each rank's read: small (1 where
+// the header says the graph is mapped whole), failed (1 where the read
+// failed), n, the entries of the adjacency, and a hash of the graph's
+// arrays and weights (where hash).
+func (w *WholeRead) digest(hash bool) []int64 {
+	d := []int64{0, 0, 0, 0, 0}
+	if w.n == 0 {
+		return d
+	}
+	d[0] = 1
+	if w.err != nil || w.g == nil {
+		d[1] = 1
+		return d
+	}
+	g := w.g
+	d[2], d[3] = int64(g.N()), int64(len(g.Adj))
+	if !hash {
+		return d
+	}
+	h := fnv.New64a()
+	h.Write(mpi.AsBytes(g.XAdj))
+	h.Write(mpi.AsBytes(g.Adj))
+	h.Write(mpi.AsBytes(g.VW))
+	switch w32, w64 := g.Weights(); {
+	case w32 != nil:
+		h.Write([]byte{1})
+		h.Write(mpi.AsBytes(w32))
+	case w64 != nil:
+		h.Write([]byte{2})
+		h.Write(mpi.AsBytes(w64))
+	}
+	d[4] = int64(h.Sum64())
+	return d
 }
 
 // headerN returns the vertex count in the header of the graph file at

@@ -22,7 +22,10 @@ import (
 // edge weights, binary) arrives on every rank as graph.ReadFile reads it,
 // weights and their width included; a file past Options.Coarsest, a
 // compressed one and one without a header are left to ReadGraph (nil); a
-// malformed one gives every rank gpumap map's error. MapWhole on the
+// malformed one gives every rank gpumap map's error. Every rank reads the
+// file itself (StartReadWhole, before the ranks meet), and the graph is
+// rank 0's: where another rank's path names another graph, or no file,
+// rank 0's arrives there. MapWhole on the
 // broadcast graph writes the mapping that Map writes on the graph read
 // in parts, with the same metrics.
 func TestReadWhole(t *testing.T) {
@@ -67,6 +70,7 @@ func TestReadWhole(t *testing.T) {
 				"binary": "same narrow=false wide=false", "large": "nil", "gz": "nil", "comments": "nil",
 				"asym":   "asym.graph: asymmetric edge: line 5 (vertex 4) lists neighbour 1, but line 2 (vertex 1) does not list 4",
 				"mapped": "same mapping and metrics",
+				"other":  "same narrow=true wide=false", "missing": "same narrow=true wide=false",
 			}
 			sameOnEveryRank(t, fmt.Sprintf("np=%d ", np), np, got, want, out)
 		}
@@ -75,9 +79,15 @@ func TestReadWhole(t *testing.T) {
 	defer rankRecover()
 	c, size, rank := rankComm(t)
 	dir := os.Getenv(binDirEnv)
-	read := func(name, file string, opt Options) *graph.Graph {
+	// read reads file, on ranks other than 0 mine instead where it is
+	// set, and compares the graph with file's.
+	readAs := func(name, file, mine string, opt Options) *graph.Graph {
 		path := filepath.Join(dir, file)
-		g, err := ReadWhole(c, path, opt)
+		own := path
+		if rank > 0 && mine != "" {
+			own = filepath.Join(dir, mine)
+		}
+		g, err := StartReadWhole(own, opt).Finish(c)
 		switch {
 		case err != nil:
 			fmt.Printf("rank %d %s: %v\n", rank, name, err)
@@ -95,7 +105,10 @@ func TestReadWhole(t *testing.T) {
 		}
 		return g
 	}
+	read := func(name, file string, opt Options) *graph.Graph { return readAs(name, file, "", opt) }
 	g := read("narrow", "narrow.graph", Options{})
+	readAs("other", "narrow.graph", "wide.graph", Options{})
+	readAs("missing", "narrow.graph", "none.graph", Options{})
 	read("wide", "wide.graph", Options{})
 	read("binary", "narrow.bgf", Options{})
 	read("large", "narrow.graph", Options{Coarsest: 599})

@@ -24,16 +24,17 @@ import (
 // gpumap.Map itself on the rank's threads. Where Map duels HM and IM
 // (Split's duel), each rank running HM duels the IM of the rank after it
 // (the last one, at odd P, that of the rank before): the IM rank sends
-// its mapping, and HM stops after its top split where Map would stop it
-// (gpumap.MapDuel; R-MAT 2^16 at P=2, where HM ran to its end on its
-// rank: 1.51x the one-process wall). The least J wins (feasible first,
+// its mapping, and HM stops after its top split, or after its splits of
+// the top's children, where Map would stop it (gpumap.MapDuel; R-MAT 2^16 at P=2, where HM ran to its end on its
+// rank: 1.51x the one-process wall), at its next split once the mapping
+// is here: it does not wait for it. The least J wins (feasible first,
 // then the lowest rank, which runs the first pipeline: Map's own order)
 // with one allreduce, and its mapping is broadcast. So at P >= C the
 // distributed mapping is the one-process mapping (seed and options
 // alike) or one of lower J, in about the wall time of the one-process
-// run on C threads, and the same P gives the same mapping: HM's rank
-// waits for IM's mapping at its top split, so the duel's decision does
-// not depend on which rank is faster.
+// run on C threads, and the same P gives the same mapping: the duel's
+// decisions depend on HM's splits and IM's mapping alone, not on which
+// rank is faster.
 //
 // No refinement follows: a gathered graph is the one-process mapper's
 // input, and its FM and label propagation have run to the end (before,
@@ -153,9 +154,11 @@ func mapGathered(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Option
 			whole, j, feasible = r.PE, r.Metrics.J, r.Metrics.Feasible
 		}
 	}
-	if duel {
+	if size > 1 {
 		// The ranks done first wait without spinning, leaving their
-		// cores to HM (mapHM).
+		// cores to the others (HM: mapHM); agree's allreduce would spin
+		// (with several ranks to a core, the spinning ranks took the
+		// mapping ranks' time).
 		if e := mpi.Barrier(dc, pollEvery); e != nil && err == nil {
 			err = e
 		}
@@ -217,12 +220,11 @@ const pollEvery = time.Millisecond
 // mapHM maps cg with HM's options x duelling the IM mapping that rank im
 // sends (mapIM): HM runs on a goroutine of its own, and this goroutine,
 // the one that may call MPI, receives IM's mapping when it arrives
-// (tested every pollEvery), when HM asks for it at its top split, or
-// after HM returned where HM never asked. Where IM's rank runs on this
-// node (imThreads > 0), HM takes its threads once IM's mapping is here,
-// as the one-process HM takes IM's thread: IM's rank then waits in
-// mpi.Barrier, which sleeps. It returns nil, nil where HM stopped
-// (gpumap.MapDuel).
+// (tested every pollEvery) and hands it to HM, which goes on meanwhile
+// (gpumap.Duel). Where IM's rank runs on this node (imThreads > 0), HM
+// takes its threads once IM's mapping is here, as the one-process HM
+// takes IM's thread: IM's rank then waits in mpi.Barrier, which sleeps.
+// It returns nil, nil where HM stopped (gpumap.MapDuel).
 func mapHM(dc mpi.Comm, im, imThreads int, cg *graph.Graph, top *topology.Topology, x gpumap.Options) (*gpumap.Result, error) {
 	type outcome struct {
 		r     *gpumap.Result
@@ -234,7 +236,7 @@ func mapHM(dc mpi.Comm, im, imThreads int, cg *graph.Graph, top *topology.Topolo
 		runtime.GOMAXPROCS(prev + imThreads)
 		defer runtime.GOMAXPROCS(prev)
 	}
-	ask, give, done := make(chan struct{}), make(chan []int32), make(chan outcome, 1)
+	give, done := make(chan []int32, 1), make(chan outcome, 1)
 	freed := make(chan struct{})
 	go func() {
 		var o outcome
@@ -242,54 +244,47 @@ func mapHM(dc mpi.Comm, im, imThreads int, cg *graph.Graph, top *topology.Topolo
 			o.panic = recover() // raised again on the caller's goroutine
 			done <- o
 		}()
-		o.r, o.err = gpumap.MapDuel(cg, top, x, gpumap.Duel{IM: func() []int32 {
-			ask <- struct{}{}
-			return <-give
-		}, Threads: imThreads, Freed: freed})
+		o.r, o.err = gpumap.MapDuel(cg, top, x, gpumap.Duel{IM: give, Threads: imThreads, Freed: freed})
 	}()
-	var mapping []int32
+	// IM's mapping is received by polling, never by a blocking receive:
+	// MPI_Recv spins, and its rank's core is HM's or IM's.
 	var recvErr error
 	received := false
-	receive := func() {
-		if received {
-			return
-		}
-		received = true
-		defer close(freed)
-		msg := make([]int32, cg.N()+1)
-		if recvErr = mpi.Recv(dc, mpi.AsBytes(msg), im, duelTag); recvErr == nil && msg[0] == 1 {
-			mapping = msg[1:] // else as where IM failed: HM goes on
-		}
-	}
-	var tick <-chan time.Time
-	if imThreads > 0 {
-		t := time.NewTicker(pollEvery)
-		defer t.Stop()
-		tick = t.C
-	}
-	for {
+	t := time.NewTicker(pollEvery)
+	defer t.Stop()
+	var out *outcome
+	for out == nil || !received {
 		select {
-		case <-tick:
-			if waits, err := mpi.Probe(dc, im, duelTag); err != nil || waits {
-				receive()
-			}
+		case <-t.C:
 			if received {
-				tick = nil
+				continue
 			}
-		case <-ask:
-			receive()
-			give <- mapping
+			waits, err := mpi.Probe(dc, im, duelTag)
+			if err == nil && !waits {
+				continue
+			}
+			received = true
+			msg := make([]int32, cg.N()+1)
+			if recvErr = err; err == nil {
+				recvErr = mpi.Recv(dc, mpi.AsBytes(msg), im, duelTag)
+			}
+			if recvErr == nil && msg[0] == 1 {
+				give <- msg[1:]
+			} else {
+				give <- nil // as where IM failed: HM goes on
+			}
+			close(freed)
 		case o := <-done:
-			receive()
-			if o.panic != nil {
-				panic(o.panic)
-			}
-			if o.err == nil && recvErr != nil {
-				return nil, recvErr
-			}
-			return o.r, o.err
+			out = &o
 		}
 	}
+	if out.panic != nil {
+		panic(out.panic)
+	}
+	if out.err == nil && recvErr != nil {
+		return nil, recvErr
+	}
+	return out.r, out.err
 }
 
 // dealt returns the options that rank of size ranks runs out of the

@@ -106,7 +106,7 @@ func wholeOneByOne(w *graph.Graph, top *topology.Topology, o gpumap.Options, siz
 			if im == size {
 				im = r - 1
 			}
-			m, err := gpumap.MapDuel(w, top, dealt(cands, size, r)[0], gpumap.Duel{IM: func() []int32 { return res[im].PE }})
+			m, err := gpumap.MapDuel(w, top, dealt(cands, size, r)[0], gpumap.Duel{IM: sent(res[im].PE)})
 			if err != nil {
 				rankFail("%v", err)
 			}
@@ -122,6 +122,13 @@ func wholeOneByOne(w *graph.Graph, top *topology.Topology, o gpumap.Options, siz
 		}
 	}
 	return want, stopped
+}
+
+// sent is a channel on which IM's mapping pe has come (gpumap.Duel).
+func sent(pe []int32) <-chan []int32 {
+	c := make(chan []int32, 1)
+	c <- pe
+	return c
 }
 
 // Where Map duels HM and IM (R-MAT 2^11 onto 4:8, where Map stops HM

@@ -114,8 +114,9 @@ func mapWith(g *graph.Graph, top *topology.Topology, opt Options, d *Duel) (*Res
 		}
 	}
 	var du *duel
+	var wait func()
 	if d != nil && alg == Multisection {
-		du = p.duelAgainst(d.IM)
+		du, wait = p.duelAgainst(d.IM)
 	}
 	run := func() []int32 { return runWith(p, alg) }
 	var known *graph.Metrics // the portfolio evaluated its winner already
@@ -130,8 +131,11 @@ func mapWith(g *graph.Graph, top *topology.Topology, opt Options, d *Duel) (*Res
 	if p.err != nil {
 		return nil, p.err
 	}
-	if du != nil && du.stopped.Load() {
-		return nil, nil
+	if du != nil {
+		wait()
+		if du.stopped.Load() {
+			return nil, nil
+		}
 	}
 	res.Backend = p.backend.Name()
 	if known != nil && mtop == top { // on a prefix of a sparse machine, the whole machine's metrics

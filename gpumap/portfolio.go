@@ -393,26 +393,29 @@ func (d *duel) decide() {
 		d.hmTop, dist, d.imTop, d.hmSec, imSec, excess, d.jIM)
 }
 
-// duelAgainst makes p, HM alone, duel IM's mapping that im returns, as
-// runPortfolio's HM duels its IM (MapDuel): at HM's top split, im gives
-// IM's mapping and the duel decides at once, and again at HM's splits of
-// the top's children, so that the decisions do not depend on when im
-// returns.
-func (p *pipeline) duelAgainst(im func() []int32) *duel {
-	du := &duel{p: p}
-	p.afterTop = func(level int, part []int32) bool {
-		du.afterTop(p.x, level, part)
-		du.imFinished(im())
-		p.t.logf("%s", du.why)
-		return !du.stopped.Load()
-	}
-	p.afterSecond = func(level int, cost int64) bool {
-		goOn := du.afterSecond(level, cost)
-		p.t.logf("%s", du.why)
-		return goOn
-	}
+// duelAgainst makes p, HM alone, duel IM's mapping that arrives on im
+// (MapDuel) as runPortfolio's HM duels its IM: HM goes on past its top
+// split while the mapping has not come and stops at its next split once
+// the duel says so (hmStops at the top split, hmStopsSecond after the
+// splits of the top's children), so that the decision does not depend on when it
+// comes. wait, called once HM is done, waits for the mapping and the
+// decision (which may drop a mapping HM finished first).
+func (p *pipeline) duelAgainst(im <-chan []int32) (du *duel, wait func()) {
+	du = &duel{p: p}
+	decided := make(chan struct{})
+	go func() {
+		du.imFinished(<-im)
+		close(decided)
+	}()
+	p.afterTop = func(level int, part []int32) bool { return du.afterTop(p.x, level, part) }
+	p.afterSecond = du.afterSecond
 	p.stop = du.stopped.Load
-	return du
+	return du, func() {
+		<-decided
+		if du.why != "" {
+			p.t.logf("%s", du.why)
+		}
+	}
 }
 
 // imCutAt is the weight of the edges that IM's mapping pe cuts at level

@@ -83,9 +83,14 @@ func splitPipeline(g *graph.Graph, top *topology.Topology, opt Options) *pipelin
 // Duel is what MapDuel's HM needs of the IM it duels, which maps on
 // another process.
 type Duel struct {
-	// IM returns IM's mapping: Map's mapping with Split's second option
-	// (nil where IM failed). It may block until IM is done.
-	IM func() []int32
+	// IM delivers IM's mapping once IM is done: Map's mapping with
+	// Split's second option (nil where IM failed). The caller sends it
+	// once, whenever it comes (a buffered channel never blocks the
+	// sender). HM does not wait for it at its top split: as Map's HM
+	// beside IM, it goes on and stops at its next split once the mapping
+	// is here and the duel says so (waiting, HM's rank idled while IM
+	// mapped, spinning in MPI_Recv: finan512 at P=2, 0.40 s of its CPU).
+	IM <-chan []int32
 	// Threads that IM's process maps with on this machine: HM takes them
 	// once Freed is closed (IM is done), as Map's HM takes IM's threads
 	// when IM is done first (0: IM runs elsewhere). The caller closes
@@ -96,14 +101,15 @@ type Duel struct {
 
 // MapDuel maps g onto top with hm, the first of the options that
 // Split(g, top, opt) returns where it reports a duel, perhaps with
-// another seed, as Map runs that HM beside IM: after HM's split of the
-// whole machine it calls d.IM, and stops where Map would stop it (hmStops
-// there, hmStopsSecond after the splits of the top's children). A stopped
-// HM returns no result and no error: Map's mapping is then IM's.
-// Otherwise the result is Map(g, top, hm)'s, whatever threads HM took.
-// d.IM is called at most once, from one of the goroutines HM runs on (not
-// necessarily the caller's); it is not called where HM fails or never
-// splits the whole machine. hm must be such an option.
+// another seed, as Map runs that HM beside IM: once HM has split the
+// whole machine and IM's mapping has come (d.IM), HM stops at its next
+// split where Map would stop it (hmStops at the top split,
+// hmStopsSecond after the splits of the top's children), and a mapping HM finished
+// before IM's came is dropped where the duel says so. A stopped HM
+// returns no result and no error: Map's mapping is then IM's. Otherwise
+// the result is Map(g, top, hm)'s, whatever threads HM took and whenever
+// IM's mapping came. MapDuel returns only once it has received IM's
+// mapping, except where it fails. hm must be such an option.
 func MapDuel(g *graph.Graph, top *topology.Topology, hm Options, d Duel) (*Result, error) {
 	auto := hm
 	auto.Algorithm = AutoAlgorithm

@@ -5,7 +5,8 @@
 //
 // Each process reads its own part of the graph file: a byte range of
 // METIS text, or its vertices of a binary graph (ParHIP's format, as
-// gpumap convert writes it). Rank 0 prints
+// gpumap convert writes it); a graph small enough to be mapped whole
+// (2^17 vertices), every process reads whole. Rank 0 prints
 // the metrics in gpumap map's format and writes the mapping file.
 package main
 
@@ -109,6 +110,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	runtime.GOMAXPROCS(*threads)
+	// A graph to map whole is read while MPI_Init waits for the ranks
+	// (distmap.StartReadWhole).
+	pre := distmap.StartReadWhole(*g, opt)
 	if err := mpi.Init(); err != nil {
 		fmt.Fprintln(stderr, "gpumap-mpi:", err)
 		return exitFailure
@@ -125,7 +129,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	code, err := mapGraph(*g, *out, top, opt, *quiet, *stats, *phases, began, stdout, stderr)
+	code, err := mapGraph(pre, *g, *out, top, opt, *quiet, *stats, *phases, began, stdout, stderr)
 	if err != nil {
 		// Every rank has the same error; rank 0 says it.
 		if _, _, _, _, rank := mpi.Inspect(mpi.World()); rank == 0 {
@@ -141,7 +145,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // mapGraph reads, maps and writes on a private copy of MPI_COMM_WORLD
 // that returns MPI errors instead of aborting.
-func mapGraph(path, out string, top *topology.Topology, opt distmap.Options, quiet, stats, phases bool, began time.Time, stdout, stderr io.Writer) (int, error) {
+func mapGraph(pre *distmap.WholeRead, path, out string, top *topology.Topology, opt distmap.Options, quiet, stats, phases bool, began time.Time, stdout, stderr io.Writer) (int, error) {
 	c, err := mpi.Copy(mpi.World(), true)
 	if err != nil {
 		return 0, err
@@ -156,9 +160,9 @@ func mapGraph(path, out string, top *topology.Topology, opt distmap.Options, qui
 		return 0, err
 	}
 	start := time.Now()
-	// A graph that is mapped whole is read whole by rank 0 and
-	// broadcast; a larger one is read in parts.
-	whole, err := distmap.ReadWhole(c, path, opt)
+	// A graph that is mapped whole is read whole by every rank (rank 0's
+	// graph where they differ); a larger one is read in parts.
+	whole, err := pre.Finish(c)
 	if err != nil {
 		return 0, err
 	}
@@ -178,7 +182,7 @@ func mapGraph(path, out string, top *topology.Topology, opt distmap.Options, qui
 	if rank == 0 && !quiet {
 		how := "in parts"
 		if whole != nil {
-			how = "whole on rank 0"
+			how = "whole"
 		}
 		fmt.Fprintf(stderr, "gpumap-mpi: read %s %s (%d processes): n=%d in %.2fs\n", path, how, size, n, time.Since(start).Seconds())
 	}
