@@ -49,8 +49,9 @@ type FMConfig struct {
 	// graphs, whose moves touch long entry lists and are 99% rolled back,
 	// it ends rounds whose gains are spent; on meshes and geometric graphs
 	// (about 20 entries a move) the same moves reach it later. The
-	// sequential FM only (RunFMParallel's batches on graphs of
-	// ParallelFMMin+ vertices have no such bound). <= 0: no bound.
+	// parallel FM (RunFMParallel on graphs of ParallelFMMin+ vertices)
+	// counts it in seed order at the replay and ends the round after the
+	// batch that passes it, the same for any thread count. <= 0: no bound.
 	WasteWork float64
 	// StopAlpha and StopBeta end a search before Alpha fruitless moves by
 	// the adaptive rule of stopRule: once the gains since its last best

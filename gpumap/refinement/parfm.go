@@ -56,6 +56,7 @@ type batchFM struct {
 	// neighbours, which is cheaper to look at than the whole graph.
 	prev, moves []int32
 	marks       uint32 // boundaryAfter's calls, for its marks in stamp
+	tailWork    int64  // entries counted since the last search that kept a move, at a round's end
 }
 
 // searcher is one worker's arena: a private view of the state (moved
@@ -93,6 +94,7 @@ type searchResult struct {
 	to    []int32
 	gain  int64
 	tried []int32 // vertices moved beyond the prefix
+	work  int64   // entries the search counted (built and updated in its view)
 }
 
 func newBatchFM(x *par.Exec, s *State, cfg FMConfig) *batchFM {
@@ -289,7 +291,17 @@ func (f *batchFM) round1() int64 {
 	batch := min(max(len(seeds)/256, 8), 256)
 	results := make([]searchResult, batch)
 	total := int64(0)
-	for lo := 0; lo < len(seeds); lo += batch {
+	// WasteWork as in the sequential FM, counted in seed order at the
+	// replay: a search's count depends only on the state its batch started
+	// from, the replays' on the replays before them, so where the round
+	// ends does not depend on the thread count. It ends after the batch in
+	// which the bound is passed: that batch's searches have run, and
+	// replaying them costs little next to them.
+	wasted, wlimit := int64(0), int64(-1)
+	if f.cfg.WasteWork > 0 {
+		wlimit = int64(f.cfg.WasteWork * float64(len(f.s.G.Adj)))
+	}
+	for lo := 0; lo < len(seeds) && (wlimit < 0 || wasted <= wlimit); lo += batch {
 		bs := seeds[lo:min(lo+batch, len(seeds))]
 		f.grow() // threads that another try of the split left (par.Team)
 		// A few searches per task: a task per search made the workers
@@ -302,10 +314,18 @@ func (f *batchFM) round1() int64 {
 			}
 		})
 		for i := range bs {
-			total += f.commitResult(&results[i], bs[i])
+			w0 := f.ct.work
+			gain, kept, work := f.commitResult(&results[i], bs[i])
+			total += gain
+			if kept > 0 {
+				wasted = 0
+			} else {
+				wasted += work + f.ct.work - w0
+			}
 			results[i] = searchResult{}
 		}
 	}
+	f.tailWork = wasted
 	return total
 }
 
@@ -542,6 +562,7 @@ func (w *searcher) search(seed int32) searchResult {
 	s := f.s
 	g := s.G
 	w.fresh()
+	w0 := w.work
 	w.moves, w.to, w.touched = w.moves[:0], w.to[:0], w.touched[:0]
 	w.heap.Clear()
 	w.consider(seed)
@@ -611,7 +632,7 @@ func (w *searcher) search(seed int32) searchResult {
 	for _, b := range w.touched {
 		w.dbw[b] = 0
 	}
-	res := searchResult{gain: best}
+	res := searchResult{gain: best, work: w.work - w0}
 	if bestLen > 0 {
 		res.moves = append([]move(nil), w.moves[:bestLen]...)
 		res.to = append([]int32(nil), w.to[:bestLen]...)
@@ -625,11 +646,13 @@ func (w *searcher) search(seed int32) searchResult {
 // commitResult applies a search's result; when an earlier search of the
 // batch got in its way (the replay ends early or gains less than the
 // search found), its moves are undone and the search is run again from the
-// same seed on the current state, sequentially.
-func (f *batchFM) commitResult(r *searchResult, seed int32) int64 {
+// same seed on the current state, sequentially. It returns the gain and
+// the number of moves kept, and the entries the search (and its second
+// run) counted in its view.
+func (f *batchFM) commitResult(r *searchResult, seed int32) (int64, int, int64) {
 	gain, kept := f.apply(r)
 	if len(r.moves) == 0 || gain == r.gain && kept == len(r.moves) {
-		return gain
+		return gain, kept, r.work
 	}
 	for i := kept - 1; i >= 0; i-- {
 		m := r.moves[i]
@@ -637,11 +660,11 @@ func (f *batchFM) commitResult(r *searchResult, seed int32) int64 {
 		f.lock[m.v] = 0
 	}
 	if f.lock[seed] == f.round {
-		return 0
+		return 0, 0, r.work
 	}
 	again := f.ws[0].search(seed)
-	gain, _ = f.apply(&again)
-	return gain
+	gain, kept = f.apply(&again)
+	return gain, kept, r.work + again.work
 }
 
 // apply replays a search's best prefix on the shared state, keeps the
