@@ -13,7 +13,7 @@ import (
 func TestFMBoundaryAfterEqualsScan(t *testing.T) {
 	for name, g := range map[string]*graph.Graph{
 		"rgg 2": graph.RandomGeometric(30000, 5),
-		"rgg":  graph.RandomGeometric(20000, 4),
+		"rgg":   graph.RandomGeometric(20000, 4),
 	} {
 		const k = 8
 		part, maxW := stripes(g, k)

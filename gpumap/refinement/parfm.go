@@ -35,28 +35,38 @@ func RunFMParallel(x *par.Exec, s *State, cfg FMConfig, cost int64) int64 {
 
 // batchFM is the parallel FM of one state.
 type batchFM struct {
-	x        *par.Exec
-	s        *State
-	cfg      FMConfig
-	hub      int64
-	lock     []uint32 // round in which the vertex moved for good
-	explored []uint32 // round in which a search moved the vertex without keeping it
-	retried  []uint32 // round in which that happened a first time (the second locks it)
-	round    uint32
-	rng      *rand.Rand
-	ws       []*searcher // one per worker
-	commit   *nbhd
+	x      *par.Exec
+	s      *State
+	cfg    FMConfig
+	hub    int64
+	*marks        // lock, explored, retried, stamp: from a pool, see marks
+	round0 uint32 // the round before this run's first (tie counts from it)
+	rng    *rand.Rand
+	ws     []*searcher // one per worker
+	commit *nbhd
 	// ct holds the connectivity of the boundary vertices in the shared
 	// state, built in parallel at the start of every round and kept up to
 	// date by the replays; searches read it instead of building their own.
-	ct    *ConnTable
-	stamp []uint32 // scratch for collecting the vertices to build
+	ct *ConnTable
 	// prev is the last round's boundary (increasing), moves the vertices
 	// it moved for good: the next boundary is among them and their
 	// neighbours, which is cheaper to look at than the whole graph.
 	prev, moves []int32
-	marks       uint32 // boundaryAfter's calls, for its marks in stamp
-	tailWork    int64  // entries counted since the last search that kept a move, at a round's end
+	tailWork    int64 // entries counted since the last search that kept a move, at a round's end
+}
+
+// marks are a batchFM's per-vertex stamps. They go back to a pool with
+// the round and mark counters, which keep increasing from run to run, so
+// that stale stamps never match and a run on a graph no larger than an
+// earlier one need not zero them: on the levels of a partition, made anew
+// for every run, they were 16 bytes per vertex to zero and fault in.
+type marks struct {
+	lock     []uint32 // round in which the vertex moved for good
+	explored []uint32 // round in which a search moved the vertex without keeping it
+	retried  []uint32 // round in which that happened a first time (the second locks it)
+	stamp    []uint32 // scratch for collecting the vertices to build
+	round    uint32
+	calls    uint32 // boundaryAfter's calls, for its marks in stamp
 }
 
 // searcher is one worker's arena: a private view of the state (moved
@@ -102,10 +112,17 @@ func newBatchFM(x *par.Exec, s *State, cfg FMConfig) *batchFM {
 	n := s.G.N()
 	f := &batchFM{x: x, s: s, cfg: cfg, hub: hubDegree(s.G),
 		rng: rand.New(rand.NewPCG(cfg.Seed, 0x70666d)), commit: newNbhd(s.K)}
-	// The goroutine that makes a large slice zeroes it and faults its
-	// pages in: one per slice, in parallel (see grow).
-	marks := [...]*[]uint32{&f.lock, &f.explored, &f.retried, &f.stamp}
-	x.Each(len(marks), func(_, i int) { *marks[i] = make([]uint32, n) })
+	f.marks = stamps.get()
+	// Rounds stay below 1<<31 (boundaryAfter's marks have that bit).
+	if f.marks == nil || cap(f.lock) < n || f.round > 1<<30 || f.calls > 1<<30 {
+		f.marks = &marks{}
+		// The goroutine that makes a large slice zeroes it and faults its
+		// pages in: one per slice, in parallel (see grow).
+		a := [...]*[]uint32{&f.lock, &f.explored, &f.retried, &f.stamp}
+		x.Each(len(a), func(_, i int) { *a[i] = make([]uint32, n) })
+	}
+	f.lock, f.explored, f.retried, f.stamp = f.lock[:n], f.explored[:n], f.retried[:n], f.stamp[:n]
+	f.round0 = f.round
 	f.ct = conns.get()
 	if f.ct == nil {
 		f.ct = par.NewPrivate[ConnTable]()
@@ -156,6 +173,8 @@ func (f *batchFM) newSearcher() *searcher {
 func (f *batchFM) release() {
 	f.ct.s = nil
 	conns.put(f.ct)
+	stamps.put(f.marks)
+	f.marks = nil
 	for _, w := range f.ws {
 		w.f = nil
 		searchers.put(w)
@@ -239,8 +258,8 @@ func (f *batchFM) boundary() []int32 {
 // now when it was at the round's start or it or a neighbour has moved.
 func (f *batchFM) boundaryAfter() []int32 {
 	g, s := f.s.G, f.s
-	f.marks++
-	mark := f.marks | 1<<31 // never a round number (buildAround's marks)
+	f.calls++
+	mark := f.calls | 1<<31 // never a round number (buildAround's marks)
 	cand := f.prev
 	add := func(u int32) {
 		if f.stamp[u] != mark {
@@ -382,7 +401,10 @@ func (f *batchFM) buildAround(seeds []int32) {
 
 // tie is the heap's tie-break of v in this round.
 func (f *batchFM) tie(v int32) uint32 {
-	return uint32((uint64(v)*0x9e3779b97f4a7c15 ^ uint64(f.round)*0xbf58476d1ce4e5b9 ^ f.cfg.Seed) >> 32)
+	// The round counts from this run's start: the stamps' counter goes on
+	// from the last run that used them.
+	r := uint64(f.round - f.round0)
+	return uint32((uint64(v)*0x9e3779b97f4a7c15 ^ r*0xbf58476d1ce4e5b9 ^ f.cfg.Seed) >> 32)
 }
 
 // blockOf is v's block in the searcher's view.

@@ -73,3 +73,36 @@ func TestParallelFMWasteWorkBoundsFruitlessRounds(t *testing.T) {
 	}
 	t.Logf("counted: %d without the bound, %d with (tail %d, 2m %d); cost %d / %d", free, bounded, tail, len(g.Adj), freeCost, boundedCost)
 }
+
+// The parallel FM's stamps come from a pool with their round counter
+// going on from the last run: a run after others gives the mapping a
+// fresh one gives (the heap's tie-break counts rounds from the run's
+// start).
+func TestParallelFMPooledStampsSameResult(t *testing.T) {
+	old := ParallelFMMin
+	ParallelFMMin = 0
+	defer func() { ParallelFMMin = old }()
+	const k = 8
+	g := graph.RandomGeometric(20000, 4)
+	other := graph.RandomGeometric(30000, 5)
+	run := func(g *graph.Graph) []int32 {
+		part, maxW := stripes(g, k)
+		s := NewState(g, k, part, maxW, Cut())
+		RunFMParallel(par.New(2), s, FMConfig{Rounds: 3, Alpha: 20, Seed: 4}, s.Cost())
+		return s.Part
+	}
+	stamps.drop()
+	fresh := run(g)
+	release := Keep()
+	defer release()
+	run(other)
+	run(g)
+	if m := stamps.get(); m == nil || m.round == 0 {
+		t.Fatalf("no stamps with rounds in the pool: nothing tested")
+	} else {
+		stamps.put(m)
+	}
+	if !slices.Equal(run(g), fresh) {
+		t.Errorf("a run on pooled stamps differs from a run on fresh ones")
+	}
+}
