@@ -119,15 +119,21 @@ func Jet(x *par.Exec, s *State, cfg JetConfig) int64 {
 }
 
 // CPU JetOps.
-func (j *jet) LabelPropagation() error     { j.labelPropagation(); return nil }
-func (j *jet) Rebalance(strong bool) error { clear(j.locked); j.rebalance(strong); return nil }
-func (j *jet) Cost() (int64, error)        { return j.cost(), nil }
-func (j *jet) Excess() (int64, error)      { return j.s.Excess(), nil }
+func (j *jet) LabelPropagation() error { j.labelPropagation(); return nil }
+func (j *jet) Rebalance(strong bool) error {
+	clear(j.locked)
+	j.known = false
+	j.rebalance(strong)
+	return nil
+}
+func (j *jet) Cost() (int64, error)   { return j.cost(), nil }
+func (j *jet) Excess() (int64, error) { return j.s.Excess(), nil }
 func (j *jet) SaveBest() error {
 	j.best = append(j.best[:0], j.s.Part...)
 	return nil
 }
 func (j *jet) RestoreBest() error {
+	j.known = false
 	copy(j.s.Part, j.best)
 	j.blockWeights()
 	return nil
@@ -145,6 +151,11 @@ type jet struct {
 	moved  []bool
 	round  uint64
 	best   []int32
+	// c is the cost when known: label propagation adds what its moves
+	// change (their edges only) instead of a sum over every edge after
+	// each iteration, a third of Jet's time on road graphs.
+	c     int64
+	known bool
 }
 
 func newJet(x *par.Exec, s *State, cfg JetConfig) *jet {
@@ -159,9 +170,12 @@ func newJet(x *par.Exec, s *State, cfg JetConfig) *jet {
 
 // cost is the objective, as a parallel reduction over vertices.
 func (j *jet) cost() int64 {
+	if j.known {
+		return j.c
+	}
 	s := j.s
 	g := s.G
-	return j.x.SumInt64(g.N(), func(lo, hi int) int64 {
+	j.c, j.known = j.x.SumInt64(g.N(), func(lo, hi int) int64 {
 		var c int64
 		for v := lo; v < hi; v++ {
 			pv := s.Part[v]
@@ -172,7 +186,37 @@ func (j *jet) cost() int64 {
 			}
 		}
 		return c
-	}) / 2
+	})/2, true
+	return j.c
+}
+
+// moveCost is the change of the cost when the vertices marked in j.moved
+// go to j.dest (before they do): over the moved vertices' edges, an edge
+// between two moved vertices counted at its lower end.
+func (j *jet) moveCost() int64 {
+	s := j.s
+	g := s.G
+	return j.x.SumInt64(g.N(), func(lo, hi int) int64 {
+		var d int64
+		for v := int32(lo); v < int32(hi); v++ {
+			if !j.moved[v] {
+				continue
+			}
+			pv, qv := s.Part[v], j.dest[v]
+			for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+				u := g.Adj[e]
+				pu, qu := s.Part[u], s.Part[u]
+				if j.moved[u] {
+					if u < v {
+						continue
+					}
+					qu = j.dest[u]
+				}
+				d += g.W(e) * (s.Obj.D(qv, qu) - s.Obj.D(pv, pu))
+			}
+		}
+		return d
+	})
 }
 
 // blockWeights recomputes the block weights: per-chunk partial sums added
@@ -245,6 +289,9 @@ func (j *jet) labelPropagation() {
 			}
 		}
 	})
+	if j.known {
+		j.c += j.moveCost()
+	}
 	j.x.For(n, func(_, lo, hi int) {
 		for v := lo; v < hi; v++ {
 			j.locked[v] = j.moved[v]
