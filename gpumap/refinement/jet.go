@@ -122,7 +122,6 @@ func Jet(x *par.Exec, s *State, cfg JetConfig) int64 {
 func (j *jet) LabelPropagation() error { j.labelPropagation(); return nil }
 func (j *jet) Rebalance(strong bool) error {
 	clear(j.locked)
-	j.known = false
 	j.rebalance(strong)
 	return nil
 }
@@ -151,9 +150,10 @@ type jet struct {
 	moved  []bool
 	round  uint64
 	best   []int32
-	// c is the cost when known: label propagation adds what its moves
-	// change (their edges only) instead of a sum over every edge after
-	// each iteration, a third of Jet's time on road graphs.
+	// c is the cost when known: label propagation and rebalancing add
+	// what their moves change (their edges only) instead of a sum over
+	// every edge after each iteration, a third of Jet's time on road
+	// graphs.
 	c     int64
 	known bool
 }
@@ -191,32 +191,38 @@ func (j *jet) cost() int64 {
 }
 
 // moveCost is the change of the cost when the vertices marked in j.moved
-// go to j.dest (before they do): over the moved vertices' edges, an edge
-// between two moved vertices counted at its lower end.
+// go to j.dest (before they do).
 func (j *jet) moveCost() int64 {
-	s := j.s
-	g := s.G
-	return j.x.SumInt64(g.N(), func(lo, hi int) int64 {
+	return j.x.SumInt64(j.s.G.N(), func(lo, hi int) int64 {
 		var d int64
 		for v := int32(lo); v < int32(hi); v++ {
-			if !j.moved[v] {
-				continue
-			}
-			pv, qv := s.Part[v], j.dest[v]
-			for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-				u := g.Adj[e]
-				pu, qu := s.Part[u], s.Part[u]
-				if j.moved[u] {
-					if u < v {
-						continue
-					}
-					qu = j.dest[u]
-				}
-				d += g.W(e) * (s.Obj.D(qv, qu) - s.Obj.D(pv, pu))
+			if j.moved[v] {
+				d += j.moveDelta(v)
 			}
 		}
 		return d
 	})
+}
+
+// moveDelta is moved vertex v's share of moveCost: the change over its
+// edges, an edge between two moved vertices counted at its lower end.
+func (j *jet) moveDelta(v int32) int64 {
+	s := j.s
+	g := s.G
+	var d int64
+	pv, qv := s.Part[v], j.dest[v]
+	for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+		u := g.Adj[e]
+		pu, qu := s.Part[u], s.Part[u]
+		if j.moved[u] {
+			if u < v {
+				continue
+			}
+			qu = j.dest[u]
+		}
+		d += g.W(e) * (s.Obj.D(qv, qu) - s.Obj.D(pv, pu))
+	}
+	return d
 }
 
 // blockWeights recomputes the block weights: per-chunk partial sums added
@@ -447,6 +453,19 @@ func RebalanceHash(v, seed, round uint64) uint64 {
 
 // blockWeightsAfter applies the moves and recomputes the block weights.
 func (j *jet) blockWeightsAfter(moving []int32) {
+	if j.known {
+		clear(j.moved) // label propagation's marks
+		for _, v := range moving {
+			j.moved[v] = true
+		}
+		j.c += j.x.SumInt64(len(moving), func(lo, hi int) int64 {
+			var d int64
+			for _, v := range moving[lo:hi] {
+				d += j.moveDelta(v)
+			}
+			return d
+		})
+	}
 	for _, v := range moving {
 		j.s.Part[v] = j.dest[v]
 	}

@@ -12,8 +12,14 @@ import (
 // over all edges.
 type checkedJet struct {
 	*jet
-	t     *testing.T
-	calls int
+	t          *testing.T
+	calls      int
+	rebalances int
+}
+
+func (c *checkedJet) Rebalance(strong bool) error {
+	c.rebalances++
+	return c.jet.Rebalance(strong)
 }
 
 func (c *checkedJet) Cost() (int64, error) {
@@ -27,7 +33,8 @@ func (c *checkedJet) Cost() (int64, error) {
 
 // Jet's cost after label propagation is the last cost plus what the moves
 // changed: it must be the cost summed over every edge, whatever moved
-// (neighbours moving together included), on the cut and on a mapping.
+// (neighbours moving together included), after label propagation and
+// after rebalancing, on the cut and on a mapping.
 func TestJetCostFollowsMoves(t *testing.T) {
 	top, _ := topology.Parse("4:3:2", "1:10:100")
 	g := graph.Random(6000, 30000, 20, 3, 7)
@@ -37,14 +44,17 @@ func TestJetCostFollowsMoves(t *testing.T) {
 		s := NewState(g, k, part, maxW, obj)
 		for v := range s.Part { // scattered: many moves, many between neighbours
 			s.Part[v] = int32(v*7919) % int32(k)
+			if v%4 == 0 { // and block 0 overloaded: rebalancing first
+				s.Part[v] = 0
+			}
 		}
 		s = NewState(g, k, s.Part, maxW, obj)
 		c := &checkedJet{jet: newJet(par.New(2), s, JetConfig{Seed: 1}), t: t}
 		if _, err := RunJet(c, JetConfig{Seed: 1}); err != nil {
 			t.Fatal(err)
 		}
-		if c.calls < 4 {
-			t.Fatalf("only %d costs checked", c.calls)
+		if c.calls < 4 || c.rebalances == 0 {
+			t.Fatalf("only %d costs checked, %d after rebalancing", c.calls, c.rebalances)
 		}
 	}
 }
