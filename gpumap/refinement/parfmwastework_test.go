@@ -23,6 +23,9 @@ func TestParallelFMWasteWorkBoundsFruitlessRounds(t *testing.T) {
 	defer func() { ParallelFMMin = old }()
 	const k, alpha = 8, 30
 	g := graph.PowerLaw(4000, 6, 3)
+	if underRace { // the same replay on 1, 2 and 4 threads, smaller
+		g = graph.PowerLaw(1500, 6, 3)
+	}
 	n := g.N()
 	part := make([]int32, n)
 	for v := range part {
@@ -85,6 +88,9 @@ func TestParallelFMPooledStampsSameResult(t *testing.T) {
 	const k = 8
 	g := graph.RandomGeometric(20000, 4)
 	other := graph.RandomGeometric(30000, 5)
+	if underRace {
+		g, other = graph.RandomGeometric(4000, 4), graph.RandomGeometric(6000, 5)
+	}
 	run := func(g *graph.Graph) []int32 {
 		part, maxW := stripes(g, k)
 		s := NewState(g, k, part, maxW, Cut())
