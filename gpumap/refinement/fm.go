@@ -4,6 +4,7 @@ import (
 	"github.com/gpumap/gpumap/gpumap/internal/par"
 	"github.com/gpumap/gpumap/gpumap/internal/pq"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -49,8 +50,9 @@ type FMConfig struct {
 	// graphs, whose moves touch long entry lists and are 99% rolled back,
 	// it ends rounds whose gains are spent; on meshes and geometric graphs
 	// (about 20 entries a move) the same moves reach it later. The
-	// sequential FM only (RunFMParallel's batches on graphs of
-	// ParallelFMMin+ vertices have no such bound). <= 0: no bound.
+	// parallel FM (RunFMParallel on graphs of ParallelFMMin+ vertices)
+	// counts it in seed order at the replay and ends the round after the
+	// batch that passes it, the same for any thread count. <= 0: no bound.
 	WasteWork float64
 	// StopAlpha and StopBeta end a search before Alpha fruitless moves by
 	// the adaptive rule of stopRule: once the gains since its last best
@@ -85,6 +87,7 @@ type FM struct {
 	retried    []uint32 // round in which the vertex was already given a retry
 	explored   []uint32 // round in which a failed search rolled the vertex back
 	kept       []int32  // vertices whose moves were kept this round
+	prev       []int32  // the last round's boundary of this run (increasing), for the next one's
 	stamp      []uint32 // scratch for collecting next round's seeds
 	firstRound uint32
 	round      uint32
@@ -207,13 +210,14 @@ func (f *FM) round1() int64 {
 				add(g.Adj[e])
 			}
 		}
-	} else {
+	} else if boundary = f.boundaryAfter(); boundary == nil {
 		for v := int32(0); v < n; v++ {
 			if !f.ct.Frozen(v) && s.IsBoundary(v) {
 				boundary = append(boundary, v)
 			}
 		}
 	}
+	f.prev = append(f.prev[:0], boundary...)
 	f.kept = f.kept[:0]
 	f.rng.Shuffle(len(boundary), func(i, j int) { boundary[i], boundary[j] = boundary[j], boundary[i] })
 	total := int64(0)
@@ -262,6 +266,49 @@ func (f *FM) round1() int64 {
 	}
 	f.tail, f.tailWork = waste, wasted
 	return total
+}
+
+// boundaryAfter is the boundary after a round of this run, in increasing
+// order: a vertex can have joined or left it only if it or a neighbour
+// moved for good (rolled-back moves restore the assignment), so the last
+// round's boundary, its kept moves and their neighbours hold it. On
+// meshes and road networks that is a small part of the graph, which the
+// scan of every vertex (and its neighbours) read each round. It returns
+// nil in the first round, and where those candidates are not much fewer
+// than the vertices (sorting them would cost more than the scan).
+func (f *FM) boundaryAfter() []int32 {
+	if f.round == f.firstRound {
+		return nil
+	}
+	g, s := f.s.G, f.s
+	n := g.N()
+	cand := len(f.prev)
+	for _, v := range f.kept {
+		cand += 1 + int(g.XAdj[v+1]-g.XAdj[v])
+	}
+	if cand > n/8 {
+		return nil
+	}
+	var b []int32
+	add := func(v int32) {
+		if f.stamp[v] != f.round {
+			f.stamp[v] = f.round
+			if !f.ct.Frozen(v) && s.IsBoundary(v) {
+				b = append(b, v)
+			}
+		}
+	}
+	for _, v := range f.prev {
+		add(v)
+	}
+	for _, v := range f.kept {
+		add(v)
+		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+			add(g.Adj[e])
+		}
+	}
+	slices.Sort(b)
+	return b
 }
 
 // consider (re)computes v's best move and files it in the heap.

@@ -9,11 +9,15 @@ import (
 
 // rebalanceOrder gives the order the stable sort of the id-ordered
 // candidates by (block, bucket) gives, which the GPU's bucket kernels and
-// every mapping follow; few blocks and buckets make ties the rule.
+// every mapping follow; few blocks and buckets make ties the rule (the
+// counting sort), many blocks and few candidates take the comparison sort.
 func TestRebalanceOrderIsStableSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for trial := 0; trial < 200; trial++ {
 		n, k := 1+rng.IntN(3000), 1+rng.IntN(6)
+		if trial%2 == 1 { // many blocks, few candidates: the comparison sort
+			n, k = 1+rng.IntN(60), 1+rng.IntN(400)
+		}
 		part := make([]int32, n)
 		bk := make([]int, n)
 		cand := make([]bool, n)

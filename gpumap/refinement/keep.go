@@ -6,8 +6,9 @@ import (
 )
 
 // The parallel FM's searchers (a view of 20 bytes per vertex and a heap
-// index of the graph's size) and connectivity tables (an arena of 12 bytes
-// per slot) go back to a pool when a run ends, for the next run. A
+// index of the graph's size), connectivity tables (an arena of 12 bytes
+// per slot) and stamps (16 bytes per vertex) go back to a pool when a run
+// ends, for the next run. A
 // sync.Pool drops what it holds at every other collection, and a large
 // mapping collects often (mapGCPercent 25 in package gpumap): the final J
 // pass of a 2^20-vertex grid found the pool empty and made its searchers
@@ -85,6 +86,7 @@ func (k *kept[T]) drop() {
 var (
 	searchers = kept[searcher]{size: func(w *searcher) int { return cap(w.vs) }}
 	conns     = kept[ConnTable]{size: func(c *ConnTable) int { return cap(c.blk) }}
+	stamps    = kept[marks]{size: func(m *marks) int { return cap(m.lock) }}
 )
 
 // Keep makes the parallel FM keep its scratch memory between runs, until
@@ -105,6 +107,7 @@ func Keep() (release func()) {
 			if last {
 				searchers.drop()
 				conns.drop()
+				stamps.drop()
 			}
 		})
 	}

@@ -35,27 +35,38 @@ func RunFMParallel(x *par.Exec, s *State, cfg FMConfig, cost int64) int64 {
 
 // batchFM is the parallel FM of one state.
 type batchFM struct {
-	x        *par.Exec
-	s        *State
-	cfg      FMConfig
-	hub      int64
-	lock     []uint32 // round in which the vertex moved for good
-	explored []uint32 // round in which a search moved the vertex without keeping it
-	retried  []uint32 // round in which that happened a first time (the second locks it)
-	round    uint32
-	rng      *rand.Rand
-	ws       []*searcher // one per worker
-	commit   *nbhd
+	x      *par.Exec
+	s      *State
+	cfg    FMConfig
+	hub    int64
+	*marks        // lock, explored, retried, stamp: from a pool, see marks
+	round0 uint32 // the round before this run's first (tie counts from it)
+	rng    *rand.Rand
+	ws     []*searcher // one per worker
+	commit *nbhd
 	// ct holds the connectivity of the boundary vertices in the shared
 	// state, built in parallel at the start of every round and kept up to
 	// date by the replays; searches read it instead of building their own.
-	ct    *ConnTable
-	stamp []uint32 // scratch for collecting the vertices to build
+	ct *ConnTable
 	// prev is the last round's boundary (increasing), moves the vertices
 	// it moved for good: the next boundary is among them and their
 	// neighbours, which is cheaper to look at than the whole graph.
 	prev, moves []int32
-	marks       uint32 // boundaryAfter's calls, for its marks in stamp
+	tailWork    int64 // entries counted since the last search that kept a move, at a round's end
+}
+
+// marks are a batchFM's per-vertex stamps. They go back to a pool with
+// the round and mark counters, which keep increasing from run to run, so
+// that stale stamps never match and a run on a graph no larger than an
+// earlier one need not zero them: on the levels of a partition, made anew
+// for every run, they were 16 bytes per vertex to zero and fault in.
+type marks struct {
+	lock     []uint32 // round in which the vertex moved for good
+	explored []uint32 // round in which a search moved the vertex without keeping it
+	retried  []uint32 // round in which that happened a first time (the second locks it)
+	stamp    []uint32 // scratch for collecting the vertices to build
+	round    uint32
+	calls    uint32 // boundaryAfter's calls, for its marks in stamp
 }
 
 // searcher is one worker's arena: a private view of the state (moved
@@ -93,6 +104,7 @@ type searchResult struct {
 	to    []int32
 	gain  int64
 	tried []int32 // vertices moved beyond the prefix
+	work  int64   // entries the search counted (built and updated in its view)
 }
 
 func newBatchFM(x *par.Exec, s *State, cfg FMConfig) *batchFM {
@@ -100,10 +112,17 @@ func newBatchFM(x *par.Exec, s *State, cfg FMConfig) *batchFM {
 	n := s.G.N()
 	f := &batchFM{x: x, s: s, cfg: cfg, hub: hubDegree(s.G),
 		rng: rand.New(rand.NewPCG(cfg.Seed, 0x70666d)), commit: newNbhd(s.K)}
-	// The goroutine that makes a large slice zeroes it and faults its
-	// pages in: one per slice, in parallel (see grow).
-	marks := [...]*[]uint32{&f.lock, &f.explored, &f.retried, &f.stamp}
-	x.Each(len(marks), func(_, i int) { *marks[i] = make([]uint32, n) })
+	f.marks = stamps.get()
+	// Rounds stay below 1<<31 (boundaryAfter's marks have that bit).
+	if f.marks == nil || cap(f.lock) < n || f.round > 1<<30 || f.calls > 1<<30 {
+		f.marks = &marks{}
+		// The goroutine that makes a large slice zeroes it and faults its
+		// pages in: one per slice, in parallel (see grow).
+		a := [...]*[]uint32{&f.lock, &f.explored, &f.retried, &f.stamp}
+		x.Each(len(a), func(_, i int) { *a[i] = make([]uint32, n) })
+	}
+	f.lock, f.explored, f.retried, f.stamp = f.lock[:n], f.explored[:n], f.retried[:n], f.stamp[:n]
+	f.round0 = f.round
 	f.ct = conns.get()
 	if f.ct == nil {
 		f.ct = par.NewPrivate[ConnTable]()
@@ -154,6 +173,8 @@ func (f *batchFM) newSearcher() *searcher {
 func (f *batchFM) release() {
 	f.ct.s = nil
 	conns.put(f.ct)
+	stamps.put(f.marks)
+	f.marks = nil
 	for _, w := range f.ws {
 		w.f = nil
 		searchers.put(w)
@@ -237,8 +258,8 @@ func (f *batchFM) boundary() []int32 {
 // now when it was at the round's start or it or a neighbour has moved.
 func (f *batchFM) boundaryAfter() []int32 {
 	g, s := f.s.G, f.s
-	f.marks++
-	mark := f.marks | 1<<31 // never a round number (buildAround's marks)
+	f.calls++
+	mark := f.calls | 1<<31 // never a round number (buildAround's marks)
 	cand := f.prev
 	add := func(u int32) {
 		if f.stamp[u] != mark {
@@ -289,7 +310,17 @@ func (f *batchFM) round1() int64 {
 	batch := min(max(len(seeds)/256, 8), 256)
 	results := make([]searchResult, batch)
 	total := int64(0)
-	for lo := 0; lo < len(seeds); lo += batch {
+	// WasteWork as in the sequential FM, counted in seed order at the
+	// replay: a search's count depends only on the state its batch started
+	// from, the replays' on the replays before them, so where the round
+	// ends does not depend on the thread count. It ends after the batch in
+	// which the bound is passed: that batch's searches have run, and
+	// replaying them costs little next to them.
+	wasted, wlimit := int64(0), int64(-1)
+	if f.cfg.WasteWork > 0 {
+		wlimit = int64(f.cfg.WasteWork * float64(len(f.s.G.Adj)))
+	}
+	for lo := 0; lo < len(seeds) && (wlimit < 0 || wasted <= wlimit); lo += batch {
 		bs := seeds[lo:min(lo+batch, len(seeds))]
 		f.grow() // threads that another try of the split left (par.Team)
 		// A few searches per task: a task per search made the workers
@@ -302,10 +333,18 @@ func (f *batchFM) round1() int64 {
 			}
 		})
 		for i := range bs {
-			total += f.commitResult(&results[i], bs[i])
+			w0 := f.ct.work
+			gain, kept, work := f.commitResult(&results[i], bs[i])
+			total += gain
+			if kept > 0 {
+				wasted = 0
+			} else {
+				wasted += work + f.ct.work - w0
+			}
 			results[i] = searchResult{}
 		}
 	}
+	f.tailWork = wasted
 	return total
 }
 
@@ -362,7 +401,10 @@ func (f *batchFM) buildAround(seeds []int32) {
 
 // tie is the heap's tie-break of v in this round.
 func (f *batchFM) tie(v int32) uint32 {
-	return uint32((uint64(v)*0x9e3779b97f4a7c15 ^ uint64(f.round)*0xbf58476d1ce4e5b9 ^ f.cfg.Seed) >> 32)
+	// The round counts from this run's start: the stamps' counter goes on
+	// from the last run that used them.
+	r := uint64(f.round - f.round0)
+	return uint32((uint64(v)*0x9e3779b97f4a7c15 ^ r*0xbf58476d1ce4e5b9 ^ f.cfg.Seed) >> 32)
 }
 
 // blockOf is v's block in the searcher's view.
@@ -542,6 +584,7 @@ func (w *searcher) search(seed int32) searchResult {
 	s := f.s
 	g := s.G
 	w.fresh()
+	w0 := w.work
 	w.moves, w.to, w.touched = w.moves[:0], w.to[:0], w.touched[:0]
 	w.heap.Clear()
 	w.consider(seed)
@@ -611,7 +654,7 @@ func (w *searcher) search(seed int32) searchResult {
 	for _, b := range w.touched {
 		w.dbw[b] = 0
 	}
-	res := searchResult{gain: best}
+	res := searchResult{gain: best, work: w.work - w0}
 	if bestLen > 0 {
 		res.moves = append([]move(nil), w.moves[:bestLen]...)
 		res.to = append([]int32(nil), w.to[:bestLen]...)
@@ -625,11 +668,13 @@ func (w *searcher) search(seed int32) searchResult {
 // commitResult applies a search's result; when an earlier search of the
 // batch got in its way (the replay ends early or gains less than the
 // search found), its moves are undone and the search is run again from the
-// same seed on the current state, sequentially.
-func (f *batchFM) commitResult(r *searchResult, seed int32) int64 {
+// same seed on the current state, sequentially. It returns the gain and
+// the number of moves kept, and the entries the search (and its second
+// run) counted in its view.
+func (f *batchFM) commitResult(r *searchResult, seed int32) (int64, int, int64) {
 	gain, kept := f.apply(r)
 	if len(r.moves) == 0 || gain == r.gain && kept == len(r.moves) {
-		return gain
+		return gain, kept, r.work
 	}
 	for i := kept - 1; i >= 0; i-- {
 		m := r.moves[i]
@@ -637,11 +682,11 @@ func (f *batchFM) commitResult(r *searchResult, seed int32) int64 {
 		f.lock[m.v] = 0
 	}
 	if f.lock[seed] == f.round {
-		return 0
+		return 0, 0, r.work
 	}
 	again := f.ws[0].search(seed)
-	gain, _ = f.apply(&again)
-	return gain
+	gain, kept = f.apply(&again)
+	return gain, kept, r.work + again.work
 }
 
 // apply replays a search's best prefix on the shared state, keeps the

@@ -35,7 +35,11 @@ func Rebalance(s *State) (int64, bool) {
 				file(v)
 			}
 		}
-		for h.Len() > 0 {
+		// Once no block is overloaded every entry left would be popped and
+		// skipped: on a projected level that was the whole of the blocks
+		// that had been overloaded, n log n for a few moves.
+		over := s.Overloaded()
+		for h.Len() > 0 && over > 0 {
 			it := h.Pop()
 			v := it.V
 			p := s.Part[v]
@@ -46,6 +50,9 @@ func Rebalance(s *State) (int64, bool) {
 			if s.BW[t]+g.VW[v] > s.MaxW[t] {
 				file(v)
 				continue
+			}
+			if s.BW[p]-g.VW[v] <= s.MaxW[p] {
+				over-- // t had room: it stays within its limit
 			}
 			s.Move(v, t)
 			total += it.Gain
