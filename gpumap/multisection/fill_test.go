@@ -148,7 +148,7 @@ func TestGrowChildrenPEsAsRec(t *testing.T) {
 		for c, child := range top.Children(grp) {
 			if blocks.Size(c) > 0 {
 				sub := blocks.Extract(c)
-				m.rec(par.New(1), sub.G, sub.Global, child, want)
+				m.rec(par.New(1), sub.G, sub.Global, child, want, nil)
 			}
 		}
 		if !slices.Equal(got, want) {
