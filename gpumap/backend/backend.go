@@ -53,3 +53,15 @@ type Backend interface {
 	// Close releases the backend.
 	Close() error
 }
+
+// Clusterer is a Backend that can also coarsen by size-constrained
+// label-propagation clustering (coarsening.Cluster): a cluster takes as
+// many vertices as its weight allows, where a matching merges two, so
+// the stars around hubs of power-law graphs shrink in one level.
+// integrated.Config.Cluster asks for it; a backend without it (the CUDA
+// one) matches instead.
+type Clusterer interface {
+	// Cluster returns the coarse graph of a clustering of g whose
+	// clusters weigh at most maxWeight, and the fine-to-coarse map.
+	Cluster(g Graph, maxWeight int64, seed uint64) (coarse Graph, cmap Vector, err error)
+}

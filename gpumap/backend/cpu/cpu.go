@@ -54,6 +54,15 @@ func (b *Backend) Contract(g backend.Graph, match backend.Vector) (backend.Graph
 	return hostGraph{coarsening.Contract(b.x, g.(hostGraph).g, m, cmap, leaders)}, hostVector(cmap), nil
 }
 
+// Cluster is coarsening.Cluster, contracted on the executor's threads;
+// the clustering is sequential, so the coarse graph is the same for any
+// thread count.
+func (b *Backend) Cluster(g backend.Graph, maxWeight int64, seed uint64) (backend.Graph, backend.Vector, error) {
+	h := g.(hostGraph).g
+	cmap, gr := coarsening.ClusterMap(coarsening.Cluster(h, maxWeight, seed, nil, false))
+	return hostGraph{coarsening.ContractGroups(b.x, h, cmap, gr)}, hostVector(cmap), nil
+}
+
 func (b *Backend) Project(cmap, coarse backend.Vector) (backend.Vector, error) {
 	c := cmap.(hostVector)
 	fine := make([]int32, len(c))
@@ -75,4 +84,7 @@ func (b *Backend) Free(...any) {}
 
 func (b *Backend) Close() error { return nil }
 
-var _ backend.Backend = (*Backend)(nil)
+var (
+	_ backend.Backend   = (*Backend)(nil)
+	_ backend.Clusterer = (*Backend)(nil)
+)

@@ -1,0 +1,55 @@
+package gpumap
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gpumap/gpumap/gpumap/features"
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/topology"
+)
+
+// TestDefaultIMClustersHubGraphs checks the default preset's IM on a graph
+// of hubs (degree CV at least imClusterCV): it clusters and keeps the
+// best of imClusterTries seeds, the mapping is feasible and the same for
+// 1, 2 and 4 threads; on a grid (CV 0.1) it matches as before.
+func TestDefaultIMClustersHubGraphs(t *testing.T) {
+	top, _ := topology.Parse("4:8:1", "1:10:100")
+	rmat := graph.RMAT(14, 8, 31)
+	if cv := features.DegreeCV(rmat); cv < imClusterCV {
+		t.Fatalf("R-MAT degree cv %.2f below %v", cv, imClusterCV)
+	}
+	const says = "clustering, best of"
+	var first []int32
+	for _, threads := range []int{1, 2, 4} {
+		var log bytes.Buffer
+		opt := DefaultOptions()
+		opt.Algorithm, opt.Backend, opt.Threads, opt.Progress = Integrated, CPU, threads, &log
+		res, err := Map(rmat, top, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(log.String(), says) {
+			t.Fatalf("%d threads: IM did not cluster the R-MAT graph:\n%s", threads, log.String())
+		}
+		if !res.Metrics.Feasible {
+			t.Fatalf("%d threads: max block %d above Lmax %d", threads, res.Metrics.MaxBlock, res.Metrics.Lmax)
+		}
+		if first == nil {
+			first = res.PE
+		} else if !slices.Equal(res.PE, first) {
+			t.Errorf("the mapping at %d threads differs from the one at 1", threads)
+		}
+	}
+	var log bytes.Buffer
+	opt := DefaultOptions()
+	opt.Algorithm, opt.Backend, opt.Threads, opt.Progress = Integrated, CPU, 2, &log
+	if _, err := Map(graph.Grid(64, 64), top, opt); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(log.String(), says) {
+		t.Errorf("IM clustered a grid:\n%s", log.String())
+	}
+}
