@@ -53,3 +53,37 @@ func TestDefaultIMClustersHubGraphs(t *testing.T) {
 		t.Errorf("IM clustered a grid:\n%s", log.String())
 	}
 }
+
+// TestGPUIMClustersAsTheCPU: where the default preset's IM clusters (a
+// graph of hubs), the GPU backend clusters on the host (cuda's Cluster)
+// and maps as the CPU backend does, byte for byte. The device has no
+// clustering kernel; before cuda.Backend had Cluster, the GPU matched
+// instead and gave another mapping. Needs the emulated driver.
+func TestGPUIMClustersAsTheCPU(t *testing.T) {
+	needEmulator(t)
+	top, _ := topology.Parse("4:8:1", "1:10:100")
+	rmat := graph.RMAT(14, 8, 31)
+	if cv := features.DegreeCV(rmat); cv < imClusterCV {
+		t.Fatalf("R-MAT degree cv %.2f below %v", cv, imClusterCV)
+	}
+	var pes [2][]int32
+	for i, b := range []Backend{CPU, GPU} {
+		var log bytes.Buffer
+		opt := DefaultOptions()
+		opt.Algorithm, opt.Backend, opt.Threads, opt.Progress = Integrated, b, 2, &log
+		res, err := Map(rmat, top, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(log.String(), "clustering, best of") {
+			t.Fatalf("backend %v: IM did not cluster:\n%s", b, log.String())
+		}
+		if b == GPU && !strings.Contains(log.String(), "gpu:") {
+			t.Fatalf("the GPU backend did not run:\n%s", log.String())
+		}
+		pes[i] = res.PE
+	}
+	if !slices.Equal(pes[0], pes[1]) {
+		t.Errorf("the GPU backend's clustered IM differs from the CPU's")
+	}
+}

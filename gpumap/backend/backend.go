@@ -58,8 +58,9 @@ type Backend interface {
 // label-propagation clustering (coarsening.Cluster): a cluster takes as
 // many vertices as its weight allows, where a matching merges two, so
 // the stars around hubs of power-law graphs shrink in one level.
-// integrated.Config.Cluster asks for it; a backend without it (the CUDA
-// one) matches instead.
+// integrated.Config.Cluster asks for it; a backend without it matches
+// instead, which gives another mapping (the CUDA backend has it, on the
+// host: a mapping must not depend on the backend).
 type Clusterer interface {
 	// Cluster returns the coarse graph of a clustering of g whose
 	// clusters weigh at most maxWeight, and the fine-to-coarse map.

@@ -244,7 +244,11 @@ func (b *Backend) DownloadGraph(g backend.Graph) (*graph.Graph, error) {
 		return nil, err
 	}
 	defer done()
-	dg := g.(*devGraph)
+	return b.download(g.(*devGraph))
+}
+
+// download copies dg to the host (the caller has bound a phase).
+func (b *Backend) download(dg *devGraph) (*graph.Graph, error) {
 	h := &graph.Graph{XAdj: make([]int64, dg.n+1), Adj: make([]int32, dg.m2), VW: make([]int64, dg.n)}
 	var w32 []int32
 	var w64 []int64
