@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpumap/gpumap/gpumap/backend/cuda/driver"
 	"github.com/gpumap/gpumap/gpumap/features"
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/topology"
@@ -85,5 +86,44 @@ func TestGPUIMClustersAsTheCPU(t *testing.T) {
 	}
 	if !slices.Equal(pes[0], pes[1]) {
 		t.Errorf("the GPU backend's clustered IM differs from the CPU's")
+	}
+}
+
+// Defect: where the device ran out of memory in the middle of a clustered
+// IM (the second of its two seeds), the CPU's rerun mapped the first seed
+// alone, so the mapping depended on the device's memory: it must be the
+// CPU backend's, the better of the two seeds (on this graph the first
+// seed's J is 713,204, the better one's 661,980). Needs the emulated
+// driver.
+func TestGPUIMOutOfMemoryKeepsBothSeeds(t *testing.T) {
+	needEmulator(t)
+	top, _ := topology.Parse("4:8:1", "1:10:100")
+	rmat := graph.RMAT(14, 8, 7) // its second seed wins
+	opt := DefaultOptions()
+	opt.Algorithm, opt.Backend, opt.Threads = Integrated, CPU, 2
+	want, err := Map(rmat, top, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.Backend = GPU
+	before, _ := driver.Emu()
+	if _, err := Map(rmat, top, opt); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := driver.Emu()
+	allocs := after.Allocs - before.Allocs
+	driver.EmuFail("cuMemAlloc_v2", int(allocs*3/4), driver.ErrCodeOutOfMemory)
+	defer driver.EmuClearFailures()
+	var log bytes.Buffer
+	opt.Progress = &log
+	got, err := Map(rmat, top, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(got.Backend, "cpu") || !strings.Contains(log.String(), "out of memory") {
+		t.Fatalf("backend %q: want the CPU after the device ran out of memory:\n%s", got.Backend, log.String())
+	}
+	if !slices.Equal(got.PE, want.PE) {
+		t.Errorf("after the device ran out of memory: J %d, the CPU backend's J %d", got.Metrics.J, want.Metrics.J)
 	}
 }

@@ -277,7 +277,7 @@ func (p *pipeline) integrated() []int32 {
 		b = cpu.New(p.opt.Threads)
 		p.backend = b
 		p.t.phase("integrated", func() {
-			pe, tm, err = integrated.Map(b, p.x, p.g, p.top, p.opt.Eps, c)
+			pe, tm, err = p.mapIM(b, c, tries)
 		})
 	}
 	if err != nil {
