@@ -264,6 +264,7 @@ func mapHM(dc mpi.Comm, im, imThreads int, cg *graph.Graph, top *topology.Topolo
 				continue
 			}
 			received = true
+			t.Stop() // HM may run on long after: no more wakeups
 			msg := make([]int32, cg.N()+1)
 			if recvErr = err; err == nil {
 				recvErr = mpi.Recv(dc, mpi.AsBytes(msg), im, duelTag)

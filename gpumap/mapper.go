@@ -114,9 +114,9 @@ func mapWith(g *graph.Graph, top *topology.Topology, opt Options, d *Duel) (*Res
 		}
 	}
 	var du *duel
-	var wait func()
+	var wait, quit func()
 	if d != nil && alg == Multisection {
-		du, wait = p.duelAgainst(d.IM)
+		du, wait, quit = p.duelAgainst(d.IM)
 	}
 	run := func() []int32 { return runWith(p, alg) }
 	var known *graph.Metrics // the portfolio evaluated its winner already
@@ -129,6 +129,9 @@ func mapWith(g *graph.Graph, top *topology.Topology, opt Options, d *Duel) (*Res
 		t.logf("counted FM work: %d entries", p.work.Load())
 	}
 	if p.err != nil {
+		if quit != nil {
+			quit()
+		}
 		return nil, p.err
 	}
 	if du != nil {

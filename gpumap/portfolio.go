@@ -399,23 +399,33 @@ func (d *duel) decide() {
 // the duel says so (hmStops at the top split, hmStopsSecond after the
 // splits of the top's children), so that the decision does not depend on when it
 // comes. wait, called once HM is done, waits for the mapping and the
-// decision (which may drop a mapping HM finished first).
-func (p *pipeline) duelAgainst(im <-chan []int32) (du *duel, wait func()) {
+// decision (which may drop a mapping HM finished first); quit, called
+// instead where HM failed, lets the goroutine that waits for the mapping
+// go without it (it held the pipeline and would have evaluated IM's
+// mapping for nothing).
+func (p *pipeline) duelAgainst(im <-chan []int32) (du *duel, wait, quit func()) {
 	du = &duel{p: p}
-	decided := make(chan struct{})
+	decided, gone := make(chan struct{}), make(chan struct{})
 	go func() {
-		du.imFinished(<-im)
-		close(decided)
+		defer close(decided)
+		select {
+		case m := <-im:
+			du.imFinished(m)
+		case <-gone:
+		}
 	}()
 	p.afterTop = func(level int, part []int32) bool { return du.afterTop(p.x, level, part) }
 	p.afterSecond = du.afterSecond
 	p.stop = du.stopped.Load
 	return du, func() {
-		<-decided
-		if du.why != "" {
-			p.t.logf("%s", du.why)
+			<-decided
+			if du.why != "" {
+				p.t.logf("%s", du.why)
+			}
+		}, func() {
+			close(gone)
+			<-decided
 		}
-	}
 }
 
 // imCutAt is the weight of the edges that IM's mapping pe cuts at level
