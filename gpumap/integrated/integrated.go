@@ -22,9 +22,10 @@ type Config struct {
 	Initial  multisection.Config // mapping of the coarsest graph; Eps and Seed are set here
 	Jet      refinement.JetConfig
 	// Cluster coarsens by size-constrained label-propagation clustering
-	// where the backend can (backend.Clusterer: the CPU), instead of
-	// two-hop matching. The caller sets it on power-law graphs, where it
-	// measured J lower at less CPU (see the default preset).
+	// where the backend can (backend.Clusterer: the CPU, and the CUDA
+	// backend on the host), instead of two-hop matching. The caller sets
+	// it on power-law graphs, where it measured J lower at less CPU (see
+	// the default preset).
 	Cluster  bool
 	Progress io.Writer // per-phase times; nil for silence
 	// InitialPE, when not nil on a graph that Map does not coarsen
