@@ -588,9 +588,9 @@ func (m *mapper) work() {
 func (m *mapper) split(x *par.Exec, g *graph.Graph, grp topology.Group, maxW []int64, pc partition.Config, tries int) []int32 {
 	cut := refinement.Cut()
 	tryConfig := func(t int) partition.Config { return m.tryConfig(pc, grp, t) }
-	one := func(t int, x *par.Exec, levels *partition.Hierarchy, start []int32) []int32 {
+	one := func(t int, x *par.Exec, levels *partition.Hierarchy) []int32 {
 		pc := tryConfig(t)
-		pc.Levels, pc.Initial = levels, start
+		pc.Levels = levels
 		var p []int32
 		if m.smallFine(g, grp, len(maxW)) {
 			p = kway.Flat(g, maxW, m.cfg.Wide.FlatTries, pc.LPRounds, pc.Seed) // nil: over a limit
@@ -620,21 +620,15 @@ func (m *mapper) split(x *par.Exec, g *graph.Graph, grp topology.Group, maxW []i
 	}
 	run := func() []int32 {
 		if tries == 1 {
-			return one(0, x, nil, nil)
+			return one(0, x, nil)
 		}
-		var parts [][]int32
+		parts := make([][]int32, tries)
 		threads := x.Threads()
 		if g.N() < refinement.ParallelFMMin {
-			parts = make([][]int32, tries)
-			par.Each(threads, tries, func(t int, x *par.Exec) { parts[t] = one(t, x, nil, nil) })
+			par.Each(threads, tries, func(t int, x *par.Exec) { parts[t] = one(t, x, nil) })
 		} else {
 			share := m.sharesHierarchy(g, grp, maxW, pc, tries)
 			var levels *partition.Hierarchy
-			runs := make([]int, tries) // the tries that run
-			for t := range runs {
-				runs[t] = t
-			}
-			var starts [][]int32
 			if share {
 				var ok bool
 				var ahead *partition.Ahead // built for the whole machine's split only
@@ -644,32 +638,22 @@ func (m *mapper) split(x *par.Exec, g *graph.Graph, grp topology.Group, maxW []i
 				if levels, ok = ahead.Hierarchy(g, maxW, tryConfig(0), tries); !ok {
 					levels = partition.Coarsen(x, g, maxW, tryConfig(0), tries)
 				}
-				if !m.wide {
-					runs, starts = distinctStarts(x, g, maxW, levels, tryConfig, tries)
-				}
 			}
-			start := func(i int) []int32 {
-				if starts == nil {
-					return nil
-				}
-				return starts[i]
-			}
-			parts = make([][]int32, len(runs))
-			if threads == 1 || !share || len(runs) == 1 {
-				for i, t := range runs {
-					parts[i] = one(t, x, levels, start(i))
+			if threads == 1 || !share {
+				for t := 0; t < tries; t++ {
+					parts[t] = one(t, x, levels)
 				}
 			} else {
 				// A try that finishes leaves its threads to the others.
-				team := par.NewTeam(threads, len(runs))
+				team := par.NewTeam(threads, tries)
 				var wg sync.WaitGroup
-				for i, t := range runs {
+				for t := 0; t < tries; t++ {
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						x := team.Member((threads + i) / len(runs))
+						x := team.Member((threads + t) / tries)
 						defer team.Done(x)
-						parts[i] = one(t, x, levels, start(i))
+						parts[t] = one(t, x, levels)
 					}()
 				}
 				wg.Wait()
@@ -690,31 +674,6 @@ func (m *mapper) split(x *par.Exec, g *graph.Graph, grp topology.Group, maxW []i
 		return part
 	}
 	return run()
-}
-
-// distinctStarts returns the tries of a split that share the hierarchy
-// levels whose partitions of its coarsest graph (partition.Initial) differ
-// from every earlier try's, with those partitions. A try that starts from
-// an earlier one's partition differs from it only in its refinement's
-// seeds: on road networks the growing tries of the coarsest graph's
-// bisection find the same best cut for every try's seed, and the three
-// tries' refinements then reached the same cut (fla300k onto 4:8:2: 27 on
-// the coarsest graph, 19 on the input, all three), at two thirds of the
-// split's CPU for nothing. Where the tries' starts differ (social and LP
-// graphs: their cuts differ by 5-15%), every try runs as before. The
-// choice depends on the partitions only, the same on any thread count.
-func distinctStarts(x *par.Exec, g *graph.Graph, maxW []int64, levels *partition.Hierarchy, tryConfig func(int) partition.Config, tries int) (runs []int, starts [][]int32) {
-	for t := 0; t < tries; t++ {
-		pc := tryConfig(t)
-		pc.Levels = levels
-		p := partition.Initial(x, g, maxW, pc)
-		if slices.ContainsFunc(starts, func(q []int32) bool { return slices.Equal(p, q) }) {
-			levels.Release()
-			continue
-		}
-		runs, starts = append(runs, t), append(starts, p)
-	}
-	return runs, starts
 }
 
 // oneEach reports whether g has exactly k vertices of weight 1.

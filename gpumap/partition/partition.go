@@ -2,7 +2,6 @@ package partition
 
 import (
 	"math"
-	"slices"
 	"sync"
 
 	"github.com/gpumap/gpumap/gpumap/coarsening"
@@ -59,10 +58,6 @@ type Config struct {
 	// multilevel scheme uses it instead of coarsening again, so tries that
 	// differ only in Seed can share one.
 	Levels *Hierarchy
-	// Initial, when set with Levels, is the partition of Levels' coarsest
-	// graph that Initial returned for this configuration: the multilevel
-	// scheme refines it instead of computing it again.
-	Initial []int32
 }
 
 func (c Config) withDefaults() Config {
@@ -83,8 +78,8 @@ func (c Config) withDefaults() Config {
 // are aimed in proportion to the limits.
 func Partition(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
 	cfg = cfg.withDefaults()
-	shared, start := cfg.Levels, cfg.Initial
-	cfg.Levels, cfg.Initial = nil, nil // for g only, not for the graphs below
+	shared := cfg.Levels
+	cfg.Levels = nil // for g only, not for the graphs below
 	k := len(maxW)
 	part := make([]int32, g.N())
 	if k <= 1 || g.N() == 0 {
@@ -102,41 +97,8 @@ func Partition(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
 		}
 		return part
 	default:
-		return multilevel(x, g, maxW, cfg, shared, start)
+		return multilevel(x, g, maxW, cfg, shared)
 	}
-}
-
-// Initial returns the partition of the coarsest graph of cfg.Levels that
-// Partition(x, g, maxW, cfg) starts from (cfg.Levels set,
-// SharedCoarsening true; a multilevel Partition, g larger than FlatSize).
-// Tries that start from the same one differ only in their refinement's
-// seeds (see Config.Initial).
-func Initial(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
-	cfg = cfg.withDefaults()
-	h := cfg.Levels
-	cfg.Levels, cfg.Initial = nil, nil
-	levels := h.take()
-	return initial(x, levelGraph(g, levels, len(levels)-1), maxW, cfg, coarsenConfig(g, maxW, cfg, 0).Seed, len(levels))
-}
-
-// initial partitions coarsest, the coarsest graph of a hierarchy of
-// levels levels (the input itself when there are none), with seed: a
-// bisection directly (it is small, or coarsening stalled and recursing
-// would not shrink it), else by recursive bisection, which multilevel
-// then polishes by a k-way pass on coarsest.
-func initial(x *par.Exec, coarsest *graph.Graph, maxW []int64, cfg Config, seed uint64, levels int) []int32 {
-	if len(maxW) == 2 {
-		lim := [2]int64{maxW[0], maxW[1]}
-		if levels > 0 {
-			mv := coarsest.MaxVertexWeight()
-			lim[0], lim[1] = lim[0]+mv, lim[1]+mv
-		}
-		return flatBisect(coarsest, lim, cfg.Tries, cfg.FM, cfg.FlatMinImprove, cfg.Pair, seed)
-	}
-	sub := cfg
-	sub.Seed = seed
-	sub.Hierarchies, sub.Candidates = 1, 1 // candidates compete in multilevel, not inside
-	return recursiveBisection(x, coarsest, maxW, sub)
 }
 
 // SharedCoarsening reports whether the multilevel partitions of one graph
@@ -174,14 +136,6 @@ func newHierarchy(levels []coarsening.Level, users int) *Hierarchy {
 		h.users[i] = users
 	}
 	return h
-}
-
-// Release tells that one of the users Coarsen was given will not use the
-// hierarchy, so that its levels go once the others are done with them.
-func (h *Hierarchy) Release() {
-	for i := range h.users {
-		h.done(i)
-	}
 }
 
 // take returns a user's copy of the list of levels.
@@ -242,9 +196,8 @@ func coarsenConfig(g *graph.Graph, maxW []int64, cfg Config, h int) coarsening.C
 // the best one (by cut there) is refined the rest of the way: diversity at
 // the price of coarse levels, which are cheap.
 //
-// shared, when not nil, is the (only) hierarchy, built by Coarsen; start,
-// when not nil, is its coarsest graph's partition (Initial).
-func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config, shared *Hierarchy, start []int32) []int32 {
+// shared, when not nil, is the (only) hierarchy, built by Coarsen.
+func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config, shared *Hierarchy) []int32 {
 	k := len(maxW)
 	hierarchies, candidates := max(cfg.Hierarchies, 1), max(cfg.Candidates, 1)
 	prune := g.N()
@@ -279,12 +232,20 @@ func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config, shared *H
 		for c := 0; c < candidates; c++ {
 			cs := seed + uint64(c)*0x9e37
 			var part []int32
-			if start != nil && shared != nil && c == 0 {
-				part = slices.Clone(start)
+			if k == 2 {
+				// Bisect the coarsest graph directly: it is small, or
+				// coarsening stalled and recursing would not shrink it.
+				lim := [2]int64{maxW[0], maxW[1]}
+				if len(levels) > 0 {
+					mv := coarsest.MaxVertexWeight()
+					lim[0], lim[1] = lim[0]+mv, lim[1]+mv
+				}
+				part = flatBisect(coarsest, lim, cfg.Tries, cfg.FM, cfg.FlatMinImprove, cfg.Pair, cs)
 			} else {
-				part = initial(x, coarsest, maxW, cfg, cs, len(levels))
-			}
-			if k > 2 {
+				sub := cfg
+				sub.Seed = cs
+				sub.Hierarchies, sub.Candidates = 1, 1 // candidates compete here, not inside
+				part = recursiveBisection(x, coarsest, maxW, sub)
 				refine(x, coarsest, part, maxW, cfg, cs^uint64(len(levels)), len(levels) > 0)
 			}
 			at := len(levels) - 1
