@@ -317,12 +317,7 @@ func (p *pipeline) mapIM(b backend.Backend, c integrated.Config, tries int) ([]i
 		if err != nil || tries == 1 {
 			return pe, tm, err
 		}
-		sum.Coarsen += tm.Coarsen
-		sum.Initial += tm.Initial
-		sum.Uncoarsen += tm.Uncoarsen
-		sum.InitialHost += tm.InitialHost
-		sum.SplitHost += tm.SplitHost
-		sum.Free += tm.Free
+		sum.Add(tm)
 		m, err := graph.Evaluate(p.g, p.top, pe, p.opt.Eps)
 		if err != nil {
 			return nil, sum, err

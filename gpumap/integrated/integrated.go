@@ -69,6 +69,17 @@ type Times struct {
 	Levels int
 }
 
+// Add adds o's phase times to t's (the levels stay t's): the times of
+// several mappings, as of several seeds.
+func (t *Times) Add(o Times) {
+	t.Coarsen += o.Coarsen
+	t.Initial += o.Initial
+	t.Uncoarsen += o.Uncoarsen
+	t.InitialHost += o.InitialHost
+	t.SplitHost += o.SplitHost
+	t.Free += o.Free
+}
+
 // Map computes a mapping of g onto top with imbalance eps on backend b.
 // Host-side work (the coarsest graph's multisection) uses x.
 func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology, eps float64, cfg Config) (out []int32, tm Times, err error) {
