@@ -44,14 +44,7 @@ func (b *Backend) Cluster(g backend.Graph, maxWeight int64, seed uint64) (backen
 // upload puts a coarse graph made on the host, and its fine-to-coarse map,
 // on the device, in the workspace of the input graph it derives from.
 func (b *Backend) upload(h *graph.Graph, cmap []int32, ws *workspace) (backend.Graph, backend.Vector, error) {
-	w32, w64 := h.Weights()
-	wb := int64(0)
-	switch {
-	case w32 != nil:
-		wb = 4
-	case w64 != nil:
-		wb = 8
-	}
+	w32, w64, wb := weights(h)
 	n, m2 := h.N(), h.DirectedEdges()
 	cg, err := newGraph(n, m2, wb, ws)
 	if err != nil {

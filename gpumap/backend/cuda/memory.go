@@ -147,14 +147,7 @@ func (b *Backend) UploadGraph(g *graph.Graph) (backend.Graph, error) {
 		b.prof.reset()
 	}
 	n, m2 := g.N(), g.DirectedEdges()
-	w32, w64 := g.Weights()
-	wb := int64(0)
-	switch {
-	case w32 != nil:
-		wb = 4
-	case w64 != nil:
-		wb = 8
-	}
+	w32, w64, wb := weights(g)
 	wsBytes, makeWS := workspaceBytes(n, m2, int64(b.scanB)*threads)
 	need := uint64(graphBytes(n, m2, max(wb, 4))*5/2+wsBytes) + 64<<20
 	free, _, err := driver.MemInfo()
@@ -195,6 +188,19 @@ func (b *Backend) UploadGraph(g *graph.Graph) (backend.Graph, error) {
 		return nil, err
 	}
 	return dg, nil
+}
+
+// weights are g's edge weights and their width on the device: 4 bytes
+// (w32), 8 (w64), or 0 where every weight is 1 (neither).
+func weights(g *graph.Graph) (w32 []int32, w64 []int64, wb int64) {
+	w32, w64 = g.Weights()
+	switch {
+	case w32 != nil:
+		wb = 4
+	case w64 != nil:
+		wb = 8
+	}
+	return w32, w64, wb
 }
 
 // copyPinned copies host memory to the device after page-locking it (the
