@@ -2,6 +2,7 @@ package kway
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -125,5 +126,48 @@ func TestFlatLimits(t *testing.T) {
 			}
 		}
 		checkFlat(t, g, maxW, 1+i%4, i%5, uint64(i))
+	}
+}
+
+// Skipping the tries that start where an earlier one started or grow the
+// sides it grew (flatSkipRepeats) must leave every split as running them
+// all does: random geometric graphs of socket size and random graphs,
+// with 1-8 tries, unit and random vertex weights.
+func TestFlatSkipsOnlyRepeats(t *testing.T) {
+	defer func() { flatSkipRepeats = true }()
+	r := rand.New(rand.NewPCG(26, 1))
+	for i := range 400 {
+		var g *graph.Graph
+		if i%2 == 0 {
+			g = graph.RandomGeometric(16+r.IntN(150), uint64(i))
+		} else {
+			n := 8 + r.IntN(100)
+			b := graph.NewBuilder(n)
+			for range r.IntN(4 * n) {
+				if u, v := r.IntN(n), r.IntN(n); u != v {
+					b.AddEdge(u, v, int64(1+r.IntN(3)))
+				}
+			}
+			for v := range n {
+				b.SetVertexWeight(v, int64(1+r.IntN(2)))
+			}
+			var err error
+			if g, err = b.Build(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		k := 2 + r.IntN(7)
+		maxW := make([]int64, k)
+		for c := range maxW {
+			maxW[c] = g.TotalVertexWeight()/int64(k) + 2 + int64(r.IntN(3))
+		}
+		tries, lp, seed := 1+r.IntN(8), r.IntN(4), uint64(i)
+		flatSkipRepeats = true
+		skip := Flat(g, maxW, tries, lp, seed)
+		flatSkipRepeats = false
+		all := Flat(g, maxW, tries, lp, seed)
+		if (skip == nil) != (all == nil) || !slices.Equal(skip, all) {
+			t.Fatalf("graph %d (%d vertices into %d, %d tries): skipping repeats gave another split", i, g.N(), k, tries)
+		}
 	}
 }
