@@ -70,7 +70,7 @@ type flat struct {
 	hasSides         [flatMaxTries]bool
 	grown            []int8
 	gain             []int64 // grow's gains
-	deg, ext         []int64 // fm: edges inside the set, to the other side
+	deg, ext         []int64 // edges inside the set (bisect), to the other side (fm)
 	cand             []int32 // fm's candidates
 	lock             []bool
 	skip             []bool
@@ -162,9 +162,18 @@ func (s *flat) bisect(set []int32, lim [2]int64, tries int) {
 	for _, v := range set {
 		s.in[v] = s.inMark
 	}
+	// Every try's growing and FM passes need each vertex's edge weight
+	// inside the set: summed once here.
 	var total int64
 	for _, v := range set {
 		total += g.VW[v]
+		var deg int64
+		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+			if s.in[g.Adj[e]] == s.inMark {
+				deg += g.W(e)
+			}
+		}
+		s.deg[v] = deg
 	}
 	target0 := int64(float64(total) * float64(lim[0]) / float64(lim[0]+lim[1]))
 	bestCut, bestExcess := int64(-1), int64(-1)
@@ -229,13 +238,7 @@ func (s *flat) grow(set []int32, start int32, target0, max0 int64) {
 	g := s.g
 	for _, v := range set {
 		s.side[v], s.skip[v], s.front[v] = 1, false, false
-		var d int64
-		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-			if s.in[g.Adj[e]] == s.inMark {
-				d += g.W(e)
-			}
-		}
-		s.gain[v] = -d
+		s.gain[v] = -s.deg[v]
 	}
 	// The front: vertices of side 1 next to side 0 (taken ones and those
 	// too heavy are dropped as the scan meets them).
@@ -314,16 +317,13 @@ func (s *flat) fm(set []int32, lim [2]int64) (int64, int64) {
 		cut = 0
 		cand := s.cand[:0]
 		for _, v := range set {
-			var deg, ext int64
+			var ext int64
 			for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-				if u := g.Adj[e]; s.in[u] == s.inMark {
-					deg += g.W(e)
-					if s.side[u] != s.side[v] {
-						ext += g.W(e)
-					}
+				if u := g.Adj[e]; s.in[u] == s.inMark && s.side[u] != s.side[v] {
+					ext += g.W(e)
 				}
 			}
-			s.deg[v], s.ext[v], s.lock[v] = deg, ext, false
+			s.ext[v], s.lock[v] = ext, false
 			s.front[v] = ext > 0 // front: in cand
 			if ext > 0 {
 				cand = append(cand, v)
