@@ -1,0 +1,57 @@
+package gpumap
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/internal/par"
+	"github.com/gpumap/gpumap/gpumap/refinement"
+	"github.com/gpumap/gpumap/topology"
+)
+
+// On graphs below refinement.ParallelFMMin the default preset's final J
+// pass runs the sequential FM with the seed filter (only vertices whose
+// best move gains start searches), as the parallel FM filters on larger
+// graphs: the mapping is exactly that FM's, not the unfiltered one's.
+func TestFinalJPassFiltersSeedsOnSmallGraphs(t *testing.T) {
+	g := graph.RandomGeometric(3000, 7)
+	if g.N() >= refinement.ParallelFMMin {
+		t.Fatal("the graph must take the sequential FM")
+	}
+	top, err := topology.Parse("4:8:2", "1:10:100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Blocks of consecutive vertices: a mapping with gains to find.
+	pe := make([]int32, g.N())
+	for v := range pe {
+		pe[v] = int32(v * top.K() / g.N())
+	}
+	opt := Options{Preset: Default, Eps: 0.03, Threads: 1, Seed: 3}
+	p := newPipeline(par.New(1), g, top, opt, &tracker{})
+	got := slices.Clone(pe)
+	p.refineJ(got)
+	run := func(filter bool) []int32 {
+		part := slices.Clone(pe)
+		s := refinement.NewState(g, top.K(), part, p.limits(), refinement.Mapping(top))
+		if s.Overloaded() > 0 {
+			refinement.Rebalance(s)
+		}
+		fm := presets[Default].finalFM
+		fm.Seed, fm.SeedFilter = opt.Seed^0xf1a1, filter
+		refinement.RunFM(s, fm, -1)
+		return part
+	}
+	filtered, unfiltered := run(true), run(false)
+	if slices.Equal(filtered, unfiltered) {
+		t.Fatal("the instance does not tell the filtered FM from the unfiltered one")
+	}
+	if !slices.Equal(got, filtered) {
+		t.Errorf("the final J pass's mapping is not the filtered FM's (unfiltered's: %v)", slices.Equal(got, unfiltered))
+	}
+	obj := refinement.Mapping(top)
+	if j0, j := obj.Cost(g, pe), obj.Cost(g, got); j > j0 {
+		t.Errorf("J rose from %d to %d", j0, j)
+	}
+}
