@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/gpumap/gpumap/gpumap/internal/par"
 )
 
 // parallelParsing makes every input take the parallel parser, cut into
@@ -136,6 +138,46 @@ func TestValidateFastPath(t *testing.T) {
 		g.SetEdgeWeights(ew)
 		if err := g.Validate(); err == nil || !strings.Contains(err.Error(), "asymmetric") {
 			t.Fatalf("trial %d: got %v", trial, err)
+		}
+	}
+}
+
+// sortedAndSymmetric finds reverses by cursors within a chunk of vertices
+// and by binary search across chunks: on sorted lists it must agree with
+// the exact check, whatever the thread count, on symmetric graphs and on
+// graphs with one entry or weight changed (a missing reverse before, at
+// or after the cursor, a weight that differs in one direction).
+func TestSortedAndSymmetricMatchesExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for trial := 0; trial < 80; trial++ {
+		n := 2 + rng.IntN(300)
+		if trial%4 == 0 {
+			n = 9000 + rng.IntN(4000) // two or three chunks of par.MinGrain
+		}
+		g := Random(n, 3*n, 5, 1, rng.Uint64())
+		if trial%3 != 0 && len(g.Adj) > 0 {
+			e := rng.Int64N(int64(len(g.Adj)))
+			v := ownerOf(g, e)
+			lo, hi := int32(-1), int32(n)
+			if e > g.XAdj[v] {
+				lo = g.Adj[e-1]
+			}
+			if e+1 < g.XAdj[v+1] {
+				hi = g.Adj[e+1]
+			}
+			if u := lo + 1 + rng.Int32N(hi-lo-1); rng.IntN(2) == 0 && u != v && u != g.Adj[e] {
+				g.Adj[e] = u // still sorted: a neighbour replaced
+			} else {
+				ew := g.EdgeWeights()
+				ew[e]++
+				g.SetEdgeWeights(ew)
+			}
+		}
+		exact := checkAdjacency(g, func(v int32) string { return fmt.Sprint(v) }, 0) == nil
+		for _, threads := range []int{1, 2, 3} {
+			if got := sortedAndSymmetric(par.New(threads), g); got != exact {
+				t.Fatalf("trial %d (n=%d, %d threads): fast check %v, exact %v", trial, n, threads, got, exact)
+			}
 		}
 	}
 }
