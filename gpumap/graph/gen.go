@@ -176,6 +176,31 @@ func DenseBlocks(blocks, minSize, maxSize int, seed uint64) *Graph {
 	return g
 }
 
+// Communities builds a dense graph with community structure, the shape of
+// the small social graphs and stiffness matrices of issue 25 (a few
+// thousand vertices of average degree 20-80): n vertices in communities of
+// c consecutive ids, each vertex drawing din neighbours in its community
+// and dout anywhere (unit weights; a pair drawn twice weighs 2).
+func Communities(n, c, din, dout int, seed uint64) *Graph {
+	rng := rand.New(rand.NewPCG(seed, 0x636f6d6d))
+	b := NewBuilder(n)
+	for v := 0; v < n; v++ {
+		base := v / c * c
+		for i := 0; i < din; i++ {
+			if u := base + rng.IntN(min(c, n-base)); u != v {
+				b.AddEdge(u, v, 1)
+			}
+		}
+		for i := 0; i < dout; i++ {
+			if u := rng.IntN(n); u != v {
+				b.AddEdge(u, v, 1)
+			}
+		}
+	}
+	g, _ := b.Build()
+	return g
+}
+
 // RMAT builds an R-MAT graph (Chakrabarti, Zhan and Faloutsos): 2^scale
 // ids, edgeFactor·2^scale edge draws, each descending scale times into one
 // quadrant of the adjacency matrix with probabilities 0.57, 0.19, 0.19 and

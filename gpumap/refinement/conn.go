@@ -257,26 +257,7 @@ func (c *ConnTable) BestMove(v int32, slack int64) (target int32, gain int64) {
 	end := base + int64(c.at[v].cnt)
 	target = -1
 	if s.Obj.IsCut() {
-		// One pass: the gain to b is conn(b) - conn(p), so the best
-		// connectivity wins, in the same order, before conn(p) is known.
-		blk, cw := c.blk[base:end], c.w[base:end]
-		cp, best := int64(0), int64(0)
-		for i, b := range blk {
-			if b == p {
-				cp = cw[i]
-				continue
-			}
-			if s.BW[b]+w > s.MaxW[b]+slack {
-				continue
-			}
-			if x := cw[i]; target < 0 || x > best || x == best && s.BW[b] < s.BW[target] {
-				target, best = b, x
-			}
-		}
-		if target < 0 {
-			return -1, 0
-		}
-		return target, best - cp
+		return c.bestCut(v, base, end, slack)
 	}
 	if end-base > aggThreshold && len(s.Obj.shifts) > 1 {
 		return c.bestMoveAggregated(v, slack)
@@ -292,6 +273,33 @@ func (c *ConnTable) BestMove(v int32, slack int64) (target int32, gain int64) {
 		}
 	}
 	return target, gain
+}
+
+// bestCut is BestMove under the cut objective, for v's entries
+// [base,end). One pass: the gain to b is conn(b) - conn(p), so the best
+// connectivity wins, in the same order, before conn(p) is known.
+func (c *ConnTable) bestCut(v int32, base, end int64, slack int64) (target int32, gain int64) {
+	s := c.s
+	p, w := s.Part[v], s.G.VW[v]
+	blk, cw := c.blk[base:end], c.w[base:end]
+	target = -1
+	cp, best := int64(0), int64(0)
+	for i, b := range blk {
+		if b == p {
+			cp = cw[i]
+			continue
+		}
+		if s.BW[b]+w > s.MaxW[b]+slack {
+			continue
+		}
+		if x := cw[i]; target < 0 || x > best || x == best && s.BW[b] < s.BW[target] {
+			target, best = b, x
+		}
+	}
+	if target < 0 {
+		return -1, 0
+	}
+	return target, best - cp
 }
 
 // BuildAll builds the entries of the vertices vs (distinct; frozen and

@@ -67,6 +67,9 @@ func less(a, b Item) bool { // a ranks below b
 func (h *Heap) Push(v int32, gain int64, tie uint32) {
 	if i := h.pos[v]; i >= 0 {
 		old := h.items[i]
+		if old.Gain == gain && old.Tie == tie {
+			return // unchanged: the sift would not move it
+		}
 		h.items[i].Gain, h.items[i].Tie = gain, tie
 		if less(old, h.items[i]) {
 			h.up(int(i))
