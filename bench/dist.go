@@ -18,18 +18,23 @@ package main
 // (feas: how many runs were feasible) and the lowest, with gpumap-mpi's
 // J at the same P over each. Debian's PT-Scotch 7.0.3 draws a new seed
 // every run unless told otherwise (-C: d deterministic, f fixed seed, r
-// random), and it has no option to choose the seed: on the R-MAT graph
-// below at P=2 three plain runs gave J 25.7M-29.0M (the sittings of
+// random; f still varies from run to run, also at P=1: its threads),
+// and it has no option to choose the seed: on the R-MAT graph below at
+// P=2 six plain runs in two sittings gave J 25.7M-32.5M (the sittings of
 // results-dist-2core.txt 25.7M-34.5M), so one run per sitting made our
-// J/dgpart anything from 0.78 to 0.96. -Cd gives one fixed mapping, but
+// J/dgpart anything from 0.78 to 1.01. -Cd gives one fixed mapping, but
 // that is one draw of the same spread, no more typical than any other.
+// Three runs triple dgpart's share of the table's time (the 2^22 rows:
+// about 2 x 75 s more on the idle machine); -dist-dgpart-runs 1 is the
+// old single run.
+//
 // dgpart's -b is a target, not a bound: it overshoots Lmax by a few
-// vertices on some R-MAT runs (219 for 216) and on every rgg, grid, FE
-// and road run in results-dist-2core.txt. -dist-dgpart-strat b (-cb,
+// vertices on some R-MAT runs (219 for 216) and on every rgg, 3D grid,
+// finan512 and FLA run in results-dist-2core.txt. -dist-dgpart-strat b (-cb,
 // "enforce load balance") keeps it within Lmax (imbalance 0.2-0.4%), at
 // a J of its own: a 2^16 rgg onto 4:8:6 at P=2, two runs each, 268k and
 // 329k over Lmax without it, 289k and 326k feasible with it; the R-MAT
-// graph 25.7M-29.0M (one of three runs over Lmax) without it, 27.6M and
+// graph 25.7M-32.5M (one of six runs over Lmax) without it, 27.6M and
 // 33.0M with it. It is off by default, the measurements are
 // without it, and it would not make dgpart's J lower. The lowest J counts
 // whether feasible or not (the harder reference for us); the last ratio
