@@ -54,12 +54,15 @@ func main() {
 	distLimit := flag.Duration("dist-limit", 10*time.Minute, "dist: wall-time limit of one gpumap-mpi or dgpart run (its row says so)")
 	distProcs := flag.String("dist-procs", "1,2,4", "dist: process counts of gpumap-mpi and dgpart")
 	distShort := flag.Int("dist-short", 22, "dist: generated graphs of 2^N vertices and more run map -t 2 and P > 1 only (0: every row; see dist.go)")
+	distDgRuns := flag.Int("dist-dgpart-runs", 3, "dist: dgpart runs at each P, each with a seed of its own (its median and lowest J are printed; see dist.go)")
+	distDgStrat := flag.String("dist-dgpart-strat", "", "dist: dgpart's strategy flags (-c; \"\": Scotch's default); b enforces the balance, which keeps its mappings within Lmax (see dist.go)")
 	distMPI := flag.String("gpumap-mpi", "", "dist: gpumap-mpi binary (default: beside -gpumap)")
 	lock := flag.String("lock", "/tmp/gpumap-bench.lock", "dist: lock held during each timed run (\"\": none)")
 	flag.Parse()
 	if *distSizes != "" {
 		o := distOpts{rmat: *distRMAT, hier: "4:8:6", dist: *dist, eps: *eps, seed: *scaleSeed,
-			bin: *bin, mpi: *distMPI, work: *work, lock: *lock, noScotch: *noScotch, limit: *distLimit, short: *distShort}
+			bin: *bin, mpi: *distMPI, work: *work, lock: *lock, noScotch: *noScotch, limit: *distLimit, short: *distShort,
+			dgRuns: max(*distDgRuns, 1), dgContext: "r", dgStrategy: *distDgStrat}
 		if *distReal != "" {
 			o.real = strings.Split(*distReal, ",")
 		}

@@ -184,6 +184,24 @@ const imClusterCapDiv = 4
 // the seed by up to 1.7x (R-MAT 2^15 onto 4:8:2, four seeds: 4.6-7.7M
 // clustered, 5.4-6.9M matched), while a clustered IM costs about half of
 // a matched one.
+//
+// Tried against these settings on hub graphs (-a im -t 1 onto 4:8:2 and
+// 4:8:6; fit: R-MAT 2^14-2^16, seeds 7 and 11, circuit_1 and bitcoin;
+// report: R-MAT seeds 21 and 23 at 2^15 and 2^16, 2^16 seed 7, 2^15 with
+// 16 edge draws per id, 2^16 with 4, EVA, cplex1), J in the geometric
+// mean, fit / report: 3 top tries on the coarsest graph 0.956 / 0.994 at
+// 1.09-1.12x IM's CPU (2^15 seed 7 onto 4:8:2, the +31% above, 0.67x;
+// 2^16 seed 21 onto 4:8:2 +12%); the second seed clustered to Lmax/8
+// 0.986 / 1.081 (2^15 with 16 draws +53%); cluster limits growing 8x a
+// level from the heaviest vertex (a larger coarsest graph) 0.94 / 1.17
+// (on 8 and 5 instances: stopped there), 4x 1.000 on the fit half; a
+// matched seed added 0.981 at 1.65x; best of 4 seeds 0.976 at 1.88x; Jet's Iterations 16 instead of 12 0.989 /
+// 0.999, never worse on the 32 instances, at 1.10x (paired under the
+// bench lock); one seed with 24 iterations 1.068 at 0.70x. The seed
+// moves single instances by up to +-30% whatever the setting, and the
+// coarsest mapping's J does not tell the seeds apart (2^15 seed 7 onto
+// 4:8:2, six seeds: 11.4M-11.6M coarse, 4.6M-7.7M final), so none was
+// kept: J per CPU second, the seeds are as good as anything tried.
 const imClusterTries = 2
 
 // denseCoarsenC is the least integrated.Config.CoarsenC on dense-block
