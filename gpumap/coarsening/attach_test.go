@@ -1,6 +1,7 @@
 package coarsening
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -34,14 +35,70 @@ func TestAttachSinglesByHand(t *testing.T) {
 		{0, 1, 1}, {1, 2, 1}, {2, 3, 1}, {3, 4, 1}, {0, 4, 2}, {1, 5, 1}, {2, 6, 1},
 	})
 	match := []int32{1, 0, 3, 2, 4, 5, 6}
-	label, joined := attachSingles(g, match, 3, 1, nil)
-	if want := []int32{0, 0, 2, 2, 0, 5, 6}; !slices.Equal(label, want) || joined != 1 {
-		t.Fatalf("labels %v (%d joined), want %v (1)", label, joined, want)
+	joiner, joined := attachSingles(g, match, 3, 1, nil)
+	if want := []int32{4, -1, -1, -1, -1, -1, -1}; !slices.Equal(joiner, want) || joined != 1 {
+		t.Fatalf("joiners %v (%d joined), want %v (1)", joiner, joined, want)
 	}
-	// Blocks: 4 may not join a pair of another block, so it takes {2,3}.
-	label, joined = attachSingles(g, match, 3, 1, []int32{0, 0, 1, 1, 1, 0, 1})
-	if want := []int32{0, 0, 2, 2, 2, 0, 6}; !slices.Equal(label, want) || joined != 2 {
-		t.Fatalf("with blocks: labels %v (%d joined), want %v (2)", label, joined, want)
+	// Blocks: 4 may not join a pair of another block, so it takes {2,3},
+	// and 5 takes {0,1}.
+	joiner, joined = attachSingles(g, match, 3, 1, []int32{0, 0, 1, 1, 1, 0, 1})
+	if want := []int32{5, -1, 4, -1, -1, -1, -1}; !slices.Equal(joiner, want) || joined != 2 {
+		t.Fatalf("with blocks: joiners %v (%d joined), want %v (2)", joiner, joined, want)
+	}
+	// Groups {0,1,5}, {2,3,4} and {6}, numbered by their lowest members.
+	cmap, gr := attachMap(par.New(1), match, joiner)
+	if want := []int32{0, 0, 1, 1, 1, 0, 2}; !slices.Equal(cmap, want) {
+		t.Fatalf("cmap %v, want %v", cmap, want)
+	}
+	for c, want := range [][]int32{{0, 1, 5}, {2, 3, 4}, {6}} {
+		if v, u, rest := gr.of(c); !slices.Equal(append([]int32{v}, rest...), want) || u != v {
+			t.Fatalf("group %d: %d %d %v, want %v", c, v, u, rest, want)
+		}
+	}
+}
+
+// attachMap numbers the groups exactly as ClusterMap numbers the same
+// groups given as labels, on any thread count, whichever member of a
+// group is lowest (random matchings with singles joined at random).
+func TestAttachMapIsClusterMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := 0; trial < 200; trial++ {
+		n := 1 + rng.IntN(3000)
+		perm := rng.Perm(n)
+		match := make([]int32, n)
+		for v := range match {
+			match[v] = int32(v)
+		}
+		var singles, pairs []int32
+		for i := 0; i+1 < n; i += 2 {
+			if rng.IntN(3) == 0 {
+				singles = append(singles, int32(perm[i]), int32(perm[i+1]))
+				continue
+			}
+			a, b := int32(perm[i]), int32(perm[i+1])
+			match[a], match[b] = b, a
+			pairs = append(pairs, min(a, b))
+		}
+		joiner := make([]int32, n)
+		label := make([]int32, n)
+		for v := range joiner {
+			joiner[v] = -1
+			label[v] = min(int32(v), match[v])
+		}
+		for i, s := range singles {
+			if i < len(pairs) && rng.IntN(2) == 0 {
+				joiner[pairs[i]] = s
+				label[s] = pairs[i]
+			}
+		}
+		wantMap, want := ClusterMap(label)
+		for _, threads := range []int{1, 2, 4} {
+			cmap, gr := attachMap(par.New(threads), match, joiner)
+			if !slices.Equal(cmap, wantMap) || !slices.Equal(gr.Leaders, want.Leaders) ||
+				!slices.Equal(gr.first, want.first) || !slices.Equal(gr.members, want.members) {
+				t.Fatalf("trial %d, n=%d, threads=%d: attachMap differs from ClusterMap", trial, n, threads)
+			}
+		}
 	}
 }
 

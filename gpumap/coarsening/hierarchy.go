@@ -120,8 +120,8 @@ func coarsen(x *par.Exec, g *graph.Graph, cfg Config, countLast bool) (levels []
 			}
 		}
 		if cfg.Attach && !(cfg.Stall > 0 && stalled && firstStalled) {
-			if label, joined := attachSingles(cur, match, cfg.MaxWeight, seed, block); joined > 0 {
-				cmap, gr = ClusterMap(label)
+			if joiner, joined := attachSingles(cur, match, cfg.MaxWeight, seed, block); joined > 0 {
+				cmap, gr = attachMap(x, match, joiner)
 			}
 		}
 		nc := gr.N()
