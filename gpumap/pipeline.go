@@ -239,9 +239,13 @@ func (p *pipeline) multisectionMap() []int32 {
 func (p *pipeline) multisectionConfig() multisection.Config {
 	wide := p.cfg.wide
 	wide.Fine, wide.Mid = p.metered(wide.Fine), p.metered(wide.Mid)
+	pc, lower, bottom := p.cfg.partition, p.cfg.lower, p.cfg.bottom
+	if n := p.g.N(); n > 0 && float64(len(p.g.Adj)) < p.cfg.attachDegree*float64(n) {
+		pc.Attach, lower.Attach, bottom.Attach = true, true, true
+	}
 	return multisection.Config{
-		Eps: p.opt.Eps, Seed: p.opt.Seed, Partition: p.metered(p.cfg.partition), SlackDepth: p.cfg.slackDepth,
-		TopTries: p.cfg.topTries, Lower: p.metered(p.cfg.lower), Bottom: p.metered(p.cfg.bottom),
+		Eps: p.opt.Eps, Seed: p.opt.Seed, Partition: p.metered(pc), SlackDepth: p.cfg.slackDepth,
+		TopTries: p.cfg.topTries, Lower: p.metered(lower), Bottom: p.metered(bottom),
 		TopHierarchies: p.cfg.topH, TopCandidates: p.cfg.topC, TopPruneDiv: p.cfg.topPrune,
 		Wide: wide, Phase: p.t.phase}
 }
@@ -620,6 +624,10 @@ type presetConfig struct {
 	// sbm_40k and ws_60k onto 4:8:{1,2,4,6}: CPU -35%, J +0.3% with 1
 	// try instead of 3).
 	expanderTopTries int
+	// attachDegree, when > 0: on graphs whose mean degree (2m/n) is
+	// below it (road networks, power grids) the multisection's
+	// partitioners coarsen with partition.Config.Attach.
+	attachDegree float64
 	// large, when m > 0, replaces the top tries, the partitioner and the
 	// final FM on graphs of at least m edges: keeps strong within seconds.
 	large largeConfig
@@ -787,6 +795,9 @@ const stallGrowth, stallShrink = 1.5, 0.8
 // bound).
 const coarsenStall, fmWasteWork = 0.6, 3.0
 
+// attachDegree is the default preset's presetConfig.attachDegree.
+const attachDegree = 2.7
+
 var presets = [...]presetConfig{
 	Fast: {
 		partition: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 1,
@@ -822,6 +833,7 @@ var presets = [...]presetConfig{
 		finalFM:          refinement.FMConfig{Rounds: 1, Alpha: 10, SkipExplored: true, FilterLarge: true},
 		topTries:         3,
 		expanderTopTries: 1,
+		attachDegree:     attachDegree,
 		slackDepth:       0.03,
 		integrated:       integrated.Config{CoarsenC: 30, CapDiv: 8},
 		imClusterCV:      imClusterCV,

@@ -43,6 +43,7 @@ func TestSameMappingForAnyThreadCount(t *testing.T) {
 		"grid3d":          graph.Grid(28, 28, 25),
 		"weighted random": graph.Random(10000, 45000, 1000, 5, 12),
 		"shuffled rgg":    shuffled(graph.RandomGeometric(15000, 13), 14),
+		"road-like":       graph.RoadGrid(70, 70), // partition.Config.Attach
 		// the automatic choice: label propagation (skewed), IM (dense blocks)
 		"power law":    graph.PowerLaw(12000, 4, 15),
 		"dense blocks": graph.DenseBlocks(150, 20, 80, 16),
@@ -100,6 +101,7 @@ func TestHierarchyBuiltAheadKeepsTheMapping(t *testing.T) {
 	}{
 		{"rgg", graph.RandomGeometric(20000, 21), "used the hierarchy built during the features"},
 		{"grid3d", graph.Grid(28, 28, 25), "used the hierarchy built during the features"},
+		{"road-like", graph.RoadGrid(70, 70), "used the hierarchy built during the features"},
 		{"dense blocks", graph.DenseBlocks(150, 20, 80, 16), "the hierarchy built during the features went unused"},
 	} {
 		var ref []int32

@@ -32,6 +32,13 @@ type Config struct {
 	// luxembourg_osm onto 4:8:2, and the corpus's fit half 0.9986x ->
 	// 0.9960x HM's J of main (report half 0.9947x -> 0.9985x; 4:8:{2,6}).
 	Stall float64
+	// Attach lets every vertex a level's matching left alone join the
+	// pair of its best-rated neighbour (groups of up to three; see
+	// attachSingles). On road networks a random matching of degree-2
+	// chains leaves a fifth of the vertices alone, and the levels shrink
+	// by 0.59 each: a 300k-vertex road graph took 19 levels to reach 160
+	// vertices, 10 with Attach (their vertices summed 0.54x).
+	Attach bool
 }
 
 // Level is one step of the hierarchy: Graph is the coarse graph and CMap
@@ -110,6 +117,11 @@ func coarsen(x *par.Exec, g *graph.Graph, cfg Config, countLast bool) (levels []
 			lcmap, lgr := ClusterMap(Cluster(cur, cfg.MaxWeight, seed, block, cfg.Natural))
 			if lgr.N() < gr.N() {
 				cmap, gr = lcmap, lgr
+			}
+		}
+		if cfg.Attach && !(cfg.Stall > 0 && stalled && firstStalled) {
+			if joiner, joined := attachSingles(cur, match, cfg.MaxWeight, seed, block); joined > 0 {
+				cmap, gr = attachMap(x, match, joiner)
 			}
 		}
 		nc := gr.N()

@@ -32,6 +32,43 @@ func Grid(dims ...int) *Graph {
 	return g
 }
 
+// RoadGrid builds a w x h grid of crossings whose every edge is a chain
+// of two through a vertex of degree 2, as road networks join their
+// crossings (mean degree 8(w-1)/(3w-2) on a square: below 8/3). Unit weights; the
+// vertices are the points (x, y) of [0, 2w-1) x [0, 2h-1) with x or y
+// even, numbered row by row, so the numbering has the locality of a grid.
+func RoadGrid(w, h int) *Graph {
+	W, H := 2*w-1, 2*h-1
+	id := make([]int, W*H)
+	n := 0
+	for y := 0; y < H; y++ {
+		for x := 0; x < W; x++ {
+			id[y*W+x] = -1
+			if x%2 == 0 || y%2 == 0 {
+				id[y*W+x] = n
+				n++
+			}
+		}
+	}
+	b := NewBuilder(n)
+	for y := 0; y < H; y++ {
+		for x := 0; x < W; x++ {
+			v := id[y*W+x]
+			if v < 0 {
+				continue
+			}
+			if x+1 < W && id[y*W+x+1] >= 0 {
+				b.AddEdge(v, id[y*W+x+1], 1)
+			}
+			if y+1 < H && id[(y+1)*W+x] >= 0 {
+				b.AddEdge(v, id[(y+1)*W+x], 1)
+			}
+		}
+	}
+	g, _ := b.Build()
+	return g
+}
+
 // RandomGeometric builds a 2D random geometric graph on n points in the unit
 // square with radius r = 0.55 sqrt(ln n / n) (the DIMACS10 rule), unit
 // weights.

@@ -65,7 +65,7 @@ func (a *Ahead) Hierarchy(g *graph.Graph, maxW []int64, cfg Config, users int) (
 func sameCoarsening(a, b coarsening.Config) bool {
 	return a.Block == nil && b.Block == nil && a.StopSize == b.StopSize && a.MaxWeight == b.MaxWeight &&
 		a.MinShrink == b.MinShrink && a.MaxLevels == b.MaxLevels && a.Matcher == b.Matcher &&
-		a.Seed == b.Seed && a.Natural == b.Natural && a.Stall == b.Stall
+		a.Seed == b.Seed && a.Natural == b.Natural && a.Stall == b.Stall && a.Attach == b.Attach
 }
 
 // Taken reports whether a split took the hierarchy.

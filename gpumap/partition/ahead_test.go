@@ -67,8 +67,8 @@ func TestAheadOnlyForItsOwnCoarsening(t *testing.T) {
 // sameCoarsening compares every field of coarsening.Config: one added
 // there must be compared too.
 func TestSameCoarseningSeesEveryField(t *testing.T) {
-	if n := reflect.TypeOf(coarsening.Config{}).NumField(); n != 9 {
-		t.Fatalf("coarsening.Config has %d fields, sameCoarsening compares 9", n)
+	if n := reflect.TypeOf(coarsening.Config{}).NumField(); n != 10 {
+		t.Fatalf("coarsening.Config has %d fields, sameCoarsening compares 10", n)
 	}
 	base := coarsening.Config{StopSize: 100, MaxWeight: 50, MinShrink: 0.05, MaxLevels: 3, Seed: 9, Natural: true}
 	changed := []func(*coarsening.Config){
@@ -81,6 +81,7 @@ func TestSameCoarseningSeesEveryField(t *testing.T) {
 		func(c *coarsening.Config) { c.Natural = false },
 		func(c *coarsening.Config) { c.Block = []int32{0} },
 		func(c *coarsening.Config) { c.Stall = 0.5 },
+		func(c *coarsening.Config) { c.Attach = true },
 	}
 	if !sameCoarsening(base, base) {
 		t.Fatal("a configuration differs from itself")

@@ -40,7 +40,10 @@ type Config struct {
 	// Stall: on graphs of 2048+ vertices, a level whose matching keeps
 	// more than Stall of the vertices is clustered by label propagation
 	// instead (coarsening.Config.Stall; 0: matching only).
-	Stall   float64
+	Stall float64
+	// Attach: the levels' matchings hand every vertex they left alone
+	// to a neighbouring pair (coarsening.Config.Attach).
+	Attach  bool
 	Matcher coarsening.Matcher // matching algorithm
 	Natural bool               // natural-order matching (see coarsening.Greedy)
 	Local   bool               // the numbering has locality: alternate natural and random order across hierarchies
@@ -156,9 +159,10 @@ func (h *Hierarchy) done(i int) {
 
 // ForIM is c as IM's initial mapping and the wide machines' splits take
 // it: matching only, and the FM's work unbounded (Stall and
-// FM.WasteWork off: there they cost J, see the default preset).
+// FM.WasteWork off: there they cost J, see the default preset; Attach
+// off: not measured there).
 func (c Config) ForIM() Config {
-	c.Stall, c.FM.WasteWork = 0, 0
+	c.Stall, c.FM.WasteWork, c.Attach = 0, 0, false
 	return c
 }
 
@@ -183,7 +187,7 @@ func coarsenConfig(g *graph.Graph, maxW []int64, cfg Config, h int) coarsening.C
 		stall = cfg.Stall
 	}
 	return coarsening.Config{StopSize: stop, MaxWeight: max(capW, 1), Seed: seed, Matcher: cfg.Matcher, Natural: natural,
-		Stall: stall}
+		Stall: stall, Attach: cfg.Attach}
 }
 
 // multilevel coarsens g to about CoarsenC*k vertices, partitions the
