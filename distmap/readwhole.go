@@ -11,7 +11,6 @@ import (
 
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/mpirank/mpi"
-	"github.com/gpumap/gpumap/topology"
 )
 
 // wholeMax is the number of vertices up to which Map maps a graph whole
@@ -39,16 +38,7 @@ type WholeRead struct {
 	n    int64 // the header's vertex count; 0 where it cannot be read
 	g    *graph.Graph
 	err  error
-	// The pipelines started on g (StartWhole), for top and opt.
-	run *wholeRun
-	top *topology.Topology
-	opt Options
 }
-
-// Launch is the rank and size of a process in MPI_COMM_WORLD as its
-// launcher names them before MPI starts (mpi.Launched); Size 0: not
-// known.
-type Launch struct{ Rank, Size int }
 
 // StartReadWhole starts reading the graph file at path on this process,
 // on a goroutine of its own, where its header says that Map maps it
@@ -69,68 +59,20 @@ type Launch struct{ Rank, Size int }
 // says what is wrong with it), so that both paths report the same errors
 // of the file as a whole.
 func StartReadWhole(path string, opt Options) *WholeRead {
-	return StartWhole(path, nil, opt, Launch{})
-}
-
-// StartWhole is StartReadWhole, and where the launcher named this
-// process's rank and size (l), it also starts mapping the graph read
-// onto top with opt, this rank's share of the pipelines (mapWhole),
-// once the read is done: MPI_Init then hides the mapping's first tenths
-// of a second too (finan512 at P=2: MPI_Init took 0.3-1.0 s of wall, at
-// most a third of it CPU). The mapping is then Map's (Finish, then
-// Map with the same top and opt), the one that MapWhole gives: it is
-// used only where every rank's guess, graph and options prove right,
-// and otherwise mapped again from the start.
-func StartWhole(path string, top *topology.Topology, opt Options, l Launch) *WholeRead {
-	w := &WholeRead{done: make(chan struct{}), top: top, opt: opt}
+	w := &WholeRead{done: make(chan struct{})}
 	go func() {
 		defer close(w.done)
 		defer func() {
 			if p := recover(); p != nil {
-				w.g, w.err, w.run = nil, fmt.Errorf("reading %s: %v", path, p), nil
+				w.g, w.err = nil, fmt.Errorf("reading %s: %v", path, p)
 			}
 		}()
 		if n, ok := headerN(path); ok && n >= 1 && n <= wholeMax(opt) {
 			w.n = n
 			w.g, w.err = graph.ReadFile(path)
 		}
-		if w.g == nil || w.err != nil || top == nil || l.Size < 1 || l.Rank < 0 || l.Rank >= l.Size {
-			return
-		}
-		mine, duel := wholePlan(w.g, top, opt, l.Size, l.Rank)
-		// Whether IM's rank shares this node is known once MPI is up:
-		// HM's team counts IM's threads, and serve frees them only
-		// where it does.
-		imThreads := 0
-		if duel && l.Rank%2 == 0 {
-			imThreads = duelThreads(mine[0], l.Size, l.Rank)
-		}
-		w.run = startWhole(w.g, top, mine, duel, l.Size, l.Rank, imThreads)
 	}()
 	return w
-}
-
-// Map maps g, the graph that Finish returned, onto top with opt, as
-// MapWhole does, with the pipelines that StartWhole started where it
-// started them for the same graph, machine and options (Phases and
-// Trace aside) on every rank. Collective; every rank returns the same
-// error.
-func (w *WholeRead) Map(c mpi.Comm, g *graph.Graph, top *topology.Topology, opt Options) ([]int32, graph.Metrics, error) {
-	defer func() { abortOnPanic(c, recover()) }()
-	<-w.done
-	run := w.run
-	w.run = nil // served once
-	if run != nil && (g != w.g || top != w.top || opt.Eps != w.opt.Eps || opt.Seed != w.opt.Seed ||
-		opt.Threads != w.opt.Threads || opt.Preset != w.opt.Preset || opt.Coarsest != w.opt.Coarsest) {
-		run.drop()
-		run = nil
-	}
-	_, _, _, _, rank := mpi.Inspect(c)
-	if err := checkOptions(c, rank, top, opt); err != nil {
-		run.drop()
-		return nil, graph.Metrics{}, err
-	}
-	return mapStarted(c, g, top, opt, run)
 }
 
 // Finish returns the graph that w read on every rank of c, rank 0's,
@@ -148,7 +90,6 @@ func (w *WholeRead) Finish(c mpi.Comm) (*graph.Graph, error) {
 		return nil, err
 	}
 	if hdr[0] == 0 {
-		w.run.drop() // read in parts after all (another file on rank 0)
 		return nil, nil
 	}
 	var err error
@@ -156,7 +97,6 @@ func (w *WholeRead) Finish(c mpi.Comm) (*graph.Graph, error) {
 		err = w.err
 	}
 	if err := agree(c, err); err != nil {
-		w.run.drop()
 		return nil, err
 	}
 	// Every rank holds rank 0's graph, or rank 0 sends it.

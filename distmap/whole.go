@@ -79,91 +79,43 @@ func MapWhole(c mpi.Comm, g *graph.Graph, top *topology.Topology, opt Options) (
 // mapGathered maps cg, the same graph on every rank of c, as mapWhole
 // does, and returns the whole mapping and its metrics on every rank.
 func mapGathered(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Options) ([]int32, graph.Metrics, error) {
-	return mapStarted(c, cg, top, opt, nil)
-}
-
-// mapStarted is mapGathered with the pipelines of this rank perhaps
-// started before MPI was up (StartWhole): started ran wholePlan on cg
-// for a guessed rank and size. It is used where every rank's guess was
-// right (the pipelines are then those that this rank would start now,
-// and the mapping is the same); otherwise every rank starts its
-// pipelines here, and a started run is dropped (its pipelines run on to
-// their end on their goroutine: a launcher that lies costs time, not the
-// mapping).
-func mapStarted(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Options, started *wholeRun) ([]int32, graph.Metrics, error) {
 	_, _, _, size, rank := mpi.Inspect(c)
-	if started != nil && (started.rank != rank || started.size != size) {
-		started.drop()
-		started = nil
-	}
-	var mine []gpumap.Options
-	var duel bool
-	if started != nil {
-		mine, duel = started.mine, started.duel
-	} else {
-		mine, duel = wholePlan(cg, top, opt, size, rank)
-	}
+	mine, duel := wholePlan(cg, top, opt, size, rank)
 	if size > 1 {
 		// The duel's messages and barrier need every rank to duel or
 		// none: a graph that differs between ranks (MapWhole's caller)
-		// is told, not left to hang. A started run is used where every
-		// rank has one.
-		d, s := int64(0), int64(0)
+		// is told, not left to hang.
+		d := int64(0)
 		if duel {
 			d = 1
 		}
-		if started != nil {
-			s = 1
-		}
-		v := []int64{d, -d, int64(cg.N()), -int64(cg.N()), cg.M(), -cg.M(), -s}
+		v := []int64{d, -d, int64(cg.N()), -int64(cg.N()), cg.M(), -cg.M()}
 		if err := mpi.Allreduce(c, v, mpi.Max); err != nil {
-			started.drop()
 			return nil, graph.Metrics{}, err
 		}
 		if v[0] != -v[1] || v[2] != -v[3] || v[4] != -v[5] {
-			started.drop()
 			return nil, graph.Metrics{}, &Error{KindInconsistent, "the graph to map whole differs between ranks"}
-		}
-		if v[6] == 0 && started != nil {
-			started.drop()
-			started = nil
 		}
 	}
 	// The duel's messages go on a communicator of their own, where no
 	// receive of the caller's can match them.
 	dc := c
-	take := false // HM takes the threads of its IM, done on this node
+	var take hmTake
 	imThreads := 0
 	if duel {
 		var err error
 		if dc, err = mpi.Copy(c, true); err != nil {
-			started.drop()
 			return nil, graph.Metrics{}, err
 		}
 		defer mpi.Free(dc)
-		// Which ranks share a node: HM takes the threads of an IM done
-		// on its own node alone.
-		h := fnv.New64a()
-		h.Write([]byte(mpi.ProcessorName()))
-		nodes, err := mpi.Allgather(dc, []int64{int64(h.Sum64())}, size)
-		if err != nil {
-			started.drop()
+		if take, err = duelNodes(dc, size, rank); err != nil {
 			return nil, graph.Metrics{}, err
 		}
-		if rank%2 == 0 {
+		if rank%2 == 0 && take.threads {
 			imThreads = duelThreads(mine[0], size, rank)
-			take = nodes[hmPartner(size, rank)] == nodes[rank]
 		}
 	}
-	run := started
-	if run != nil {
-		startedUsed.Add(1)
-	} else {
-		if !take {
-			imThreads = 0
-		}
-		run = startWhole(cg, top, mine, duel, size, rank, imThreads)
-	}
+	run := startWhole(cg, top, mine, duel, size, rank, imThreads)
 	whole, j, feasible, err := run.serve(dc, cg.N(), take)
 	if size > 1 {
 		// The ranks done first wait without spinning, leaving their
@@ -217,6 +169,51 @@ func hmPartner(size, rank int) int {
 	return rank + 1
 }
 
+// hmTake is what a duel's HM may take of its IM's rank once IM is done:
+// its threads (IM ran on this node), and its CPUs (wider, where the
+// launcher bound the two ranks to different CPUs: OpenMPI's mpirun binds
+// each of 2 ranks to one core, so HM's extra threads shared HM's own
+// core, and HM took as long at P=2 as alone; finan512 at P=2: HM's
+// rank done 1.1 s after its start, against 0.5 s for the same duel in
+// one process).
+type hmTake struct {
+	threads   bool
+	own, wide cpuMask // wide: own and IM's CPUs, where they differ
+	widen     bool
+}
+
+// duelNodes returns what the HM of rank (even) of dc may take of its IM
+// (collective: every rank tells its node and CPUs).
+func duelNodes(dc mpi.Comm, size, rank int) (hmTake, error) {
+	// Which ranks share a node: HM takes the threads of an IM done on
+	// its own node alone.
+	h := fnv.New64a()
+	h.Write([]byte(mpi.ProcessorName()))
+	own, ok := threadMask()
+	const words = len(cpuMask{})
+	v := make([]int64, 2+words)
+	v[0] = int64(h.Sum64())
+	if ok {
+		v[1] = 1
+		for i, w := range own {
+			v[2+i] = int64(w)
+		}
+	}
+	all, err := mpi.Allgather(dc, v, size)
+	if err != nil || rank%2 == 1 {
+		return hmTake{}, err
+	}
+	im := all[hmPartner(size, rank)*len(v):][:len(v)]
+	t := hmTake{threads: im[0] == v[0], own: own}
+	if t.threads && ok && im[1] == 1 {
+		for i := range t.wide {
+			t.wide[i] = own[i] | uint64(im[2+i])
+		}
+		t.widen = t.wide != own
+	}
+	return t, nil
+}
+
 // duelThreads is how many threads HM with options x on rank (even) may
 // take from its IM once that is done, where IM runs on the same node:
 // IM's rank's own, where it serves this HM alone.
@@ -231,9 +228,9 @@ func duelThreads(x gpumap.Options, size, rank int) int {
 // the tests).
 var hmStopped atomic.Int64
 
-// startedUsed counts the runs that StartWhole started and mapStarted
-// used (for the tests).
-var startedUsed atomic.Int64
+// hmWidened counts the HM runs of this process that took the CPUs of
+// their IM's rank (for the tests).
+var hmWidened atomic.Int64
 
 // duelTag tags the IM mapping that a rank sends the rank of its duel's
 // HM (sendIM, receiveIM).
@@ -251,8 +248,7 @@ type wholeRun struct {
 	freed      chan struct{} // HM's Duel.Freed
 	freeOnce   sync.Once     //
 	out        chan outcome  // one per pipeline of mine, in order, until one fails
-	prev       int           // GOMAXPROCS before startWhole raised it for HM (0: not raised)
-	dropOnce   sync.Once     //
+	prev       int           // GOMAXPROCS before startWhole raised it (serve lowers it again)
 }
 
 // outcome is one pipeline's result, error or panic.
@@ -268,15 +264,20 @@ func (r *wholeRun) hm() bool { return r.duel && r.rank%2 == 0 }
 // startWhole starts the pipelines mine of rank of size ranks on cg
 // (wholePlan), one after another on a goroutine of its own. A duel's HM
 // (an even rank) takes imThreads more threads once IM is done (serve
-// frees them), and GOMAXPROCS is raised by as many now, lowered again by
-// serve or drop.
+// frees them). GOMAXPROCS is raised by as many, and by one at least,
+// until serve returns: the caller's goroutine, which calls MPI, keeps a
+// P of its own beside the pipelines' threads (otherwise each return from
+// an MPI call waits for a pipeline's goroutine to be preempted, up to
+// 10-20 ms, while the other ranks spin in their MPI calls).
 func startWhole(cg *graph.Graph, top *topology.Topology, mine []gpumap.Options, duel bool, size, rank, imThreads int) *wholeRun {
 	r := &wholeRun{rank: rank, size: size, mine: mine, duel: duel, imThreads: imThreads,
 		give: make(chan []int32, 1), freed: make(chan struct{}), out: make(chan outcome, len(mine))}
-	if r.hm() && imThreads > 0 {
-		r.prev = runtime.GOMAXPROCS(0)
-		runtime.GOMAXPROCS(r.prev + imThreads)
+	extra := 1
+	if r.hm() && imThreads > 1 {
+		extra = imThreads
 	}
+	r.prev = runtime.GOMAXPROCS(0)
+	runtime.GOMAXPROCS(r.prev + extra)
 	go func() {
 		for _, x := range mine {
 			o := r.runOne(cg, top, x)
@@ -311,35 +312,14 @@ func (r *wholeRun) runOne(cg *graph.Graph, top *topology.Topology, x gpumap.Opti
 // free closes Freed (once).
 func (r *wholeRun) free() { r.freeOnce.Do(func() { close(r.freed) }) }
 
-// drop gives up r, which a started guess made and nobody serves: its HM
-// gets no IM mapping and runs to its end, then its goroutine ends.
-// GOMAXPROCS is the caller's again. drop of nil does nothing.
-func (r *wholeRun) drop() {
-	if r == nil {
-		return
-	}
-	r.dropOnce.Do(func() {
-		if r.hm() {
-			r.give <- nil
-		}
-		if r.prev > 0 {
-			runtime.GOMAXPROCS(r.prev)
-		}
-	})
-}
-
 // serve does, on the caller's goroutine (the one that may call MPI),
 // what r's pipelines need of the other ranks of dc, and returns the
 // mapping of least J among r's (feasible first): IM's rank sends its
 // mapping to the HM ranks that duel it (sendIM), HM's rank receives
 // IM's mapping and hands it to HM, which goes on meanwhile (receiveIM);
-// take: IM ran on this node, and HM takes its threads once it is done.
-func (r *wholeRun) serve(dc mpi.Comm, n int, take bool) (whole []int32, j int64, feasible bool, err error) {
-	defer r.dropOnce.Do(func() {
-		if r.prev > 0 {
-			runtime.GOMAXPROCS(r.prev)
-		}
-	})
+// take: what HM takes of IM's rank once IM is done (duelNodes).
+func (r *wholeRun) serve(dc mpi.Comm, n int, take hmTake) (whole []int32, j int64, feasible bool, err error) {
+	defer runtime.GOMAXPROCS(r.prev)
 	j = math.MaxInt64
 	for range r.mine {
 		var o outcome
@@ -406,7 +386,7 @@ const pollEvery = time.Millisecond
 // one-process HM takes IM's thread: IM's rank then waits in mpi.Barrier,
 // which sleeps. It returns HM's outcome, with a nil result where HM
 // stopped (gpumap.MapDuel).
-func (r *wholeRun) receiveIM(dc mpi.Comm, n int, take bool) (outcome, error) {
+func (r *wholeRun) receiveIM(dc mpi.Comm, n int, take hmTake) (outcome, error) {
 	im := hmPartner(r.size, r.rank)
 	// IM's mapping is received by polling, never by a blocking receive:
 	// MPI_Recv spins, and its rank's core is HM's or IM's.
@@ -436,7 +416,13 @@ func (r *wholeRun) receiveIM(dc mpi.Comm, n int, take bool) (outcome, error) {
 			} else {
 				r.give <- nil // as where IM failed: HM goes on
 			}
-			if take {
+			if take.threads {
+				if r.imThreads > 0 && take.widen && setProcessMask(take.wide) {
+					hmWidened.Add(1)
+					// The launcher's binding again once HM is done,
+					// for the caller.
+					defer setProcessMask(take.own)
+				}
 				r.free()
 			}
 		case o := <-r.out:

@@ -110,15 +110,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	runtime.GOMAXPROCS(*threads)
-	// A graph to map whole is read, and where the launcher says which
-	// rank this is, its share of the mapping started, while MPI_Init
-	// waits for the ranks (distmap.StartWhole; the guess is checked once
-	// MPI is up).
-	var launch distmap.Launch
-	if r, s, ok := mpi.Launched(); ok {
-		launch = distmap.Launch{Rank: r, Size: s}
-	}
-	pre := distmap.StartWhole(*g, top, opt, launch)
+	// A graph to map whole is read while MPI_Init waits for the ranks
+	// (distmap.StartReadWhole).
+	pre := distmap.StartReadWhole(*g, opt)
 	if err := mpi.Init(); err != nil {
 		fmt.Fprintln(stderr, "gpumap-mpi:", err)
 		return exitFailure
@@ -143,8 +137,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		code = exitFailure
 	}
+	_, _, _, _, rank := mpi.Inspect(mpi.World())
+	fin := time.Now()
 	if err := mpi.Finalize(); err != nil && code == exitOK {
 		code = exitFailure
+	}
+	if *phases && rank == 0 {
+		// After MPI_Finalize no collective times it: rank 0's own.
+		fmt.Fprintf(stderr, "phase %-22s wall %7.3f s  (rank 0; since its start %.3f s)\n", "MPI_Finalize", time.Since(fin).Seconds(), time.Since(began).Seconds())
 	}
 	return code
 }
@@ -196,7 +196,7 @@ func mapGraph(pre *distmap.WholeRead, path, out string, top *topology.Topology, 
 	res := &distmap.Result{CoarseN: n}
 	var all []int32
 	if whole != nil {
-		all, res.Metrics, err = pre.Map(c, whole, top, opt)
+		all, res.Metrics, err = distmap.MapWhole(c, whole, top, opt)
 	} else {
 		res, err = distmap.Map(dg, top, opt)
 	}
