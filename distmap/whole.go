@@ -1,9 +1,12 @@
 package distmap
 
 import (
+	"fmt"
 	"hash/fnv"
 	"math"
 	"runtime"
+	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -77,16 +80,8 @@ func MapWhole(c mpi.Comm, g *graph.Graph, top *topology.Topology, opt Options) (
 // does, and returns the whole mapping and its metrics on every rank.
 func mapGathered(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Options) ([]int32, graph.Metrics, error) {
 	_, _, _, size, rank := mpi.Inspect(c)
-	o := gpumap.DefaultOptions()
-	o.Preset, o.Eps, o.Threads, o.Seed = opt.Preset, opt.Eps, opt.Threads, opt.Seed
-	// The ranks of a node would each open the GPU.
-	o.Backend = gpumap.CPU
-	mine := []gpumap.Options{o}
-	duel := false
+	mine, duel := wholePlan(cg, top, opt, size, rank)
 	if size > 1 {
-		var cands []gpumap.Options
-		cands, duel = gpumap.Split(cg, top, o)
-		mine = dealt(cands, size, rank)
 		// The duel's messages and barrier need every rank to duel or
 		// none: a graph that differs between ranks (MapWhole's caller)
 		// is told, not left to hang.
@@ -105,58 +100,26 @@ func mapGathered(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Option
 	// The duel's messages go on a communicator of their own, where no
 	// receive of the caller's can match them.
 	dc := c
-	var nodes []int64
+	var take hmTake
+	imThreads := 0
 	if duel {
 		var err error
 		if dc, err = mpi.Copy(c, true); err != nil {
 			return nil, graph.Metrics{}, err
 		}
 		defer mpi.Free(dc)
-		// Which ranks share a node: HM takes the threads of an IM done
-		// on its own node alone.
-		h := fnv.New64a()
-		h.Write([]byte(mpi.ProcessorName()))
-		if nodes, err = mpi.Allgather(dc, []int64{int64(h.Sum64())}, size); err != nil {
+		if take, err = duelNodes(dc, size, rank); err != nil {
 			return nil, graph.Metrics{}, err
 		}
-	}
-	var whole []int32
-	var err error
-	j, feasible := int64(math.MaxInt64), false
-	for _, x := range mine {
-		var r *gpumap.Result
-		var e error
-		switch {
-		case duel && rank%2 == 1:
-			r, e = mapIM(dc, rank, size, cg, top, x)
-		case duel:
-			partner := rank + 1
-			if partner == size {
-				partner = rank - 1
-			}
-			imThreads := 0
-			if nodes[partner] == nodes[rank] && x.Threads > 0 && partner == rank+1 {
-				imThreads = x.Threads
-			}
-			r, e = mapHM(dc, partner, imThreads, cg, top, x)
-		default:
-			r, e = gpumap.Map(cg, top, x)
-		}
-		if e != nil {
-			err = e
-			break
-		}
-		if r == nil {
-			hmStopped.Add(1)
-			continue // HM stopped: its IM's mapping is the lower J
-		}
-		if whole == nil || r.Metrics.Feasible && !feasible || r.Metrics.Feasible == feasible && r.Metrics.J < j {
-			whole, j, feasible = r.PE, r.Metrics.J, r.Metrics.Feasible
+		if rank%2 == 0 && take.threads {
+			imThreads = duelThreads(mine[0], size, rank)
 		}
 	}
+	run := startWhole(cg, top, mine, duel, size, rank, imThreads)
+	whole, j, feasible, err := run.serve(dc, cg.N(), take)
 	if size > 1 {
 		// The ranks done first wait without spinning, leaving their
-		// cores to the others (HM: mapHM); agree's allreduce would spin
+		// cores to the others (HM: serve); agree's allreduce would spin
 		// (with several ranks to a core, the spinning ranks took the
 		// mapping ranks' time).
 		if e := mpi.Barrier(dc, pollEvery); e != nil && err == nil {
@@ -183,25 +146,224 @@ func mapGathered(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Option
 	return whole, m, nil
 }
 
+// wholePlan returns the pipelines that rank of size ranks runs of cg
+// (mapWhole), and whether they duel. It calls no MPI.
+func wholePlan(cg *graph.Graph, top *topology.Topology, opt Options, size, rank int) (mine []gpumap.Options, duel bool) {
+	o := gpumap.DefaultOptions()
+	o.Preset, o.Eps, o.Threads, o.Seed = opt.Preset, opt.Eps, opt.Threads, opt.Seed
+	// The ranks of a node would each open the GPU.
+	o.Backend = gpumap.CPU
+	if size == 1 {
+		return []gpumap.Options{o}, false
+	}
+	cands, duel := gpumap.Split(cg, top, o)
+	return dealt(cands, size, rank), duel
+}
+
+// hmPartner is the rank whose IM the HM of rank (even) duels: the next,
+// or, for the last rank at odd size, the one before.
+func hmPartner(size, rank int) int {
+	if rank+1 == size {
+		return rank - 1
+	}
+	return rank + 1
+}
+
+// hmTake is what a duel's HM may take of its IM's rank once IM is done:
+// its threads (IM ran on this node), and its CPUs (wider, where the
+// launcher bound the two ranks to different CPUs: OpenMPI's mpirun binds
+// each of 2 ranks to one core, so HM's extra threads shared HM's own
+// core, and HM took as long at P=2 as alone; finan512 at P=2: HM's
+// rank done 1.1 s after its start, against 0.5 s for the same duel in
+// one process).
+type hmTake struct {
+	threads   bool
+	own, wide cpuMask // wide: own and IM's CPUs, where they differ
+	widen     bool
+}
+
+// duelNodes returns what the HM of rank (even) of dc may take of its IM
+// (collective: every rank tells its node and CPUs).
+func duelNodes(dc mpi.Comm, size, rank int) (hmTake, error) {
+	// Which ranks share a node: HM takes the threads of an IM done on
+	// its own node alone.
+	h := fnv.New64a()
+	h.Write([]byte(mpi.ProcessorName()))
+	own, ok := threadMask()
+	const words = len(cpuMask{})
+	v := make([]int64, 2+words)
+	v[0] = int64(h.Sum64())
+	if ok {
+		v[1] = 1
+		for i, w := range own {
+			v[2+i] = int64(w)
+		}
+	}
+	all, err := mpi.Allgather(dc, v, size)
+	if err != nil || rank%2 == 1 {
+		return hmTake{}, err
+	}
+	im := all[hmPartner(size, rank)*len(v):][:len(v)]
+	t := hmTake{threads: im[0] == v[0], own: own}
+	if t.threads && ok && im[1] == 1 {
+		for i := range t.wide {
+			t.wide[i] = own[i] | uint64(im[2+i])
+		}
+		t.widen = t.wide != own
+	}
+	return t, nil
+}
+
+// duelThreads is how many threads HM with options x on rank (even) may
+// take from its IM once that is done, where IM runs on the same node:
+// IM's rank's own, where it serves this HM alone.
+func duelThreads(x gpumap.Options, size, rank int) int {
+	if x.Threads > 0 && hmPartner(size, rank) == rank+1 {
+		return x.Threads
+	}
+	return 0
+}
+
 // hmStopped counts the HM runs of this process that a duel stopped (for
 // the tests).
 var hmStopped atomic.Int64
 
+// hmWidened counts the HM runs of this process that took the CPUs of
+// their IM's rank (for the tests).
+var hmWidened atomic.Int64
+
 // duelTag tags the IM mapping that a rank sends the rank of its duel's
-// HM (mapIM, mapHM).
+// HM (sendIM, receiveIM).
 const duelTag = 24
 
-// mapIM maps cg with IM's options x on rank of size ranks and sends the
-// mapping, or that IM failed, to the ranks whose HM duels it: the rank
-// before, and the last rank where it has no IM of its own (odd size).
-// The ranks that it sends to always receive, whatever their HM does.
-func mapIM(dc mpi.Comm, rank, size int, cg *graph.Graph, top *topology.Topology, x gpumap.Options) (*gpumap.Result, error) {
-	r, err := gpumap.Map(cg, top, x)
-	msg := make([]int32, cg.N()+1) // [0]: 1 where IM mapped, then its PEs
-	if err == nil {
-		msg[0] = 1
-		copy(msg[1:], r.PE)
+// wholeRun is a rank's share of the pipelines of a graph mapped whole,
+// running on a goroutine of its own (startWhole), which calls no MPI:
+// what they need of the other ranks the caller's goroutine does (serve).
+type wholeRun struct {
+	rank, size int
+	mine       []gpumap.Options
+	duel       bool
+	imThreads  int           // HM's Duel.Threads
+	give       chan []int32  // IM's mapping, for HM
+	freed      chan struct{} // HM's Duel.Freed
+	freeOnce   sync.Once     //
+	out        chan outcome  // one per pipeline of mine, in order, until one fails
+	prev       int           // GOMAXPROCS before startWhole raised it (serve lowers it again)
+}
+
+// outcome is one pipeline's result, error or panic.
+type outcome struct {
+	r     *gpumap.Result
+	err   error
+	panic any
+}
+
+// hm reports whether r runs a duel's HM.
+func (r *wholeRun) hm() bool { return r.duel && r.rank%2 == 0 }
+
+// startWhole starts the pipelines mine of rank of size ranks on cg
+// (wholePlan), one after another on a goroutine of its own. A duel's HM
+// (an even rank) takes imThreads more threads once IM is done (serve
+// frees them). GOMAXPROCS is raised by as many, and by one at least,
+// until serve returns: the caller's goroutine, which calls MPI, keeps a
+// P of its own beside the pipelines' threads (otherwise each return from
+// an MPI call waits for a pipeline's goroutine to be preempted, up to
+// 10-20 ms, while the other ranks spin in their MPI calls).
+func startWhole(cg *graph.Graph, top *topology.Topology, mine []gpumap.Options, duel bool, size, rank, imThreads int) *wholeRun {
+	r := &wholeRun{rank: rank, size: size, mine: mine, duel: duel, imThreads: imThreads,
+		give: make(chan []int32, 1), freed: make(chan struct{}), out: make(chan outcome, len(mine))}
+	extra := 1
+	if r.hm() && imThreads > 1 {
+		extra = imThreads
 	}
+	r.prev = runtime.GOMAXPROCS(0)
+	runtime.GOMAXPROCS(r.prev + extra)
+	go func() {
+		for _, x := range mine {
+			o := r.runOne(cg, top, x)
+			r.out <- o
+			if o.err != nil || o.panic != nil {
+				return
+			}
+		}
+	}()
+	return r
+}
+
+// runOne maps cg with x: a duel's HM with gpumap.MapDuel against the IM
+// mapping that serve hands it, anything else with gpumap.Map. A panic
+// is returned, with its stack, for serve to raise on the caller's
+// goroutine (abortOnPanic).
+func (r *wholeRun) runOne(cg *graph.Graph, top *topology.Topology, x gpumap.Options) (o outcome) {
+	defer func() {
+		if p := recover(); p != nil {
+			o.panic = fmt.Sprintf("%v\n[on the pipeline's goroutine]\n%s", p, debug.Stack())
+		}
+	}()
+	if r.hm() {
+		defer r.free() // MapDuel returned: nothing takes IM's threads now
+		o.r, o.err = gpumap.MapDuel(cg, top, x, gpumap.Duel{IM: r.give, Threads: r.imThreads, Freed: r.freed})
+		return o
+	}
+	o.r, o.err = gpumap.Map(cg, top, x)
+	return o
+}
+
+// free closes Freed (once).
+func (r *wholeRun) free() { r.freeOnce.Do(func() { close(r.freed) }) }
+
+// serve does, on the caller's goroutine (the one that may call MPI),
+// what r's pipelines need of the other ranks of dc, and returns the
+// mapping of least J among r's (feasible first): IM's rank sends its
+// mapping to the HM ranks that duel it (sendIM), HM's rank receives
+// IM's mapping and hands it to HM, which goes on meanwhile (receiveIM);
+// take: what HM takes of IM's rank once IM is done (duelNodes).
+func (r *wholeRun) serve(dc mpi.Comm, n int, take hmTake) (whole []int32, j int64, feasible bool, err error) {
+	defer runtime.GOMAXPROCS(r.prev)
+	j = math.MaxInt64
+	for range r.mine {
+		var o outcome
+		var e error
+		switch {
+		case r.duel && r.rank%2 == 1:
+			o = <-r.out
+			e = sendIM(dc, r.rank, r.size, n, o)
+		case r.duel:
+			o, e = r.receiveIM(dc, n, take)
+		default:
+			o = <-r.out
+		}
+		if o.panic != nil {
+			panic(o.panic)
+		}
+		if o.err != nil {
+			e = o.err
+		}
+		if e != nil {
+			return whole, j, feasible, e
+		}
+		if o.r == nil {
+			hmStopped.Add(1)
+			continue // HM stopped: its IM's mapping is the lower J
+		}
+		if whole == nil || o.r.Metrics.Feasible && !feasible || o.r.Metrics.Feasible == feasible && o.r.Metrics.J < j {
+			whole, j, feasible = o.r.PE, o.r.Metrics.J, o.r.Metrics.Feasible
+		}
+	}
+	return whole, j, feasible, nil
+}
+
+// sendIM sends IM's mapping o on rank of size ranks, or that IM failed,
+// to the ranks whose HM duels it: the rank before, and the last rank
+// where it has no IM of its own (odd size). The ranks that it sends to
+// always receive, whatever their HM does.
+func sendIM(dc mpi.Comm, rank, size, n int, o outcome) error {
+	msg := make([]int32, n+1) // [0]: 1 where IM mapped, then its PEs
+	if o.err == nil && o.panic == nil && o.r != nil {
+		msg[0] = 1
+		copy(msg[1:], o.r.PE)
+	}
+	var err error
 	for _, to := range []int{rank - 1, rank + 1} {
 		if to == rank-1 || to == size-1 && to%2 == 0 {
 			if e := mpi.Send(dc, mpi.AsBytes(msg), to, duelTag); e != nil && err == nil {
@@ -209,43 +371,23 @@ func mapIM(dc mpi.Comm, rank, size int, cg *graph.Graph, top *topology.Topology,
 			}
 		}
 	}
-	return r, err
+	return err
 }
 
 // pollEvery is how often a rank that waits for another tests whether it
-// may go on (mapHM, mpi.Barrier): a millisecond, against the tenths of a
-// second that a pipeline takes.
+// may go on (receiveIM, mpi.Barrier): a millisecond, against the tenths
+// of a second that a pipeline takes.
 const pollEvery = time.Millisecond
 
-// mapHM maps cg with HM's options x duelling the IM mapping that rank im
-// sends (mapIM): HM runs on a goroutine of its own, and this goroutine,
-// the one that may call MPI, receives IM's mapping when it arrives
-// (tested every pollEvery) and hands it to HM, which goes on meanwhile
-// (gpumap.Duel). Where IM's rank runs on this node (imThreads > 0), HM
-// takes its threads once IM's mapping is here, as the one-process HM
-// takes IM's thread: IM's rank then waits in mpi.Barrier, which sleeps.
-// It returns nil, nil where HM stopped (gpumap.MapDuel).
-func mapHM(dc mpi.Comm, im, imThreads int, cg *graph.Graph, top *topology.Topology, x gpumap.Options) (*gpumap.Result, error) {
-	type outcome struct {
-		r     *gpumap.Result
-		err   error
-		panic any
-	}
-	if imThreads > 0 {
-		prev := runtime.GOMAXPROCS(0)
-		runtime.GOMAXPROCS(prev + imThreads)
-		defer runtime.GOMAXPROCS(prev)
-	}
-	give, done := make(chan []int32, 1), make(chan outcome, 1)
-	freed := make(chan struct{})
-	go func() {
-		var o outcome
-		defer func() {
-			o.panic = recover() // raised again on the caller's goroutine
-			done <- o
-		}()
-		o.r, o.err = gpumap.MapDuel(cg, top, x, gpumap.Duel{IM: give, Threads: imThreads, Freed: freed})
-	}()
+// receiveIM serves HM, which runs on r's goroutine duelling the IM
+// mapping that its partner rank sends (sendIM): this goroutine receives
+// the mapping when it arrives (tested every pollEvery) and hands it to
+// HM (gpumap.Duel), and where take, frees IM's threads for HM, as the
+// one-process HM takes IM's thread: IM's rank then waits in mpi.Barrier,
+// which sleeps. It returns HM's outcome, with a nil result where HM
+// stopped (gpumap.MapDuel).
+func (r *wholeRun) receiveIM(dc mpi.Comm, n int, take hmTake) (outcome, error) {
+	im := hmPartner(r.size, r.rank)
 	// IM's mapping is received by polling, never by a blocking receive:
 	// MPI_Recv spins, and its rank's core is HM's or IM's.
 	var recvErr error
@@ -265,27 +407,32 @@ func mapHM(dc mpi.Comm, im, imThreads int, cg *graph.Graph, top *topology.Topolo
 			}
 			received = true
 			t.Stop() // HM may run on long after: no more wakeups
-			msg := make([]int32, cg.N()+1)
+			msg := make([]int32, n+1)
 			if recvErr = err; err == nil {
 				recvErr = mpi.Recv(dc, mpi.AsBytes(msg), im, duelTag)
 			}
 			if recvErr == nil && msg[0] == 1 {
-				give <- msg[1:]
+				r.give <- msg[1:]
 			} else {
-				give <- nil // as where IM failed: HM goes on
+				r.give <- nil // as where IM failed: HM goes on
 			}
-			close(freed)
-		case o := <-done:
+			if take.threads {
+				if r.imThreads > 0 && take.widen && setProcessMask(take.wide) {
+					hmWidened.Add(1)
+					// The launcher's binding again once HM is done,
+					// for the caller.
+					defer setProcessMask(take.own)
+				}
+				r.free()
+			}
+		case o := <-r.out:
 			out = &o
 		}
 	}
-	if out.panic != nil {
-		panic(out.panic)
+	if out.panic == nil && out.err == nil && recvErr != nil {
+		return *out, recvErr
 	}
-	if out.err == nil && recvErr != nil {
-		return nil, recvErr
-	}
-	return out.r, out.err
+	return *out, nil
 }
 
 // dealt returns the options that rank of size ranks runs out of the

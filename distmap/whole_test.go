@@ -153,9 +153,27 @@ func TestWholeDuel(t *testing.T) {
 	top, _ := topology.Parse("4:8", "1:10")
 	w := graph.RMAT(11, 8, 1)
 	opt := Options{Eps: 0.03, Seed: 0, Threads: 1, Preset: gpumap.Default}
+	own, _ := threadMask()
 	got, m, err := MapWhole(c, w, top, opt)
 	if err != nil {
 		rankFail("%v", err)
+	}
+	// Where the launcher bound the ranks to CPUs of their own (mpirun
+	// binds each of 2 ranks to a core), HM's rank took IM's CPUs for its
+	// extra thread once IM was done, and has its own binding back.
+	mine := make([]int64, len(own))
+	for i, w := range own {
+		mine[i] = int64(w)
+	}
+	masks, err := mpi.Allgather(c, mine, size)
+	if err != nil {
+		rankFail("%v", err)
+	}
+	after, _ := threadMask()
+	bound := size == 2 && !slices.Equal(masks[:len(own)], masks[len(own):])
+	if rank == 0 && (bound && hmWidened.Load() != 1 || after != own) {
+		rankFail("P=%d: HM's rank took IM's CPUs %d times (bound to other CPUs than IM: %v), mask %x after, %x before",
+			size, hmWidened.Load(), bound, after[0], own[0])
 	}
 	stopped := []int64{hmStopped.Load()}
 	if err := mpi.Allreduce(c, stopped, mpi.Sum); err != nil {

@@ -137,8 +137,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		code = exitFailure
 	}
+	_, _, _, _, rank := mpi.Inspect(mpi.World())
+	fin := time.Now()
 	if err := mpi.Finalize(); err != nil && code == exitOK {
 		code = exitFailure
+	}
+	if *phases && rank == 0 {
+		// After MPI_Finalize no collective times it: rank 0's own.
+		fmt.Fprintf(stderr, "phase %-22s wall %7.3f s  (rank 0; since its start %.3f s)\n", "MPI_Finalize", time.Since(fin).Seconds(), time.Since(began).Seconds())
 	}
 	return code
 }
