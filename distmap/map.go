@@ -31,6 +31,13 @@ type Options struct {
 	// Phases, for developers, times the phases of Map (NewPhases): every
 	// rank sets it or none.
 	Phases *Phases
+	// TakeCPUs lets the HM of a duel of a graph mapped whole widen the
+	// CPU affinity of every thread of its process to its IM rank's CPUs
+	// once IM is done, and set the calling thread's binding back after
+	// (mapWhole). Only a process whose threads are all gpumap's may set
+	// it (the gpumap-mpi command): a library caller's own threads keep
+	// the binding they chose.
+	TakeCPUs bool
 }
 
 // Result is a distributed mapping.

@@ -111,6 +111,7 @@ func mapGathered(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Option
 		if take, err = duelNodes(dc, size, rank); err != nil {
 			return nil, graph.Metrics{}, err
 		}
+		take.widen = take.widen && opt.TakeCPUs
 		if rank%2 == 0 && take.threads {
 			imThreads = duelThreads(mine[0], size, rank)
 		}

@@ -152,7 +152,7 @@ func TestWholeDuel(t *testing.T) {
 	c, size, rank := rankComm(t)
 	top, _ := topology.Parse("4:8", "1:10")
 	w := graph.RMAT(11, 8, 1)
-	opt := Options{Eps: 0.03, Seed: 0, Threads: 1, Preset: gpumap.Default}
+	opt := Options{Eps: 0.03, Seed: 0, Threads: 1, Preset: gpumap.Default, TakeCPUs: true}
 	own, _ := threadMask()
 	got, m, err := MapWhole(c, w, top, opt)
 	if err != nil {
@@ -198,6 +198,17 @@ func TestWholeDuel(t *testing.T) {
 				rankFail("P=2: J %d, not gpumap.Map's mapping (J %d)", m.J, one.Metrics.J)
 			}
 		}
+	}
+	// A library caller (TakeCPUs unset) keeps its threads' binding: the
+	// same duel takes no CPUs.
+	lib := opt
+	lib.TakeCPUs = false
+	before := hmWidened.Load()
+	if _, _, err := MapWhole(c, w, top, lib); err != nil {
+		rankFail("%v", err)
+	}
+	if after, _ := threadMask(); hmWidened.Load() != before || after != own {
+		rankFail("without TakeCPUs HM's rank took IM's CPUs (%d times, mask %x after, %x before)", hmWidened.Load()-before, after[0], own[0])
 	}
 	// A graph that differs between ranks is one clear error on every
 	// rank, not a duel that some ranks wait for.

@@ -75,7 +75,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitUsage
 	}
-	opt := distmap.Options{Eps: *eps, Seed: *seed, Threads: *threads, Coarsest: *coarsest}
+	// The command's threads are all gpumap's: a duel's HM may take its IM
+	// rank's CPUs (distmap.Options.TakeCPUs).
+	opt := distmap.Options{Eps: *eps, Seed: *seed, Threads: *threads, Coarsest: *coarsest, TakeCPUs: true}
 	if *trace {
 		opt.Trace = stderr
 	}
