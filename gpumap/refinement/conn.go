@@ -152,24 +152,27 @@ func (c *ConnTable) Move(v, to int32) {
 	}
 	s.Move(v, to)
 	g := s.G
-	blk, cw, at, gen := c.blk, c.w, c.at, c.gen
+	at, gen := c.at, c.gen
 	lo, hi := g.XAdj[v], g.XAdj[v+1]
 	c.work += hi - lo
-	work := int64(0)
 	for e, u := range g.Adj[lo:hi] {
 		x := &at[u]
 		if x.gen != gen {
 			continue // not built yet (or frozen): built from scratch when needed
 		}
-		w := g.W(lo + int64(e))
-		if w == 0 {
-			continue
+		if w := g.W(lo + int64(e)); w != 0 {
+			c.shift(x, from, to, w)
 		}
-		work += int64(x.cnt)
-		end := shiftEntry(blk, cw, x.off, x.off+int64(x.cnt), from, to, w)
-		x.cnt = int32(end - x.off)
 	}
-	c.work += work
+}
+
+// shift updates the built entries x of a neighbour of a vertex that moved
+// from block from to block to over an edge of weight w (Move, and FM's
+// moveAndConsider, which reconsiders the neighbour in the same pass).
+func (c *ConnTable) shift(x *span, from, to int32, w int64) {
+	c.work += int64(x.cnt)
+	end := shiftEntry(c.blk, c.w, x.off, x.off+int64(x.cnt), from, to, w)
+	x.cnt = int32(end - x.off)
 }
 
 // shiftEntry updates the entries blk/w[base:end] of a vertex whose

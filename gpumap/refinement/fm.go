@@ -357,10 +357,7 @@ func (f *FM) moveAndConsider(v, to int32) {
 			continue
 		}
 		if w := g.W(e); w != 0 && x.off < mark {
-			c.work += int64(x.cnt)
-			// An earlier neighbour's build may have grown the arena.
-			end := shiftEntry(c.blk, c.w, x.off, x.off+int64(x.cnt), from, to, w)
-			x.cnt = int32(end - x.off)
+			c.shift(x, from, to, w) // after an earlier neighbour's build grew the arena, too
 		}
 		if f.lock[u] != round {
 			if cut {
