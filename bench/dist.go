@@ -285,7 +285,7 @@ func runDist(o distOpts) error {
 		}
 		for _, p := range procs {
 			if runs := dg[p]; len(runs) > 0 {
-				fmt.Print(dgpartSummary(sg.name, p, runs, jt2, mpiJ[fmt.Sprintf("mpi P=%d", p)]))
+				fmt.Print(dgpartSummary(sg.name, p, runs, o.dgRuns, jt2, mpiJ[fmt.Sprintf("mpi P=%d", p)]))
 			}
 		}
 	}
@@ -336,8 +336,9 @@ func distScotch(o distOpts, g *graph.Graph, top *topology.Topology, grf string, 
 // median J (the lower median's run; feas: how many runs were feasible)
 // and the lowest, and a comment line with gpumap-mpi's J at the same P
 // (mpiJ, 0 if it did not run) over each, and over the lowest feasible J;
-// jt2 is map -t 2's J.
-func dgpartSummary(name string, p int, runs []scaleRun, jt2, mpiJ int64) string {
+// jt2 is map -t 2's J. tried is how many runs were started: a run that
+// failed or passed -dist-limit is counted as not feasible, not dropped.
+func dgpartSummary(name string, p int, runs []scaleRun, tried int, jt2, mpiJ int64) string {
 	byJ := slices.Clone(runs)
 	slices.SortStableFunc(byJ, func(a, b scaleRun) int { return cmp.Compare(a.j, b.j) })
 	med, low := byJ[(len(byJ)-1)/2], byJ[0]
@@ -356,7 +357,7 @@ func dgpartSummary(name string, p int, runs []scaleRun, jt2, mpiJ int64) string 
 		fmt.Fprintf(&b, "%-19s %9s %9s  %-13s %12d %6.3f %4s %8.2f %8.2f %7.0f\n",
 			name, "", "", run, r.j, float64(r.j)/float64(jt2), feas, r.wall, r.cpu, float64(r.rss)/(1<<20))
 	}
-	row(fmt.Sprintf("dgpart P=%d med", p), med, fmt.Sprintf("%d/%d", feasible, len(runs)))
+	row(fmt.Sprintf("dgpart P=%d med", p), med, fmt.Sprintf("%d/%d", feasible, max(tried, len(runs))))
 	lowFeasStr := "yes"
 	if !low.feasible {
 		lowFeasStr = "!no"
@@ -369,8 +370,8 @@ func dgpartSummary(name string, p int, runs []scaleRun, jt2, mpiJ int64) string 
 			}
 			return fmt.Sprintf("%.3f", float64(mpiJ)/float64(j))
 		}
-		fmt.Fprintf(&b, "# %s P=%d: mpi J / dgpart's median %s, / its lowest %s, / its lowest feasible %s (%d runs)\n",
-			name, p, ratio(med.j), ratio(low.j), ratio(lowFeas), len(runs))
+		fmt.Fprintf(&b, "# %s P=%d: mpi J / dgpart's median %s, / its lowest %s, / its lowest feasible %s (%d of %d runs finished)\n",
+			name, p, ratio(med.j), ratio(low.j), ratio(lowFeas), len(runs), max(tried, len(runs)))
 	}
 	return b.String()
 }

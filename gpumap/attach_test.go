@@ -11,7 +11,9 @@ import (
 // The default preset's multisection hands the matchings' single vertices
 // to pairs (partition.Config.Attach) on graphs of mean degree below
 // attachDegree only: a road grid (2.65) and not the grid (3.93), and
-// never in the fast preset or in IM's initial mapping.
+// never in the fast preset or in IM's own coarsening (where IM does not
+// coarsen the graph, its initial mapping is HM's multisection, which
+// attaches as HM does).
 func TestAttachOnSparseGraphsOnly(t *testing.T) {
 	top, _ := topology.Parse("4:8:3", "1:10:100")
 	for _, c := range []struct {

@@ -8,7 +8,8 @@ import (
 )
 
 // parallelParseMin is the body size from which METIS text is parsed by
-// parseParallel; smaller inputs take the sequential parser. parseChunk is
+// parseParallel (0: every size; a test sets it to reach the sequential
+// parser, which also states every error). parseChunk is
 // the size of the text pieces parsed by one task. (Variables for the
 // tests.) Every size takes parseParallel: a text below parseChunk is one
 // piece, parsed on one thread, and that way (no callback per neighbour,

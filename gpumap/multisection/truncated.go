@@ -226,7 +226,9 @@ type filler struct {
 	child []int32
 	// improvePEs' scratch: at (a vertex's position in the set, like
 	// child sized for the graph), the set's edges and its edge weights
-	// to the PEs, reused from set to set.
+	// to the PEs, reused from set to set. One task's alone: improvePEs
+	// runs only where capPE > 0, on the wide paths' one filler per task
+	// (growPEs), never on FillGroups' filler, which x.Each shares.
 	at         []int32
 	first, nbr []int32
 	nbw, cn    []int64
