@@ -113,13 +113,16 @@ func coarsen(x *par.Exec, g *graph.Graph, cfg Config, countLast bool) (levels []
 		if lvl == 0 {
 			firstStalled = stalled
 		}
-		if cfg.Stall > 0 && stalled && firstStalled {
+		// A stalled hierarchy's levels may cluster instead of matching;
+		// elsewhere the matching's single vertices may join its pairs.
+		clusters := cfg.Stall > 0 && stalled && firstStalled
+		if clusters {
 			lcmap, lgr := ClusterMap(Cluster(cur, cfg.MaxWeight, seed, block, cfg.Natural))
 			if lgr.N() < gr.N() {
 				cmap, gr = lcmap, lgr
 			}
 		}
-		if cfg.Attach && !(cfg.Stall > 0 && stalled && firstStalled) {
+		if cfg.Attach && !clusters {
 			if joiner, joined := attachSingles(cur, match, cfg.MaxWeight, seed, block); joined > 0 {
 				cmap, gr = attachMap(x, match, joiner)
 			}
