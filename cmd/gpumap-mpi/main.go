@@ -114,10 +114,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	runtime.GOMAXPROCS(*threads)
 	// A graph to map whole is read while MPI_Init waits for the ranks
 	// (distmap.StartReadWhole).
+	// OpenMPI's shared-memory path when every rank is on this node
+	// (localPML), set before any other thread runs.
+	warning := chooseLocalPML()
 	pre := distmap.StartReadWhole(*g, opt)
 	if err := mpi.Init(); err != nil {
 		fmt.Fprintln(stderr, "gpumap-mpi:", err)
 		return exitFailure
+	}
+	if _, _, _, _, rank := mpi.Inspect(mpi.World()); rank == 0 && warning != "" {
+		fmt.Fprintln(stderr, "gpumap-mpi: warning:", warning)
 	}
 	if *cpuprofile != "" {
 		_, _, _, _, rank := mpi.Inspect(mpi.World())
