@@ -8,6 +8,10 @@
 // gpumap convert writes it); a graph small enough to be mapped whole
 // (2^17 vertices), every process reads whole. Rank 0 prints
 // the metrics in gpumap map's format and writes the mapping file.
+//
+// Under OpenMPI's mpirun with every rank on one node, it sets
+// OMPI_MCA_pml=ob1 before MPI_Init unless a pml or mtl was chosen
+// (localPML); GPUMAP_MPI_SHM=0 turns that off.
 package main
 
 import (
@@ -46,6 +50,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	began := time.Now()
 	if len(args) == 0 || args[0] != "map" {
 		fmt.Fprintln(stderr, "usage: mpirun -np P gpumap-mpi map -g graph -h hierarchy -d distances [-e eps] [-c preset] [-s seed] [-t threads] -m mapping")
+		fmt.Fprintln(stderr, "  (OpenMPI, all ranks on one node: OMPI_MCA_pml=ob1 unless a pml or mtl is chosen; GPUMAP_MPI_SHM=0 turns that off)")
 		if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
 			return exitOK
 		}
