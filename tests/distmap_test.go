@@ -116,6 +116,39 @@ func TestDistributedMap(t *testing.T) {
 	}
 }
 
+// Launched without --mca flags on one node, gpumap-mpi has OpenMPI select
+// the pml ob1 without opening cm and its network mtls (the probe that
+// cost MPI_Init 0.1-0.3 s here), writes the mapping that the tests' own
+// flags give, and GPUMAP_MPI_SHM=0 leaves OpenMPI's selection alone.
+func TestDistributedMapChoosesOB1(t *testing.T) {
+	need(t, "bin/gpumap-mpi")
+	dir := t.TempDir()
+	_, gf := distGraph(t, dir)
+	want := filepath.Join(dir, "flags.map")
+	if out, err := mpiMap(t, 2, append(distArgs(gf), "-m", want)...); err != nil {
+		t.Fatalf("with the tests' flags: %v\n%s", err, out)
+	}
+	for _, shm := range []string{"", "0"} {
+		mf := filepath.Join(dir, "plain"+shm+".map")
+		a := []string{"--allow-run-as-root", "--oversubscribe", "-np", "2", "-x", "OMPI_MCA_pml_base_verbose=10",
+			"-x", "GPUMAP_MPI_SHM=" + shm, filepath.Join(root, "bin/gpumap-mpi"), "map", "-q"}
+		out, err := run(t, launchCap, nil, "mpirun.openmpi", append(append(a, distArgs(gf)...), "-m", mf)...)
+		if err != nil {
+			t.Fatalf("GPUMAP_MPI_SHM=%q: %v\n%s", shm, err, out)
+		}
+		chose := strings.Count(out, "select: component ob1 selected") == 2
+		probed := strings.Contains(out, "found loaded component cm")
+		if shm == "" && (!chose || probed) || shm == "0" && !probed {
+			t.Errorf("GPUMAP_MPI_SHM=%q: ob1 selected on both ranks %v, cm opened %v:\n%s", shm, chose, probed, out)
+		}
+		a1, _ := os.ReadFile(want)
+		b1, _ := os.ReadFile(mf)
+		if !bytes.Equal(a1, b1) {
+			t.Errorf("GPUMAP_MPI_SHM=%q: another mapping than with the tests' flags", shm)
+		}
+	}
+}
+
 func TestDistributedMapSmallAndBad(t *testing.T) {
 	need(t, "bin/gpumap-mpi")
 	dir := t.TempDir()
