@@ -23,7 +23,8 @@ import (
 // not a check: it runs only when GPUMAP_IM_EVAL lists graphs (rgg20:
 // graph.RandomGeometric(2^20, 1); grid20: the 128x128x64 grid; or METIS
 // files) and GPUMAP_IM_VARIANTS the settings (base; cN: CoarsenC N;
-// triesN: N growing tries per flat bisection; "+" joins them).
+// triesN: N growing tries per flat bisection; miF: FlatMinImprove F;
+// "+" joins them).
 //
 //	GPUMAP_IM_EVAL=rgg20,grid20 GPUMAP_IM_VARIANTS=base,c20,tries6 go test ./gpumap -run TestEvalIMHost -v -timeout 60m
 func TestEvalIMHost(t *testing.T) {
@@ -58,6 +59,8 @@ func TestEvalIMHost(t *testing.T) {
 					case s == "base" || s == "":
 					case strings.HasPrefix(s, "tries"):
 						cfg.Initial.Partition.Tries, err = strconv.Atoi(s[5:])
+					case strings.HasPrefix(s, "mi"):
+						cfg.Initial.Partition.FlatMinImprove, err = strconv.ParseFloat(s[2:], 64)
 					case strings.HasPrefix(s, "c"):
 						cfg.CoarsenC, err = strconv.Atoi(s[1:])
 					default:
