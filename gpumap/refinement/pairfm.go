@@ -34,7 +34,8 @@ func PairFM(s *State, cfg PairFMConfig) int64 {
 	g := s.G
 	n := g.N()
 	f := &pairFM{s: s, cfg: cfg, ct: NewConnTable(s), heap: [2]*pq.Heap{pq.New(n), pq.New(n)},
-		lock: make([]uint32, n), members: make([][]int32, s.K), pos: make([]int32, n)}
+		lock: make([]uint32, n), members: make([][]int32, s.K), pos: make([]int32, n),
+		seen: make([]uint32, n), co: make([]int64, n), gn: make([]int64, n)}
 	for v := int32(0); v < int32(n); v++ {
 		b := s.Part[v]
 		f.pos[v] = int32(len(f.members[b]))
@@ -64,6 +65,11 @@ type pairFM struct {
 	members [][]int32
 	pos     []int32
 	moves   []move
+	// A search's view of the vertices it touched (seen == stamp): the
+	// connectivity to the other block of the pair, and the gain of moving
+	// there.
+	seen   []uint32
+	co, gn []int64
 }
 
 // pairs lists the adjacent block pairs, heaviest connection first (ties:
@@ -103,23 +109,49 @@ func (f *pairFM) move(v, to int32) {
 	f.ct.Move(v, to)
 }
 
+// load reads v's connectivity to the other block of the current search
+// (other) and the gain of moving v there from the conn table, the first
+// time the search touches v (stamp). The table is not updated during a
+// search (only the prefix that a search keeps is moved there, at its end),
+// so it holds v's values until a neighbour of v moves, and each move
+// updates the loaded neighbours (search).
+func (f *pairFM) load(v, own, other int32) {
+	if f.seen[v] == f.stamp {
+		return
+	}
+	f.seen[v] = f.stamp
+	f.co[v] = f.ct.Conn(v, other)
+	f.gn[v] = f.ct.costAt(v, own) - f.ct.costAt(v, other)
+}
+
 // file puts v (in side's block) into its side's heap when it touches the
 // other block, with the gain of moving it there.
 func (f *pairFM) file(v int32, side int, blk [2]int32) {
-	other := blk[1-side]
-	if f.ct.Frozen(v) || f.ct.Conn(v, other) == 0 {
+	if f.ct.Frozen(v) {
 		f.heap[side].Remove(v)
 		return
 	}
-	gain := f.ct.costAt(v, blk[side]) - f.ct.costAt(v, other)
-	f.heap[side].Push(v, gain, uint32(hash.Splitmix64(uint64(v)^f.cfg.Seed)))
+	f.load(v, blk[side], blk[1-side])
+	if f.co[v] == 0 {
+		f.heap[side].Remove(v)
+		return
+	}
+	f.heap[side].Push(v, f.gn[v], uint32(hash.Splitmix64(uint64(v)^f.cfg.Seed)))
 }
 
-// search runs one two-way FM pass between blocks a and b.
+// search runs one two-way FM pass between blocks a and b. Its moves stay
+// off the conn table and the state until it ends: a moved vertex is
+// locked, so the unlocked vertices keep their blocks, and a move shifts a
+// neighbour's connectivity between a and b only, which changes its gain
+// by the edge weight times D(a,b)+D(b,a). Only the best prefix is then
+// moved in the table (on the wide instance's kway splits the searches kept
+// few of their 30+ moves, and moving each one there and back took 40% of
+// PairFM's time).
 func (f *pairFM) search(a, b int32) int64 {
 	s := f.s
 	g := s.G
 	blk := [2]int32{a, b}
+	sab := s.Obj.D(a, b) + s.Obj.D(b, a)
 	f.stamp++
 	f.heap[0].Clear()
 	f.heap[1].Clear()
@@ -128,10 +160,11 @@ func (f *pairFM) search(a, b int32) int64 {
 			f.file(v, side, blk)
 		}
 	}
+	bw := [2]int64{s.BW[a], s.BW[b]}
 	f.moves = f.moves[:0]
 	cur, best, bestLen, fruitless := int64(0), int64(0), 0, 0
 	for fruitless < f.cfg.Alpha {
-		ea, eb := s.BW[a]-s.MaxW[a], s.BW[b]-s.MaxW[b]
+		ea, eb := bw[0]-s.MaxW[a], bw[1]-s.MaxW[b]
 		side := 0
 		switch {
 		case ea < eb:
@@ -146,11 +179,13 @@ func (f *pairFM) search(a, b int32) int64 {
 		}
 		it := f.heap[side].Pop()
 		v := it.V
-		f.move(v, blk[1-side])
 		f.lock[v] = f.stamp
+		wv := g.VW[v]
+		bw[side] -= wv
+		bw[1-side] += wv
 		f.moves = append(f.moves, move{v, blk[side]})
 		cur += it.Gain
-		if s.BW[a] <= s.MaxW[a] && s.BW[b] <= s.MaxW[b] && cur > best {
+		if bw[0] <= s.MaxW[a] && bw[1] <= s.MaxW[b] && cur > best {
 			best, bestLen, fruitless = cur, len(f.moves), 0
 		} else {
 			fruitless++
@@ -160,16 +195,35 @@ func (f *pairFM) search(a, b int32) int64 {
 			if f.lock[u] == f.stamp {
 				continue
 			}
+			us := 0
 			switch s.Part[u] {
 			case a:
-				f.file(u, 0, blk)
 			case b:
-				f.file(u, 1, blk)
+				us = 1
+			default:
+				continue
 			}
+			if f.ct.Frozen(u) {
+				continue // never filed
+			}
+			// Loaded before the shift: a neighbour not touched yet has
+			// its values in the table, from before this search.
+			f.load(u, blk[us], blk[1-us])
+			d := g.W(e)
+			if us != side {
+				d = -d // v moved into u's block
+			}
+			f.co[u] += d
+			f.gn[u] += d * sab
+			f.file(u, us, blk)
 		}
 	}
-	for i := len(f.moves) - 1; i >= bestLen; i-- {
-		f.move(f.moves[i].v, f.moves[i].from)
+	for _, m := range f.moves[:bestLen] {
+		to := a
+		if m.from == a {
+			to = b
+		}
+		f.move(m.v, to)
 	}
 	return best
 }
