@@ -34,18 +34,17 @@ func PairFM(s *State, cfg PairFMConfig) int64 {
 	g := s.G
 	n := g.N()
 	f := &pairFM{s: s, cfg: cfg, ct: NewConnTable(s), heap: [2]*pq.Heap{pq.New(n), pq.New(n)},
-		lock: make([]uint32, n), members: make([][]int32, s.K), pos: make([]int32, n),
+		lock: make([]uint32, n), dirty: make([][]int32, s.K),
 		seen: make([]uint32, n), co: make([]int64, n), gn: make([]int64, n)}
-	for v := int32(0); v < int32(n); v++ {
-		b := s.Part[v]
-		f.pos[v] = int32(len(f.members[b]))
-		f.members[b] = append(f.members[b], v)
-	}
 	total := int64(0)
 	for r := 0; r < cfg.Rounds; r++ {
 		gained := int64(0)
-		for _, pr := range f.pairs() {
-			gained += f.search(pr[0], pr[1])
+		pairs, touch := f.pairs()
+		for b := range f.dirty {
+			f.dirty[b] = f.dirty[b][:0]
+		}
+		for i, pr := range pairs {
+			gained += f.search(pr[0], pr[1], touch[i])
 		}
 		total += gained
 		if gained <= 0 {
@@ -56,15 +55,17 @@ func PairFM(s *State, cfg PairFMConfig) int64 {
 }
 
 type pairFM struct {
-	s       *State
-	cfg     PairFMConfig
-	ct      *ConnTable
-	heap    [2]*pq.Heap
-	lock    []uint32
-	stamp   uint32
-	members [][]int32
-	pos     []int32
-	moves   []move
+	s     *State
+	cfg   PairFMConfig
+	ct    *ConnTable
+	heap  [2]*pq.Heap
+	lock  []uint32
+	stamp uint32
+	moves []move
+	// dirty[b]: the vertices of block b that may have come to touch
+	// another block during the round (moved into b, or next to a vertex
+	// that moved), which the round's lists (pairs) may lack.
+	dirty [][]int32
 	// A search's view of the vertices it touched (seen == stamp): the
 	// connectivity to the other block of the pair, and the gain of moving
 	// there.
@@ -73,40 +74,55 @@ type pairFM struct {
 }
 
 // pairs lists the adjacent block pairs, heaviest connection first (ties:
-// by block ids, so the order is deterministic).
-func (f *pairFM) pairs() [][2]int32 {
+// by block ids, so the order is deterministic), and for each the vertices
+// of either block next to the other.
+func (f *pairFM) pairs() ([][2]int32, [][]int32) {
 	g, part := f.s.G, f.s.Part
-	w := map[[2]int32]int64{}
+	idx := map[[2]int32]int32{}
+	var keys [][2]int32
+	var w []int64
+	var touch [][]int32
+	var last []int32 // the last vertex put in the pair's list
 	for v := int32(0); v < int32(g.N()); v++ {
+		a := part[v]
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-			if a, b := part[v], part[g.Adj[e]]; a < b {
-				w[[2]int32{a, b}] += g.W(e)
+			b := part[g.Adj[e]]
+			if a == b {
+				continue
+			}
+			key := [2]int32{min(a, b), max(a, b)}
+			i, ok := idx[key]
+			if !ok {
+				i = int32(len(keys))
+				idx[key] = i
+				keys, w, touch, last = append(keys, key), append(w, 0), append(touch, nil), append(last, -1)
+			}
+			if a < b {
+				w[i] += g.W(e)
+			}
+			if last[i] != v {
+				last[i] = v
+				touch[i] = append(touch[i], v)
 			}
 		}
 	}
-	out := make([][2]int32, 0, len(w))
-	for p := range w {
-		out = append(out, p)
+	order := make([]int32, len(keys))
+	for i := range order {
+		order[i] = int32(i)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if w[a] != w[b] {
-			return w[a] > w[b]
+	sort.Slice(order, func(i, j int) bool {
+		x, y := order[i], order[j]
+		if w[x] != w[y] {
+			return w[x] > w[y]
 		}
+		a, b := keys[x], keys[y]
 		return a[0] < b[0] || a[0] == b[0] && a[1] < b[1]
 	})
-	return out
-}
-
-func (f *pairFM) move(v, to int32) {
-	from := f.s.Part[v]
-	m := f.members[from]
-	last := m[len(m)-1]
-	m[f.pos[v]], f.pos[last] = last, f.pos[v]
-	f.members[from] = m[:len(m)-1]
-	f.pos[v] = int32(len(f.members[to]))
-	f.members[to] = append(f.members[to], v)
-	f.ct.Move(v, to)
+	out, vs := make([][2]int32, len(order)), make([][]int32, len(order))
+	for i, x := range order {
+		out[i], vs[i] = keys[x], touch[x]
+	}
+	return out, vs
 }
 
 // load reads v's connectivity to the other block of the current search
@@ -147,7 +163,7 @@ func (f *pairFM) file(v int32, side int, blk [2]int32) {
 // moved in the table (on the wide instance's kway splits the searches kept
 // few of their 30+ moves, and moving each one there and back took 40% of
 // PairFM's time).
-func (f *pairFM) search(a, b int32) int64 {
+func (f *pairFM) search(a, b int32, touch []int32) int64 {
 	s := f.s
 	g := s.G
 	blk := [2]int32{a, b}
@@ -155,9 +171,22 @@ func (f *pairFM) search(a, b int32) int64 {
 	f.stamp++
 	f.heap[0].Clear()
 	f.heap[1].Clear()
-	for side := 0; side < 2; side++ {
-		for _, v := range f.members[blk[side]] {
-			f.file(v, side, blk)
+	// The vertices of a and b next to the other block: those of the
+	// round's list, or of the dirty lists (a vertex next to the other
+	// block now was so at the round's start, or it or a neighbour has
+	// moved since). The heap orders by gain and tie, so the order of
+	// filing does not matter.
+	for _, list := range [3][]int32{touch, f.dirty[a], f.dirty[b]} {
+		for _, v := range list {
+			if f.seen[v] == f.stamp {
+				continue
+			}
+			switch s.Part[v] {
+			case a:
+				f.file(v, 0, blk)
+			case b:
+				f.file(v, 1, blk)
+			}
 		}
 	}
 	bw := [2]int64{s.BW[a], s.BW[b]}
@@ -223,7 +252,12 @@ func (f *pairFM) search(a, b int32) int64 {
 		if m.from == a {
 			to = b
 		}
-		f.move(m.v, to)
+		f.ct.Move(m.v, to)
+		f.dirty[to] = append(f.dirty[to], m.v)
+		for e := g.XAdj[m.v]; e < g.XAdj[m.v+1]; e++ {
+			u := g.Adj[e]
+			f.dirty[s.Part[u]] = append(f.dirty[s.Part[u]], u)
+		}
 	}
 	return best
 }

@@ -70,9 +70,10 @@ func TestPairFMInvariants(t *testing.T) {
 }
 
 // PairFM's searches keep their moves off the conn table and the state
-// until they end (search); the reference below is the search as it was,
-// moving every vertex in the table and rolling back past the best
-// prefix. Both must give the same partition and gain, for the cut and for
+// until they end and file only the vertices next to the other block
+// (search); the reference below is the search as it was, filing every
+// member of both blocks, moving every vertex in the table and rolling back
+// past the best prefix. Both must give the same partition and gain, for the cut and for
 // J alike.
 func TestPairFMSameAsMovingSearch(t *testing.T) {
 	top, _ := topology.Parse("2:3:2", "1:10:100")
@@ -116,8 +117,8 @@ func TestPairFMSameAsMovingSearch(t *testing.T) {
 // conn table and rolls back (the code before search kept its moves local).
 func pairFMByMoves(s *State, cfg PairFMConfig) int64 {
 	n := s.G.N()
-	f := &pairFM{s: s, cfg: cfg, ct: NewConnTable(s), heap: [2]*pq.Heap{pq.New(n), pq.New(n)},
-		lock: make([]uint32, n), members: make([][]int32, s.K), pos: make([]int32, n)}
+	f := &refPairFM{pairFM: &pairFM{s: s, cfg: cfg, ct: NewConnTable(s), heap: [2]*pq.Heap{pq.New(n), pq.New(n)},
+		lock: make([]uint32, n)}, members: make([][]int32, s.K), pos: make([]int32, n)}
 	for v := int32(0); v < int32(n); v++ {
 		b := s.Part[v]
 		f.pos[v] = int32(len(f.members[b]))
@@ -126,7 +127,8 @@ func pairFMByMoves(s *State, cfg PairFMConfig) int64 {
 	total := int64(0)
 	for r := 0; r < cfg.Rounds; r++ {
 		gained := int64(0)
-		for _, pr := range f.pairs() {
+		pairs, _ := f.pairs()
+		for _, pr := range pairs {
 			gained += f.searchByMoves(pr[0], pr[1])
 		}
 		total += gained
@@ -135,6 +137,25 @@ func pairFMByMoves(s *State, cfg PairFMConfig) int64 {
 		}
 	}
 	return total
+}
+
+// refPairFM is the reference's state: it files every member of both
+// blocks.
+type refPairFM struct {
+	*pairFM
+	members [][]int32
+	pos     []int32
+}
+
+func (f *refPairFM) move(v, to int32) {
+	from := f.s.Part[v]
+	m := f.members[from]
+	last := m[len(m)-1]
+	m[f.pos[v]], f.pos[last] = last, f.pos[v]
+	f.members[from] = m[:len(m)-1]
+	f.pos[v] = int32(len(f.members[to]))
+	f.members[to] = append(f.members[to], v)
+	f.ct.Move(v, to)
 }
 
 func (f *pairFM) fileByMoves(v int32, side int, blk [2]int32) {
@@ -147,7 +168,7 @@ func (f *pairFM) fileByMoves(v int32, side int, blk [2]int32) {
 	f.heap[side].Push(v, gain, uint32(hash.Splitmix64(uint64(v)^f.cfg.Seed)))
 }
 
-func (f *pairFM) searchByMoves(a, b int32) int64 {
+func (f *refPairFM) searchByMoves(a, b int32) int64 {
 	s := f.s
 	g := s.G
 	blk := [2]int32{a, b}
