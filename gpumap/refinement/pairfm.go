@@ -2,6 +2,7 @@ package refinement
 
 import (
 	"sort"
+	"sync"
 
 	"github.com/gpumap/gpumap/gpumap/internal/hash"
 	"github.com/gpumap/gpumap/gpumap/internal/pq"
@@ -31,11 +32,12 @@ func PairFM(s *State, cfg PairFMConfig) int64 {
 	if cfg.Alpha == 0 {
 		cfg.Alpha = 30
 	}
-	g := s.G
-	n := g.N()
-	f := &pairFM{s: s, cfg: cfg, ct: NewConnTable(s), heap: [2]*pq.Heap{pq.New(n), pq.New(n)},
-		lock: make([]uint32, n), dirty: make([][]int32, s.K),
-		seen: make([]uint32, n), co: make([]int64, n), gn: make([]int64, n)}
+	f := pairPool.Get().(*pairFM)
+	defer func() {
+		f.s, f.ct.s = nil, nil // the pool keeps no graph alive
+		pairPool.Put(f)
+	}()
+	f.reset(s, cfg)
 	total := int64(0)
 	for r := 0; r < cfg.Rounds; r++ {
 		gained := int64(0)
@@ -52,6 +54,37 @@ func PairFM(s *State, cfg PairFMConfig) int64 {
 		}
 	}
 	return total
+}
+
+// pairPool keeps PairFM's scratch (conn table, heaps, stamps) from one
+// call to the next: kway refines every level of every split by PairFM,
+// each call allocated O(n) scratch and grew the conn table's arena by
+// copying, and the runtime returned the memory to the OS (madvise) after.
+// BenchmarkPairFMTiles (one round on a 60x60 grid in 64 tiles, 1000
+// calls, user+sys of 3 runs each): 1.37-1.74 s -> 0.73-1.01 s.
+var pairPool = sync.Pool{New: func() any { return new(pairFM) }}
+
+// reset prepares f for a call on s, reusing its memory. The stamps go on
+// from the last call: the entries of lock and seen stay below them.
+func (f *pairFM) reset(s *State, cfg PairFMConfig) {
+	n := s.G.N()
+	f.s, f.cfg = s, cfg
+	if f.ct == nil {
+		f.ct = NewConnTable(s)
+		f.heap = [2]*pq.Heap{pq.New(n), pq.New(n)}
+	} else {
+		f.ct.reset(s)
+		for _, h := range f.heap {
+			h.Clear()
+			h.Reserve(n)
+		}
+	}
+	f.lock, f.seen = growU32(f.lock, n), growU32(f.seen, n)
+	f.co, f.gn = grow(f.co, n), grow(f.gn, n)
+	if cap(f.dirty) < s.K {
+		f.dirty = make([][]int32, s.K)
+	}
+	f.dirty = f.dirty[:s.K]
 }
 
 type pairFM struct {
@@ -73,12 +106,30 @@ type pairFM struct {
 	co, gn []int64
 }
 
+// pairsDenseMax bounds pairs' table of k x k indices (a variable: the
+// tests run the map too).
+var pairsDenseMax int64 = 1 << 16
+
 // pairs lists the adjacent block pairs, heaviest connection first (ties:
 // by block ids, so the order is deterministic), and for each the vertices
 // of either block next to the other.
 func (f *pairFM) pairs() ([][2]int32, [][]int32) {
 	g, part := f.s.G, f.s.Part
-	idx := map[[2]int32]int32{}
+	// The pairs' indices: a k x k table where it is small (a split's
+	// children), else a map. The map's lookups took 100 of PairFM's 580
+	// ms of samples on the kway splits of rgg 121k onto 4:8:64:8:6 (k =
+	// 64); k is at most the children of a group everywhere PairFM runs.
+	k := int32(f.s.K)
+	var idx map[[2]int32]int32
+	var dense []int32
+	if int64(k)*int64(k) <= pairsDenseMax {
+		dense = make([]int32, k*k)
+		for i := range dense {
+			dense[i] = -1
+		}
+	} else {
+		idx = map[[2]int32]int32{}
+	}
 	var keys [][2]int32
 	var w []int64
 	var touch [][]int32
@@ -91,10 +142,21 @@ func (f *pairFM) pairs() ([][2]int32, [][]int32) {
 				continue
 			}
 			key := [2]int32{min(a, b), max(a, b)}
-			i, ok := idx[key]
+			var i int32
+			var ok bool
+			if dense != nil {
+				i = dense[key[0]*k+key[1]]
+				ok = i >= 0
+			} else {
+				i, ok = idx[key]
+			}
 			if !ok {
 				i = int32(len(keys))
-				idx[key] = i
+				if dense != nil {
+					dense[key[0]*k+key[1]] = i
+				} else {
+					idx[key] = i
+				}
 				keys, w, touch, last = append(keys, key), append(w, 0), append(touch, nil), append(last, -1)
 			}
 			if a < b {
@@ -168,7 +230,11 @@ func (f *pairFM) search(a, b int32, touch []int32) int64 {
 	g := s.G
 	blk := [2]int32{a, b}
 	sab := s.Obj.D(a, b) + s.Obj.D(b, a)
-	f.stamp++
+	if f.stamp++; f.stamp == 0 {
+		clear(f.lock[:cap(f.lock)])
+		clear(f.seen[:cap(f.seen)])
+		f.stamp = 1
+	}
 	f.heap[0].Clear()
 	f.heap[1].Clear()
 	// The vertices of a and b next to the other block: those of the

@@ -98,7 +98,11 @@ func TestPairFMSameAsMovingSearch(t *testing.T) {
 		for _, obj := range []Objective{Cut(), Mapping(top)} {
 			cfg := PairFMConfig{Rounds: 3, Alpha: 10 + trial%25, Seed: uint64(trial)}
 			s := NewState(g, k, append([]int32(nil), part...), maxW, obj)
+			if trial%3 == 2 {
+				pairsDenseMax = 0 // pairs' map instead of its table
+			}
 			gain := PairFM(s, cfg)
+			pairsDenseMax = 1 << 16
 			r := NewState(g, k, append([]int32(nil), part...), maxW, obj)
 			want := pairFMByMoves(r, cfg)
 			if gain != want {
@@ -224,4 +228,38 @@ func (f *refPairFM) searchByMoves(a, b int32) int64 {
 		f.move(f.moves[i].v, f.moves[i].from)
 	}
 	return best
+}
+
+// BenchmarkPairFMTiles is one level of kway's refinement on a wide
+// machine's split into 64 groups: a 60x60 grid (the 5-point stencil) in
+// 8x8 tiles, a tenth of the vertices moved to a neighbour's tile, limits
+// one above the tiles' weights, one round at alpha 30 (WideConfig.KWay).
+func BenchmarkPairFMTiles(b *testing.B) {
+	const side, tiles = 60, 8
+	g := graph.Grid(side, side, 1)
+	part := make([]int32, g.N())
+	for v := range part {
+		x, y := v%side, v/side
+		part[v] = int32(y*tiles/side*tiles + x*tiles/side)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for v := range part {
+		if rng.IntN(10) == 0 {
+			u := g.Adj[g.XAdj[v]+int64(rng.IntN(int(g.XAdj[v+1]-g.XAdj[v])))]
+			part[v] = part[u]
+		}
+	}
+	maxW := make([]int64, tiles*tiles)
+	for _, p := range part {
+		maxW[p]++
+	}
+	for i := range maxW {
+		maxW[i]++
+	}
+	p := make([]int32, len(part))
+	for i := range b.N {
+		copy(p, part)
+		s := NewState(g, len(maxW), p, maxW, Cut())
+		PairFM(s, PairFMConfig{Rounds: 1, Alpha: 30, Seed: uint64(i)})
+	}
 }
