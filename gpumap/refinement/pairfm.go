@@ -2,6 +2,7 @@ package refinement
 
 import (
 	"sort"
+	"sync"
 
 	"github.com/gpumap/gpumap/gpumap/internal/hash"
 	"github.com/gpumap/gpumap/gpumap/internal/pq"
@@ -31,20 +32,21 @@ func PairFM(s *State, cfg PairFMConfig) int64 {
 	if cfg.Alpha == 0 {
 		cfg.Alpha = 30
 	}
-	g := s.G
-	n := g.N()
-	f := &pairFM{s: s, cfg: cfg, ct: NewConnTable(s), heap: [2]*pq.Heap{pq.New(n), pq.New(n)},
-		lock: make([]uint32, n), members: make([][]int32, s.K), pos: make([]int32, n)}
-	for v := int32(0); v < int32(n); v++ {
-		b := s.Part[v]
-		f.pos[v] = int32(len(f.members[b]))
-		f.members[b] = append(f.members[b], v)
-	}
+	f := pairPool.Get().(*pairFM)
+	defer func() {
+		f.s, f.ct.s = nil, nil // the pool keeps no graph alive
+		pairPool.Put(f)
+	}()
+	f.reset(s, cfg)
 	total := int64(0)
 	for r := 0; r < cfg.Rounds; r++ {
 		gained := int64(0)
-		for _, pr := range f.pairs() {
-			gained += f.search(pr[0], pr[1])
+		pairs, touch := f.pairs()
+		for b := range f.dirty {
+			f.dirty[b] = f.dirty[b][:0]
+		}
+		for i, pr := range pairs {
+			gained += f.search(pr[0], pr[1], touch[i])
 		}
 		total += gained
 		if gained <= 0 {
@@ -54,84 +56,210 @@ func PairFM(s *State, cfg PairFMConfig) int64 {
 	return total
 }
 
-type pairFM struct {
-	s       *State
-	cfg     PairFMConfig
-	ct      *ConnTable
-	heap    [2]*pq.Heap
-	lock    []uint32
-	stamp   uint32
-	members [][]int32
-	pos     []int32
-	moves   []move
+// pairPool keeps PairFM's scratch (conn table, heaps, stamps) from one
+// call to the next: kway refines every level of every split by PairFM,
+// each call allocated O(n) scratch and grew the conn table's arena by
+// copying, and the runtime returned the memory to the OS (madvise) after.
+// BenchmarkPairFMTiles (one round on a 60x60 grid in 64 tiles, 1000
+// calls, user+sys of 3 runs each): 1.37-1.74 s -> 0.73-1.01 s.
+var pairPool = sync.Pool{New: func() any { return new(pairFM) }}
+
+// reset prepares f for a call on s, reusing its memory. The stamps go on
+// from the last call: the entries of lock and seen stay below them.
+func (f *pairFM) reset(s *State, cfg PairFMConfig) {
+	n := s.G.N()
+	f.s, f.cfg = s, cfg
+	if f.ct == nil {
+		f.ct = NewConnTable(s)
+		f.heap = [2]*pq.Heap{pq.New(n), pq.New(n)}
+	} else {
+		f.ct.reset(s)
+		for _, h := range f.heap {
+			h.Clear()
+			h.Reserve(n)
+		}
+	}
+	f.lock, f.seen = growU32(f.lock, n), growU32(f.seen, n)
+	f.co, f.gn = grow(f.co, n), grow(f.gn, n)
+	if cap(f.dirty) < s.K {
+		f.dirty = make([][]int32, s.K)
+	}
+	f.dirty = f.dirty[:s.K]
 }
 
+type pairFM struct {
+	s     *State
+	cfg   PairFMConfig
+	ct    *ConnTable
+	heap  [2]*pq.Heap
+	lock  []uint32
+	stamp uint32
+	moves []move
+	// dirty[b]: the vertices of block b that may have come to touch
+	// another block during the round (moved into b, or next to a vertex
+	// that moved), which the round's lists (pairs) may lack.
+	dirty [][]int32
+	// A search's view of the vertices it touched (seen == stamp): the
+	// connectivity to the other block of the pair, and the gain of moving
+	// there.
+	seen   []uint32
+	co, gn []int64
+}
+
+// pairsDenseMax bounds pairs' table of k x k indices (a variable: the
+// tests run the map too).
+var pairsDenseMax int64 = 1 << 16
+
 // pairs lists the adjacent block pairs, heaviest connection first (ties:
-// by block ids, so the order is deterministic).
-func (f *pairFM) pairs() [][2]int32 {
+// by block ids, so the order is deterministic), and for each the vertices
+// of either block next to the other.
+func (f *pairFM) pairs() ([][2]int32, [][]int32) {
 	g, part := f.s.G, f.s.Part
-	w := map[[2]int32]int64{}
+	// The pairs' indices: a k x k table where it is small (a split's
+	// children), else a map. The map's lookups took 100 of PairFM's 580
+	// ms of samples on the kway splits of rgg 121k onto 4:8:64:8:6 (k =
+	// 64); k is at most the children of a group everywhere PairFM runs.
+	k := int32(f.s.K)
+	var idx map[[2]int32]int32
+	var dense []int32
+	if int64(k)*int64(k) <= pairsDenseMax {
+		dense = make([]int32, k*k)
+		for i := range dense {
+			dense[i] = -1
+		}
+	} else {
+		idx = map[[2]int32]int32{}
+	}
+	var keys [][2]int32
+	var w []int64
+	var touch [][]int32
+	var last []int32 // the last vertex put in the pair's list
 	for v := int32(0); v < int32(g.N()); v++ {
+		a := part[v]
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-			if a, b := part[v], part[g.Adj[e]]; a < b {
-				w[[2]int32{a, b}] += g.W(e)
+			b := part[g.Adj[e]]
+			if a == b {
+				continue
+			}
+			key := [2]int32{min(a, b), max(a, b)}
+			var i int32
+			var ok bool
+			if dense != nil {
+				i = dense[key[0]*k+key[1]]
+				ok = i >= 0
+			} else {
+				i, ok = idx[key]
+			}
+			if !ok {
+				i = int32(len(keys))
+				if dense != nil {
+					dense[key[0]*k+key[1]] = i
+				} else {
+					idx[key] = i
+				}
+				keys, w, touch, last = append(keys, key), append(w, 0), append(touch, nil), append(last, -1)
+			}
+			if a < b {
+				w[i] += g.W(e)
+			}
+			if last[i] != v {
+				last[i] = v
+				touch[i] = append(touch[i], v)
 			}
 		}
 	}
-	out := make([][2]int32, 0, len(w))
-	for p := range w {
-		out = append(out, p)
+	order := make([]int32, len(keys))
+	for i := range order {
+		order[i] = int32(i)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if w[a] != w[b] {
-			return w[a] > w[b]
+	sort.Slice(order, func(i, j int) bool {
+		x, y := order[i], order[j]
+		if w[x] != w[y] {
+			return w[x] > w[y]
 		}
+		a, b := keys[x], keys[y]
 		return a[0] < b[0] || a[0] == b[0] && a[1] < b[1]
 	})
-	return out
+	out, vs := make([][2]int32, len(order)), make([][]int32, len(order))
+	for i, x := range order {
+		out[i], vs[i] = keys[x], touch[x]
+	}
+	return out, vs
 }
 
-func (f *pairFM) move(v, to int32) {
-	from := f.s.Part[v]
-	m := f.members[from]
-	last := m[len(m)-1]
-	m[f.pos[v]], f.pos[last] = last, f.pos[v]
-	f.members[from] = m[:len(m)-1]
-	f.pos[v] = int32(len(f.members[to]))
-	f.members[to] = append(f.members[to], v)
-	f.ct.Move(v, to)
+// load reads v's connectivity to the other block of the current search
+// (other) and the gain of moving v there from the conn table, the first
+// time the search touches v (stamp). The table is not updated during a
+// search (only the prefix that a search keeps is moved there, at its end),
+// so it holds v's values until a neighbour of v moves, and each move
+// updates the loaded neighbours (search).
+func (f *pairFM) load(v, own, other int32) {
+	if f.seen[v] == f.stamp {
+		return
+	}
+	f.seen[v] = f.stamp
+	f.co[v] = f.ct.Conn(v, other)
+	f.gn[v] = f.ct.costAt(v, own) - f.ct.costAt(v, other)
 }
 
 // file puts v (in side's block) into its side's heap when it touches the
 // other block, with the gain of moving it there.
 func (f *pairFM) file(v int32, side int, blk [2]int32) {
-	other := blk[1-side]
-	if f.ct.Frozen(v) || f.ct.Conn(v, other) == 0 {
+	if f.ct.Frozen(v) {
 		f.heap[side].Remove(v)
 		return
 	}
-	gain := f.ct.costAt(v, blk[side]) - f.ct.costAt(v, other)
-	f.heap[side].Push(v, gain, uint32(hash.Splitmix64(uint64(v)^f.cfg.Seed)))
+	f.load(v, blk[side], blk[1-side])
+	if f.co[v] == 0 {
+		f.heap[side].Remove(v)
+		return
+	}
+	f.heap[side].Push(v, f.gn[v], uint32(hash.Splitmix64(uint64(v)^f.cfg.Seed)))
 }
 
-// search runs one two-way FM pass between blocks a and b.
-func (f *pairFM) search(a, b int32) int64 {
+// search runs one two-way FM pass between blocks a and b. Its moves stay
+// off the conn table and the state until it ends: a moved vertex is
+// locked, so the unlocked vertices keep their blocks, and a move shifts a
+// neighbour's connectivity between a and b only, which changes its gain
+// by the edge weight times D(a,b)+D(b,a). Only the best prefix is then
+// moved in the table (on the wide instance's kway splits the searches kept
+// few of their 30+ moves, and moving each one there and back took 40% of
+// PairFM's time).
+func (f *pairFM) search(a, b int32, touch []int32) int64 {
 	s := f.s
 	g := s.G
 	blk := [2]int32{a, b}
-	f.stamp++
+	sab := s.Obj.D(a, b) + s.Obj.D(b, a)
+	if f.stamp++; f.stamp == 0 {
+		clear(f.lock[:cap(f.lock)])
+		clear(f.seen[:cap(f.seen)])
+		f.stamp = 1
+	}
 	f.heap[0].Clear()
 	f.heap[1].Clear()
-	for side := 0; side < 2; side++ {
-		for _, v := range f.members[blk[side]] {
-			f.file(v, side, blk)
+	// The vertices of a and b next to the other block: those of the
+	// round's list, or of the dirty lists (a vertex next to the other
+	// block now was so at the round's start, or it or a neighbour has
+	// moved since). The heap orders by gain and tie, so the order of
+	// filing does not matter.
+	for _, list := range [3][]int32{touch, f.dirty[a], f.dirty[b]} {
+		for _, v := range list {
+			if f.seen[v] == f.stamp {
+				continue
+			}
+			switch s.Part[v] {
+			case a:
+				f.file(v, 0, blk)
+			case b:
+				f.file(v, 1, blk)
+			}
 		}
 	}
+	bw := [2]int64{s.BW[a], s.BW[b]}
 	f.moves = f.moves[:0]
 	cur, best, bestLen, fruitless := int64(0), int64(0), 0, 0
 	for fruitless < f.cfg.Alpha {
-		ea, eb := s.BW[a]-s.MaxW[a], s.BW[b]-s.MaxW[b]
+		ea, eb := bw[0]-s.MaxW[a], bw[1]-s.MaxW[b]
 		side := 0
 		switch {
 		case ea < eb:
@@ -146,11 +274,13 @@ func (f *pairFM) search(a, b int32) int64 {
 		}
 		it := f.heap[side].Pop()
 		v := it.V
-		f.move(v, blk[1-side])
 		f.lock[v] = f.stamp
+		wv := g.VW[v]
+		bw[side] -= wv
+		bw[1-side] += wv
 		f.moves = append(f.moves, move{v, blk[side]})
 		cur += it.Gain
-		if s.BW[a] <= s.MaxW[a] && s.BW[b] <= s.MaxW[b] && cur > best {
+		if bw[0] <= s.MaxW[a] && bw[1] <= s.MaxW[b] && cur > best {
 			best, bestLen, fruitless = cur, len(f.moves), 0
 		} else {
 			fruitless++
@@ -160,16 +290,40 @@ func (f *pairFM) search(a, b int32) int64 {
 			if f.lock[u] == f.stamp {
 				continue
 			}
+			us := 0
 			switch s.Part[u] {
 			case a:
-				f.file(u, 0, blk)
 			case b:
-				f.file(u, 1, blk)
+				us = 1
+			default:
+				continue
 			}
+			if f.ct.Frozen(u) {
+				continue // never filed
+			}
+			// Loaded before the shift: a neighbour not touched yet has
+			// its values in the table, from before this search.
+			f.load(u, blk[us], blk[1-us])
+			d := g.W(e)
+			if us != side {
+				d = -d // v moved into u's block
+			}
+			f.co[u] += d
+			f.gn[u] += d * sab
+			f.file(u, us, blk)
 		}
 	}
-	for i := len(f.moves) - 1; i >= bestLen; i-- {
-		f.move(f.moves[i].v, f.moves[i].from)
+	for _, m := range f.moves[:bestLen] {
+		to := a
+		if m.from == a {
+			to = b
+		}
+		f.ct.Move(m.v, to)
+		f.dirty[to] = append(f.dirty[to], m.v)
+		for e := g.XAdj[m.v]; e < g.XAdj[m.v+1]; e++ {
+			u := g.Adj[e]
+			f.dirty[s.Part[u]] = append(f.dirty[s.Part[u]], u)
+		}
 	}
 	return best
 }
