@@ -242,13 +242,6 @@ func (p *pipeline) multisectionConfig() multisection.Config {
 	pc, lower, bottom := p.cfg.partition, p.cfg.lower, p.cfg.bottom
 	if p.sparse() {
 		pc.Attach, lower.Attach, bottom.Attach = true, true, true
-		// Issue 25: the flat bisections skip tries whose grown partition
-		// repeats an earlier one's (partition.Config.SkipRepeats). On the
-		// corpus's roads and power grids (4:8:{1,2,4,6}, -a hm -t 1) HM's
-		// counted FM work 0.89x (fit half) and 0.86x (report half) in
-		// the geometric mean; default's J 0.9968x and 1.0021x (OL onto
-		// 4:8:6 +2.8%, TG onto 4:8:1 -4.2%).
-		pc.SkipRepeats, lower.SkipRepeats, bottom.SkipRepeats = true, true, true
 	}
 	return multisection.Config{
 		Eps: p.opt.Eps, Seed: p.opt.Seed, Partition: p.metered(pc), SlackDepth: p.cfg.slackDepth,

@@ -3,7 +3,6 @@ package partition
 import (
 	"github.com/gpumap/gpumap/gpumap/internal/pq"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/refinement"
@@ -12,9 +11,8 @@ import (
 // flatBisect splits a small graph into two blocks with limits maxW[0] and
 // maxW[1] by greedy graph growing from several random seeds, each polished
 // by 2-way FM (followed by PairFM when pair.Rounds > 0); it keeps the
-// best feasible result (or the least overloaded). With skipRepeats a try
-// whose grown partition equals an earlier try's is skipped.
-func flatBisect(g *graph.Graph, maxW [2]int64, tries int, fm refinement.FMConfig, minImprove float64, pair refinement.PairFMConfig, skipRepeats bool, seed uint64) []int32 {
+// best feasible result (or the least overloaded).
+func flatBisect(g *graph.Graph, maxW [2]int64, tries int, fm refinement.FMConfig, minImprove float64, pair refinement.PairFMConfig, seed uint64) []int32 {
 	n := g.N()
 	total := g.TotalVertexWeight()
 	// Block 0's share of the weight, in proportion to the limits.
@@ -26,7 +24,6 @@ func flatBisect(g *graph.Graph, maxW [2]int64, tries int, fm refinement.FMConfig
 	grow := newGrower(g)
 	// Tiny graphs have few distinct bisections: fewer tries suffice.
 	tries = max(1, min(tries, n/8))
-	var starts [][]int32 // the grown partitions so far (skipRepeats)
 	for t := 0; t < tries; t++ {
 		// Alternate seeds: pseudo-peripheral vertices (far ends of the
 		// graph, which grids and meshes need for straight cuts) and random
@@ -38,25 +35,14 @@ func flatBisect(g *graph.Graph, maxW [2]int64, tries int, fm refinement.FMConfig
 			bfs = t%4 == 2
 		}
 		grow.run(part, target0, maxW[0], start, bfs, rng)
-		cfg := fm
-		cfg.Seed = rng.Uint64() // drawn whether or not the try is skipped: the next tries keep their draws
-		if skipRepeats {
-			// On small road and power-grid graphs the pseudo-peripheral
-			// starts often grow the same partition: 23% of the tries of
-			// rome99 onto 4:8:6 (234 of 1,014). Refining a repeat again
-			// differs only by FM's seed; the try that won was the first
-			// in 123 of its 201 bisections.
-			if slices.ContainsFunc(starts, func(p []int32) bool { return slices.Equal(p, part) }) {
-				continue
-			}
-			starts = append(starts, slices.Clone(part))
-		}
 		s := refinement.NewState(g, 2, part, maxW[:], refinement.Cut())
 		if s.Overloaded() > 0 {
 			refinement.Rebalance(s)
 		}
 		// Classic FM: every boundary vertex starts in the queue and a pass
 		// may run deep, which small graphs afford.
+		cfg := fm
+		cfg.Seed = rng.Uint64()
 		cfg.Seeds = n
 		cfg.Alpha = min(max(cfg.Alpha, n/4, 60), FlatAlphaCap)
 		cfg.Rounds = max(cfg.Rounds, FlatRounds)

@@ -47,9 +47,6 @@ type Config struct {
 	Matcher coarsening.Matcher // matching algorithm
 	Natural bool               // natural-order matching (see coarsening.Greedy)
 	Local   bool               // the numbering has locality: alternate natural and random order across hierarchies
-	// SkipRepeats: a flat bisection's try whose grown partition equals
-	// an earlier try's is not refined again (see flatBisect).
-	SkipRepeats bool
 	// Hierarchies x Candidates partitions compete in the multilevel
 	// scheme; all are refined up to graphs of n/PruneDiv vertices, and the
 	// best continues (see multilevel).
@@ -93,7 +90,7 @@ func Partition(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
 	}
 	switch {
 	case g.N() <= cfg.FlatSize && k == 2:
-		return flatBisect(g, [2]int64{maxW[0], maxW[1]}, cfg.Tries, cfg.FM, cfg.FlatMinImprove, cfg.Pair, cfg.SkipRepeats, cfg.Seed)
+		return flatBisect(g, [2]int64{maxW[0], maxW[1]}, cfg.Tries, cfg.FM, cfg.FlatMinImprove, cfg.Pair, cfg.Seed)
 	case g.N() <= cfg.FlatSize || cfg.Recursive && k > 2:
 		part = recursiveBisection(x, g, maxW, cfg)
 		if !cfg.Recursive {
@@ -247,7 +244,7 @@ func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config, shared *H
 					mv := coarsest.MaxVertexWeight()
 					lim[0], lim[1] = lim[0]+mv, lim[1]+mv
 				}
-				part = flatBisect(coarsest, lim, cfg.Tries, cfg.FM, cfg.FlatMinImprove, cfg.Pair, cfg.SkipRepeats, cs)
+				part = flatBisect(coarsest, lim, cfg.Tries, cfg.FM, cfg.FlatMinImprove, cfg.Pair, cs)
 			} else {
 				sub := cfg
 				sub.Seed = cs

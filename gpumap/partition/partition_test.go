@@ -2,7 +2,6 @@ package partition
 
 import (
 	"slices"
-	"sync/atomic"
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -187,30 +186,5 @@ func TestFlatBisectionStopsByGain(t *testing.T) {
 		if slices.Equal(one, all) {
 			t.Errorf("n=%d: one FM round per try gives the partition of %d: the graph tells nothing apart", g.N(), FlatRounds)
 		}
-	}
-}
-
-// Issue 25: with SkipRepeats, a flat bisection's try whose grown partition
-// repeats an earlier try's is not refined again. On a small road grid the
-// pseudo-peripheral starts repeat, so the same tries cost less FM work,
-// and the bisection stays feasible and deterministic.
-func TestFlatBisectionSkipsRepeatedStarts(t *testing.T) {
-	g := graph.RoadGrid(6, 6)
-	maxW := limits(g.TotalVertexWeight(), 2, 0.03)
-	run := func(skip bool) ([]int32, int64) {
-		var work atomic.Int64
-		cfg := Config{Seed: 3, Tries: 8, SkipRepeats: skip, FM: refinement.FMConfig{Alpha: 30, Work: &work}}
-		return Partition(par.New(1), g, maxW, cfg), work.Load()
-	}
-	all, allWork := run(false)
-	skipped, skippedWork := run(true)
-	again, _ := run(true)
-	check(t, g, all, maxW)
-	check(t, g, skipped, maxW)
-	if !slices.Equal(skipped, again) {
-		t.Errorf("SkipRepeats: two runs differ")
-	}
-	if skippedWork >= allWork {
-		t.Errorf("SkipRepeats: FM work %d, %d without: no try was skipped", skippedWork, allWork)
 	}
 }
