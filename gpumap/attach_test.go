@@ -36,5 +36,9 @@ func TestAttachOnSparseGraphsOnly(t *testing.T) {
 		if im := p.cfg.imConfig(); im.Initial.Partition.Attach {
 			t.Errorf("%s: IM's initial mapping attaches", c.name)
 		}
+		// IM runs a shorter Jet loop on the same graphs (issue 25).
+		if it, want := p.imSettings().Jet.Iterations, map[bool]int{true: sparseJetIters}[c.want]; it != want {
+			t.Errorf("%s: IM's Jet iterations %d, want %d", c.name, it, want)
+		}
 	}
 }

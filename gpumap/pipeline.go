@@ -240,7 +240,7 @@ func (p *pipeline) multisectionConfig() multisection.Config {
 	wide := p.cfg.wide
 	wide.Fine, wide.Mid = p.metered(wide.Fine), p.metered(wide.Mid)
 	pc, lower, bottom := p.cfg.partition, p.cfg.lower, p.cfg.bottom
-	if n := p.g.N(); n > 0 && float64(len(p.g.Adj)) < p.cfg.attachDegree*float64(n) {
+	if p.sparse() {
 		pc.Attach, lower.Attach, bottom.Attach = true, true, true
 	}
 	return multisection.Config{
@@ -250,9 +250,28 @@ func (p *pipeline) multisectionConfig() multisection.Config {
 		Wide: wide, Phase: p.t.phase}
 }
 
+// sparse reports whether p's graph has a mean degree (2m/n) below the
+// preset's attachDegree (road networks, power grids; never where
+// attachDegree is 0).
+func (p *pipeline) sparse() bool {
+	n := p.g.N()
+	return n > 0 && float64(len(p.g.Adj)) < p.cfg.attachDegree*float64(n)
+}
+
 // metered is c with its FM counting into p.work.
 func (p *pipeline) metered(c partition.Config) partition.Config {
 	c.FM.Work = &p.work
+	return c
+}
+
+// imSettings is IM's configuration for p's graph, before the choices
+// that depend on the backend (clustering) and the FM metering.
+func (p *pipeline) imSettings() integrated.Config {
+	c := p.cfg.imConfig()
+	c.Seed = p.opt.Seed
+	if p.sparse() {
+		c.Jet.Iterations = p.cfg.sparseJetIters
+	}
 	return c
 }
 
@@ -261,8 +280,7 @@ func (p *pipeline) metered(c partition.Config) partition.Config {
 func (p *pipeline) integrated() []int32 {
 	var pe []int32
 	b := p.backend
-	c := p.cfg.imConfig()
-	c.Seed = p.opt.Seed
+	c := p.imSettings()
 	tries := 1
 	if _, clusters := b.(backend.Clusterer); clusters && p.cfg.imClusterCV > 0 {
 		if cv := features.DegreeCV(p.g); cv >= p.cfg.imClusterCV {
@@ -628,6 +646,10 @@ type presetConfig struct {
 	// below it (road networks, power grids) the multisection's
 	// partitioners coarsen with partition.Config.Attach.
 	attachDegree float64
+	// sparseJetIters, when > 0: where attachDegree applies, IM's Jet
+	// loop ends after this many iterations without progress
+	// (refinement.JetConfig.Iterations; 0: Jet's 12).
+	sparseJetIters int
 	// large, when m > 0, replaces the top tries, the partitioner and the
 	// final FM on graphs of at least m edges: keeps strong within seconds.
 	large largeConfig
@@ -798,6 +820,17 @@ const coarsenStall, fmWasteWork = 0.6, 3.0
 // attachDegree is the default preset's presetConfig.attachDegree.
 const attachDegree = 2.7
 
+// sparseJetIters is the default preset's presetConfig.sparseJetIters. On
+// the corpus's roads and power grids IM is about half of default's CPU
+// (HM wins most of their duels), and its Jet loop 40% of IM's. Fit half
+// (rome99, TG, cal, bcspwr07 onto 4:8:{1,2,4,6}, -t 1), default's J with
+// 6 against 12: identical but TG onto 4:8:6 +0.6% and bcspwr07 onto 4:8:1
+// -1.8%; report half (luxembourg_osm, OL, 1138_bus, power) identical. 4
+// cost bcspwr07 onto 4:8:1 +3.5%. IM alone (-a im, paired, min of 4
+// runs): CPU 0.93x on TG and cal, 0.83x on luxembourg_osm. The GPU
+// backend runs the same Jet loop, so its mappings stay the CPU's.
+const sparseJetIters = 6
+
 var presets = [...]presetConfig{
 	Fast: {
 		partition: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 1,
@@ -834,6 +867,7 @@ var presets = [...]presetConfig{
 		topTries:         3,
 		expanderTopTries: 1,
 		attachDegree:     attachDegree,
+		sparseJetIters:   sparseJetIters,
 		slackDepth:       0.03,
 		integrated:       integrated.Config{CoarsenC: 30, CapDiv: 8},
 		imClusterCV:      imClusterCV,
