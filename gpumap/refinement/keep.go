@@ -108,6 +108,7 @@ func Keep() (release func()) {
 				searchers.drop()
 				conns.drop()
 				stamps.drop()
+				fms.drop()
 			}
 		})
 	}
