@@ -5,6 +5,7 @@ import (
 	"github.com/gpumap/gpumap/gpumap/internal/pq"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"sync/atomic"
 )
 
@@ -434,28 +435,16 @@ func (f *FM) search() int64 {
 	return best
 }
 
-// fms holds the sequential FM refiners between runs (keep.go), the largest
-// connectivity arenas first. A sync.Pool, as before, hands a goroutine the
-// refiner its own P put last: at -t 2, where HM and IM or two tries run
-// side by side and move between the Ps, a run on the whole graph often got
-// a refiner sized for a coarse one, or a new one, and grew its arena again
-// (slots copied while growing arenas, default onto 4:8:2: CA-HepPh 0.40M
-// at -t 1, 0.86M at -t 2; greenbea 0.17M, 0.24M; kept: 0.45M and 0.19M at
-// -t 2). Default at -t 2 on 12 graphs of the corpus's fit half, 3 pairs:
-// CPU 0.967x summed (0.87-1.10x per graph), the same mappings.
-var fms = kept[FM]{size: func(f *FM) int { return cap(f.ct.blk) }}
+var fmPool = sync.Pool{New: func() any { return newFM() }}
 
 // RunFM refines s with an FM refiner from a pool (memory is reused across
 // calls, goroutines included) and returns the cost reduction. cost is as
 // for Run.
 func RunFM(s *State, cfg FMConfig, cost int64) int64 {
-	f := fms.get()
-	if f == nil {
-		f = newFM()
-	}
+	f := fmPool.Get().(*FM)
 	f.Reset(s, cfg)
 	gain := f.Run(cost)
 	f.s, f.ct.s = nil, nil
-	fms.put(f)
+	fmPool.Put(f)
 	return gain
 }

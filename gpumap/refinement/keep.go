@@ -108,7 +108,6 @@ func Keep() (release func()) {
 				searchers.drop()
 				conns.drop()
 				stamps.drop()
-				fms.drop()
 			}
 		})
 	}

@@ -67,35 +67,3 @@ func TestKeptScratchOutlivesCollections(t *testing.T) {
 		t.Fatalf("after the release the pool still holds %d searchers and %d tables", len(searchers.items), len(conns.items))
 	}
 }
-
-// TestRunFMKeepsItsRefiner: while a caller holds Keep, the sequential FM's
-// refiner (its connectivity arena grown to the largest graph refined)
-// survives collections, so a mapping's later runs reuse it instead of
-// growing a new arena (a sync.Pool, as before, dropped it at every other
-// collection, and handed a goroutine only what its own P had put: at -t 2
-// runs on the whole graph grew arenas twice as often).
-func TestRunFMKeepsItsRefiner(t *testing.T) {
-	const n, k = 2000, 16
-	g := graph.Random(n, 12*n, 1, 1, 5)
-	maxW := limits3(n, k)
-	run := func(collect bool) {
-		part := make([]int32, n)
-		for v := range part {
-			part[v] = int32(v % k)
-		}
-		s := NewState(g, k, part, maxW, Cut())
-		if collect {
-			runtime.GC()
-			runtime.GC()
-		}
-		RunFM(s, FMConfig{Rounds: 1, Alpha: 30, Seed: 1}, s.Cost())
-	}
-	release := Keep()
-	defer release()
-	run(false)
-	base := testing.AllocsPerRun(3, func() { run(false) })
-	collected := testing.AllocsPerRun(3, func() { run(true) })
-	if collected > base {
-		t.Fatalf("RunFM after two collections allocated %.0f objects, %.0f without them: its refiner was not kept", collected, base)
-	}
-}
