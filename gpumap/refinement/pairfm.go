@@ -26,17 +26,22 @@ type PairFMConfig struct {
 // the objective, so the cut between children of one group and J alike.
 // Rounds repeat until one gains nothing. It returns the cost reduction.
 func PairFM(s *State, cfg PairFMConfig) int64 {
+	f := pairPool.Get().(*pairFM)
+	defer func() {
+		f.s, f.ct.s = nil, nil // the pool keeps no graph alive
+		pairPool.Put(f)
+	}()
+	return f.run(s, cfg)
+}
+
+// run is PairFM on f's scratch (the tests reuse one f across sizes).
+func (f *pairFM) run(s *State, cfg PairFMConfig) int64 {
 	if cfg.Rounds == 0 {
 		cfg.Rounds = 4
 	}
 	if cfg.Alpha == 0 {
 		cfg.Alpha = 30
 	}
-	f := pairPool.Get().(*pairFM)
-	defer func() {
-		f.s, f.ct.s = nil, nil // the pool keeps no graph alive
-		pairPool.Put(f)
-	}()
 	f.reset(s, cfg)
 	total := int64(0)
 	for r := 0; r < cfg.Rounds; r++ {
@@ -106,9 +111,8 @@ type pairFM struct {
 	co, gn []int64
 }
 
-// pairsDenseMax bounds pairs' table of k x k indices (a variable: the
-// tests run the map too).
-var pairsDenseMax int64 = 1 << 16
+// pairsDenseMax bounds pairs' table of k x k indices (the map above it).
+const pairsDenseMax = 1 << 16
 
 // pairs lists the adjacent block pairs, heaviest connection first (ties:
 // by block ids, so the order is deterministic), and for each the vertices
