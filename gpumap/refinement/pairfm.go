@@ -109,6 +109,9 @@ type pairFM struct {
 	// there.
 	seen   []uint32
 	co, gn []int64
+	// pairs' k x k table of pair indices, -1 between calls (pairs resets
+	// the entries it used): a new table each round was 256 KB at k = 256.
+	dense []int32
 }
 
 // pairsDenseMax bounds pairs' table of k x k indices (the map above it).
@@ -127,10 +130,13 @@ func (f *pairFM) pairs() ([][2]int32, [][]int32) {
 	var idx map[[2]int32]int32
 	var dense []int32
 	if int64(k)*int64(k) <= pairsDenseMax {
-		dense = make([]int32, k*k)
-		for i := range dense {
-			dense[i] = -1
+		if cap(f.dense) < int(k*k) {
+			f.dense = make([]int32, k*k)
+			for i := range f.dense {
+				f.dense[i] = -1
+			}
 		}
+		dense = f.dense[:k*k]
 	} else {
 		idx = map[[2]int32]int32{}
 	}
@@ -170,6 +176,11 @@ func (f *pairFM) pairs() ([][2]int32, [][]int32) {
 				last[i] = v
 				touch[i] = append(touch[i], v)
 			}
+		}
+	}
+	if dense != nil {
+		for _, key := range keys {
+			dense[key[0]*k+key[1]] = -1
 		}
 	}
 	order := make([]int32, len(keys))
