@@ -255,8 +255,10 @@ func (f *pairFM) search(a, b int32, touch []int32) int64 {
 	// The vertices of a and b next to the other block: those of the
 	// round's list, or of the dirty lists (a vertex next to the other
 	// block now was so at the round's start, or it or a neighbour has
-	// moved since). The heap orders by gain and tie, so the order of
-	// filing does not matter.
+	// moved since). The heap orders by gain, then by the 32-bit hash of
+	// the vertex, so the order of filing does not matter as long as no two
+	// of its entries tie on both; where two do (a hash collision), the
+	// order of filing may decide which one pops first.
 	for _, list := range [3][]int32{touch, f.dirty[a], f.dirty[b]} {
 		for _, v := range list {
 			if f.seen[v] == f.stamp {
