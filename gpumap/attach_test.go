@@ -42,3 +42,21 @@ func TestAttachOnSparseGraphsOnly(t *testing.T) {
 		}
 	}
 }
+
+// sparseJetIters applies only when > 0: a preset that attaches on sparse
+// graphs without a shorter Jet loop keeps its own Jet iterations (strong's
+// 16; without the guard it got 0, Jet's 12).
+func TestSparseJetItersZeroKeepsPresetJet(t *testing.T) {
+	top, _ := topology.Parse("4:8:3", "1:10:100")
+	opt := DefaultOptions()
+	opt.Preset = Strong
+	p := newPipeline(par.New(1), graph.RoadGrid(60, 60), top, opt, nil)
+	want := p.cfg.imConfig().Jet.Iterations
+	p.cfg.attachDegree, p.cfg.sparseJetIters = attachDegree, 0
+	if !p.sparse() {
+		t.Fatal("the road grid is not sparse under attachDegree")
+	}
+	if it := p.imSettings().Jet.Iterations; it != want {
+		t.Fatalf("IM's Jet iterations %d, want the preset's %d", it, want)
+	}
+}

@@ -269,7 +269,7 @@ func (p *pipeline) metered(c partition.Config) partition.Config {
 func (p *pipeline) imSettings() integrated.Config {
 	c := p.cfg.imConfig()
 	c.Seed = p.opt.Seed
-	if p.sparse() {
+	if p.sparse() && p.cfg.sparseJetIters > 0 {
 		c.Jet.Iterations = p.cfg.sparseJetIters
 	}
 	return c

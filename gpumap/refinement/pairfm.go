@@ -26,17 +26,22 @@ type PairFMConfig struct {
 // the objective, so the cut between children of one group and J alike.
 // Rounds repeat until one gains nothing. It returns the cost reduction.
 func PairFM(s *State, cfg PairFMConfig) int64 {
+	f := pairPool.Get().(*pairFM)
+	defer func() {
+		f.s, f.ct.s = nil, nil // the pool keeps no graph alive
+		pairPool.Put(f)
+	}()
+	return f.run(s, cfg)
+}
+
+// run is PairFM on f's scratch (the tests reuse one f across sizes).
+func (f *pairFM) run(s *State, cfg PairFMConfig) int64 {
 	if cfg.Rounds == 0 {
 		cfg.Rounds = 4
 	}
 	if cfg.Alpha == 0 {
 		cfg.Alpha = 30
 	}
-	f := pairPool.Get().(*pairFM)
-	defer func() {
-		f.s, f.ct.s = nil, nil // the pool keeps no graph alive
-		pairPool.Put(f)
-	}()
 	f.reset(s, cfg)
 	total := int64(0)
 	for r := 0; r < cfg.Rounds; r++ {
@@ -104,11 +109,13 @@ type pairFM struct {
 	// there.
 	seen   []uint32
 	co, gn []int64
+	// pairs' k x k table of pair indices, -1 between calls (pairs resets
+	// the entries it used): a new table each round was 256 KB at k = 256.
+	dense []int32
 }
 
-// pairsDenseMax bounds pairs' table of k x k indices (a variable: the
-// tests run the map too).
-var pairsDenseMax int64 = 1 << 16
+// pairsDenseMax bounds pairs' table of k x k indices (the map above it).
+const pairsDenseMax = 1 << 16
 
 // pairs lists the adjacent block pairs, heaviest connection first (ties:
 // by block ids, so the order is deterministic), and for each the vertices
@@ -123,10 +130,13 @@ func (f *pairFM) pairs() ([][2]int32, [][]int32) {
 	var idx map[[2]int32]int32
 	var dense []int32
 	if int64(k)*int64(k) <= pairsDenseMax {
-		dense = make([]int32, k*k)
-		for i := range dense {
-			dense[i] = -1
+		if cap(f.dense) < int(k*k) {
+			f.dense = make([]int32, k*k)
+			for i := range f.dense {
+				f.dense[i] = -1
+			}
 		}
+		dense = f.dense[:k*k]
 	} else {
 		idx = map[[2]int32]int32{}
 	}
@@ -166,6 +176,11 @@ func (f *pairFM) pairs() ([][2]int32, [][]int32) {
 				last[i] = v
 				touch[i] = append(touch[i], v)
 			}
+		}
+	}
+	if dense != nil {
+		for _, key := range keys {
+			dense[key[0]*k+key[1]] = -1
 		}
 	}
 	order := make([]int32, len(keys))
@@ -240,8 +255,10 @@ func (f *pairFM) search(a, b int32, touch []int32) int64 {
 	// The vertices of a and b next to the other block: those of the
 	// round's list, or of the dirty lists (a vertex next to the other
 	// block now was so at the round's start, or it or a neighbour has
-	// moved since). The heap orders by gain and tie, so the order of
-	// filing does not matter.
+	// moved since). The heap orders by gain, then by the 32-bit hash of
+	// the vertex, so the order of filing does not matter as long as no two
+	// of its entries tie on both; where two do (a hash collision), the
+	// order of filing may decide which one pops first.
 	for _, list := range [3][]int32{touch, f.dirty[a], f.dirty[b]} {
 		for _, v := range list {
 			if f.seen[v] == f.stamp {

@@ -1,12 +1,11 @@
 package refinement
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
-	"github.com/gpumap/gpumap/gpumap/internal/hash"
-	"github.com/gpumap/gpumap/gpumap/internal/pq"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -69,165 +68,110 @@ func TestPairFMInvariants(t *testing.T) {
 	}
 }
 
-// PairFM's searches keep their moves off the conn table and the state
-// until they end and file only the vertices next to the other block
-// (search); the reference below is the search as it was, filing every
-// member of both blocks, moving every vertex in the table and rolling back
-// past the best prefix. Both must give the same partition and gain, for the cut and for
-// J alike.
-func TestPairFMSameAsMovingSearch(t *testing.T) {
-	top, _ := topology.Parse("2:3:2", "1:10:100")
-	k := top.K()
-	for trial := 0; trial < 30; trial++ {
-		rng := rand.New(rand.NewPCG(uint64(trial), 11))
-		g := graph.Random(300, 1400, 7, 1+int64(trial%3), uint64(trial))
-		part := make([]int32, g.N())
-		for v := range part {
-			part[v] = int32(rng.IntN(k))
+// PairFM must give main's partition and gain (mainPairFM, the test
+// oracle in pairfm_main_test.go) on every input: n from 0 to 500, k = 1,
+// small k, and k on both sides of pairsDenseMax (k*k = 255^2 and 256^2 in
+// pairs' table, 257^2 and 320^2 in its map), the cut and J, zero-weight
+// edges, hubs and fixed vertices (never filed), overloaded blocks, and
+// calls of varying sizes on one pairFM, so that its scratch (the conn
+// table, the heaps, the stamps, the dirty lists, the pairs' table) holds
+// the last call's contents, with the stamps sometimes about to wrap.
+func TestPairFMSameAsMain(t *testing.T) {
+	f := new(pairFM)
+	for trial := uint64(0); trial < 600; trial++ {
+		rng := rand.New(rand.NewPCG(trial, 13))
+		s, cfg := pairFMCase(rng)
+		r := NewState(s.G, s.K, append([]int32(nil), s.Part...), s.MaxW, s.Obj)
+		r.FixedFrom = s.FixedFrom
+		if trial%5 == 4 {
+			f.stamp = max(f.stamp, math.MaxUint32-uint32(trial%3)) // the entries stay below it
 		}
-		bw := make([]int64, k)
-		for v, p := range part {
-			bw[p] += g.VW[v]
-		}
-		maxW := append([]int64(nil), bw...)
-		if trial%2 == 1 {
-			for b := range maxW {
-				maxW[b] += 2 // some room: moves in one direction too
-			}
-		}
-		for _, obj := range []Objective{Cut(), Mapping(top)} {
-			cfg := PairFMConfig{Rounds: 3, Alpha: 10 + trial%25, Seed: uint64(trial)}
-			s := NewState(g, k, append([]int32(nil), part...), maxW, obj)
-			if trial%3 == 2 {
-				pairsDenseMax = 0 // pairs' map instead of its table
-			}
-			gain := PairFM(s, cfg)
-			pairsDenseMax = 1 << 16
-			r := NewState(g, k, append([]int32(nil), part...), maxW, obj)
-			want := pairFMByMoves(r, cfg)
-			if gain != want {
-				t.Fatalf("trial %d: gain %d, reference %d", trial, gain, want)
-			}
-			for v := range s.Part {
-				if s.Part[v] != r.Part[v] {
-					t.Fatalf("trial %d: vertex %d in block %d, reference %d", trial, v, s.Part[v], r.Part[v])
-				}
-			}
-		}
-	}
-}
-
-// pairFMByMoves is PairFM with the search that moves every vertex in the
-// conn table and rolls back (the code before search kept its moves local).
-func pairFMByMoves(s *State, cfg PairFMConfig) int64 {
-	n := s.G.N()
-	f := &refPairFM{pairFM: &pairFM{s: s, cfg: cfg, ct: NewConnTable(s), heap: [2]*pq.Heap{pq.New(n), pq.New(n)},
-		lock: make([]uint32, n)}, members: make([][]int32, s.K), pos: make([]int32, n)}
-	for v := int32(0); v < int32(n); v++ {
-		b := s.Part[v]
-		f.pos[v] = int32(len(f.members[b]))
-		f.members[b] = append(f.members[b], v)
-	}
-	total := int64(0)
-	for r := 0; r < cfg.Rounds; r++ {
-		gained := int64(0)
-		pairs, _ := f.pairs()
-		for _, pr := range pairs {
-			gained += f.searchByMoves(pr[0], pr[1])
-		}
-		total += gained
-		if gained <= 0 {
-			break
-		}
-	}
-	return total
-}
-
-// refPairFM is the reference's state: it files every member of both
-// blocks.
-type refPairFM struct {
-	*pairFM
-	members [][]int32
-	pos     []int32
-}
-
-func (f *refPairFM) move(v, to int32) {
-	from := f.s.Part[v]
-	m := f.members[from]
-	last := m[len(m)-1]
-	m[f.pos[v]], f.pos[last] = last, f.pos[v]
-	f.members[from] = m[:len(m)-1]
-	f.pos[v] = int32(len(f.members[to]))
-	f.members[to] = append(f.members[to], v)
-	f.ct.Move(v, to)
-}
-
-func (f *pairFM) fileByMoves(v int32, side int, blk [2]int32) {
-	other := blk[1-side]
-	if f.ct.Frozen(v) || f.ct.Conn(v, other) == 0 {
-		f.heap[side].Remove(v)
-		return
-	}
-	gain := f.ct.costAt(v, blk[side]) - f.ct.costAt(v, other)
-	f.heap[side].Push(v, gain, uint32(hash.Splitmix64(uint64(v)^f.cfg.Seed)))
-}
-
-func (f *refPairFM) searchByMoves(a, b int32) int64 {
-	s := f.s
-	g := s.G
-	blk := [2]int32{a, b}
-	f.stamp++
-	f.heap[0].Clear()
-	f.heap[1].Clear()
-	for side := 0; side < 2; side++ {
-		for _, v := range f.members[blk[side]] {
-			f.fileByMoves(v, side, blk)
-		}
-	}
-	f.moves = f.moves[:0]
-	cur, best, bestLen, fruitless := int64(0), int64(0), 0, 0
-	for fruitless < f.cfg.Alpha {
-		ea, eb := s.BW[a]-s.MaxW[a], s.BW[b]-s.MaxW[b]
-		side := 0
-		switch {
-		case ea < eb:
-			side = 1
-		case ea == eb:
-			if f.heap[0].Len() == 0 || f.heap[1].Len() > 0 && f.heap[1].Top().Gain > f.heap[0].Top().Gain {
-				side = 1
-			}
-		}
-		if f.heap[side].Len() == 0 {
-			break
-		}
-		it := f.heap[side].Pop()
-		v := it.V
-		f.move(v, blk[1-side])
-		f.lock[v] = f.stamp
-		f.moves = append(f.moves, move{v, blk[side]})
-		cur += it.Gain
-		if s.BW[a] <= s.MaxW[a] && s.BW[b] <= s.MaxW[b] && cur > best {
-			best, bestLen, fruitless = cur, len(f.moves), 0
+		var gain int64
+		if trial%7 == 6 {
+			gain = PairFM(s, cfg) // through the pool
 		} else {
-			fruitless++
+			gain = f.run(s, cfg)
 		}
-		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-			u := g.Adj[e]
-			if f.lock[u] == f.stamp {
-				continue
+		want := mainPairFM(r, cfg)
+		if gain != want {
+			t.Fatalf("trial %d (n %d, k %d): gain %d, main %d", trial, s.G.N(), s.K, gain, want)
+		}
+		for v := range s.Part {
+			if s.Part[v] != r.Part[v] {
+				t.Fatalf("trial %d (n %d, k %d): vertex %d in block %d, main %d", trial, s.G.N(), s.K, v, s.Part[v], r.Part[v])
 			}
-			switch s.Part[u] {
-			case a:
-				f.fileByMoves(u, 0, blk)
-			case b:
-				f.fileByMoves(u, 1, blk)
+		}
+		for b := range s.BW {
+			if s.BW[b] != r.BW[b] {
+				t.Fatalf("trial %d: block %d weighs %d, main %d", trial, b, s.BW[b], r.BW[b])
 			}
 		}
 	}
-	for i := len(f.moves) - 1; i >= bestLen; i-- {
-		f.move(f.moves[i].v, f.moves[i].from)
+}
+
+// pairFMCase draws an input for TestPairFMSameAsMain.
+func pairFMCase(rng *rand.Rand) (*State, PairFMConfig) {
+	var k int
+	var obj Objective
+	switch rng.IntN(8) {
+	case 0:
+		k, obj = 1, Cut()
+	case 1:
+		k, obj = 255+rng.IntN(3), Cut() // 255, 256: the table; 257: the map
+	case 2:
+		top, _ := topology.Parse("16:16", "1:7") // k*k = 2^16: the table
+		k, obj = top.K(), Mapping(top)
+	case 3:
+		top, _ := topology.Parse("4:8:10", "1:10:100") // k = 320: the map
+		k, obj = top.K(), Mapping(top)
+	case 4, 5:
+		top, _ := topology.Parse("2:3:2", "1:10:100")
+		k, obj = top.K(), Mapping(top)
+	default:
+		k, obj = 2+rng.IntN(20), Cut()
 	}
-	return best
+	n := rng.IntN(501)
+	if rng.IntN(8) == 0 {
+		n = rng.IntN(3) // 0, 1, 2
+	}
+	b := graph.NewBuilder(n)
+	if n > 1 {
+		for range rng.IntN(5*n + 1) {
+			if u, v := rng.IntN(n), rng.IntN(n); u != v {
+				b.AddEdge(u, v, int64(rng.IntN(4))) // zero weights too
+			}
+		}
+		if n > 70 && rng.IntN(3) == 0 { // a hub: frozen
+			for v := 1; v < n; v++ {
+				b.AddEdge(0, v, 1+int64(rng.IntN(3)))
+			}
+		}
+	}
+	for v := range n {
+		b.SetVertexWeight(v, 1+int64(rng.IntN(3)))
+	}
+	g, err := b.Build()
+	if err != nil {
+		panic(err)
+	}
+	part := make([]int32, n)
+	used := 1 + rng.IntN(k) // some blocks empty
+	for v := range part {
+		part[v] = int32(rng.IntN(used))
+	}
+	maxW := make([]int64, k)
+	for v, p := range part {
+		maxW[p] += g.VW[v]
+	}
+	for i := range maxW {
+		maxW[i] += int64(rng.IntN(4)) - 1 // -1: overloaded; 0: exactly full
+	}
+	s := NewState(g, k, part, maxW, obj)
+	if n > 0 && rng.IntN(4) == 0 {
+		s.FixedFrom = int32(1 + rng.IntN(n)) // the vertices from it on never move
+	}
+	cfg := PairFMConfig{Rounds: rng.IntN(5), Alpha: rng.IntN(40), Seed: rng.Uint64()}
+	return s, cfg
 }
 
 // BenchmarkPairFMTiles is one level of kway's refinement on a wide
