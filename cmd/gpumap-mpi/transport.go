@@ -1,17 +1,11 @@
 package main
 
-/*
-#cgo CFLAGS: -I${SRCDIR}/../../cabi/dl
-#include <stdlib.h>
-#include "gpumap_env.h"
-*/
-import "C"
-
 import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unsafe"
+
+	"github.com/gpumap/gpumap/mpirank/env"
 )
 
 // envSHM is the switch (cabi/dl/gpumap_env.h's rule, default on) that
@@ -123,24 +117,9 @@ func allowsOB1(text string) bool {
 // (C's too: OpenMPI reads it with getenv) and returns the warning about
 // an unknown value of the switch ("" when none), for rank 0 to print.
 func chooseLocalPML() string {
-	on, warning := envSwitch(envSHM, true)
+	on, warning := env.Switch(envSHM, true)
 	if name, value := localPML(on, os.LookupEnv, os.ReadFile); name != "" {
 		os.Setenv(name, value)
 	}
 	return warning
-}
-
-// envSwitch reads a switch by the rule every gpumap library shares (the
-// C code of cabi/dl/gpumap_env.h, as mpirank calls it): an unknown value
-// gives def and a warning.
-func envSwitch(name string, def bool) (bool, string) {
-	cname := C.CString(name)
-	defer C.free(unsafe.Pointer(cname))
-	var buf [256]C.char
-	d := C.int(0)
-	if def {
-		d = 1
-	}
-	v := C.gpumap_env_get(cname, 1, d, &buf[0], C.size_t(len(buf)))
-	return v != 0, C.GoString(&buf[0])
 }
