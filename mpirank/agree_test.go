@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap"
+	"github.com/gpumap/gpumap/mpirank/env"
 )
 
 // D11 (issue 8): options agree exactly, in canonical form: no hash that two
@@ -125,19 +126,19 @@ func TestEnvRule(t *testing.T) {
 		{"-1", unknown, unknown}, {"+1", unknown, unknown}, {"1.0", unknown, unknown}, {"1 1", unknown, unknown},
 		{"yes please", unknown, unknown}, {"tru", unknown, unknown}, {"truee", unknown, unknown},
 	} {
-		if got := parseEnv(c.value, 1); got != c.swtch {
+		if got := env.Parse(c.value, 1); got != c.swtch {
 			t.Errorf("switch %q: %d, want %d", c.value, got, c.swtch)
 		}
-		if got := parseEnv(c.value, 1000000); got != c.level {
+		if got := env.Parse(c.value, 1000000); got != c.level {
 			t.Errorf("level %q: %d, want %d", c.value, got, c.level)
 		}
 	}
 	t.Setenv(envDisable, "on")
-	if v, w := envSwitch(envDisable, false); !v || w != "" {
+	if v, w := env.Switch(envDisable, false); !v || w != "" {
 		t.Errorf("GPUMAP_DISABLE=on: %v %q", v, w)
 	}
 	t.Setenv(envDisable, "maybe")
-	if v, w := envSwitch(envDisable, true); !v || !strings.Contains(w, "its default, on, applies") {
+	if v, w := env.Switch(envDisable, true); !v || !strings.Contains(w, "its default, on, applies") {
 		t.Errorf("GPUMAP_DISABLE=maybe, default on: %v %q", v, w)
 	}
 }

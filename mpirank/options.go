@@ -1,20 +1,14 @@
 package mpirank
 
-/*
-#cgo CFLAGS: -I${SRCDIR}/../cabi/dl
-#include "gpumap_env.h"
-*/
-import "C"
-
 import (
 	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
 	"sync"
-	"unsafe"
 
 	"github.com/gpumap/gpumap/gpumap"
+	"github.com/gpumap/gpumap/mpirank/env"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -135,7 +129,7 @@ func canonical(c call, opt Options) (canon, *Error) {
 	}
 	var err error
 	var w string
-	if cn.disabled, w = envSwitch(envDisable, false); w != "" {
+	if cn.disabled, w = env.Switch(envDisable, false); w != "" {
 		cn.warnings = append(cn.warnings, w)
 	}
 	h, hfrom := opt.Hierarchy, "options.hierarchy"
@@ -163,30 +157,6 @@ func canonical(c call, opt Options) (canon, *Error) {
 			topology.FormatInts(cn.distance), dfrom, len(cn.distance), topology.FormatInts(cn.hierarchy), hfrom, len(cn.hierarchy))
 	}
 	return cn, nil
-}
-
-// envSwitch reads the switch name now (C getenv) by the rule every gpumap
-// library shares: the C code of cabi/dl/gpumap_env.h, called rather than
-// rewritten, so that a value cannot mean one thing to the interposer and
-// another here. An unknown value gives def and the warning rank 0 prints.
-func envSwitch(name string, def bool) (bool, string) {
-	cname := C.CString(name)
-	defer C.free(unsafe.Pointer(cname))
-	var buf [256]C.char
-	d := C.int(0)
-	if def {
-		d = 1
-	}
-	v := C.gpumap_env_get(cname, 1, d, &buf[0], C.size_t(len(buf)))
-	return v != 0, C.GoString(&buf[0])
-}
-
-// parseEnv is the rule on one value (max 1: a switch, else a level): 0..max,
-// or -1 (unset: the default) or -2 (unknown: the default and a warning).
-func parseEnv(value string, max int) int {
-	cv := C.CString(value)
-	defer C.free(unsafe.Pointer(cv))
-	return int(C.gpumap_env_parse(cv, C.int(max)))
 }
 
 // warned holds the warnings printed: a code that reorders every time step

@@ -1,8 +1,9 @@
 /*
  * gpumap_env.h - the one rule for GPUMAP_* variables that are switches
- * (GPUMAP_TOPO, GPUMAP_DISABLE) or levels (GPUMAP_VERBOSE), used by the
- * topology interposer, the recorder and, through cgo, the Go library
- * (mpirank), so that a value means the same everywhere:
+ * (GPUMAP_TOPO, GPUMAP_DISABLE, GPUMAP_MPI_SHM) or levels (GPUMAP_VERBOSE),
+ * used by the topology interposer, the recorder and, through cgo
+ * (package mpirank/env), the Go library (mpirank) and the command
+ * gpumap-mpi, so that a value means the same everywhere:
  *
  *   blanks around the value are ignored, letters in any case;
  *   1, true, yes, on       on (level 1);

@@ -10,8 +10,11 @@
 // the metrics in gpumap map's format and writes the mapping file.
 //
 // Under OpenMPI's mpirun with every rank on one node, it sets
-// OMPI_MCA_pml=ob1 before MPI_Init unless a pml or mtl was chosen
-// (localPML); GPUMAP_MPI_SHM=0 turns that off.
+// OMPI_MCA_pml=ob1 before MPI_Init unless a pml or mtl was chosen: in
+// the environment, on mpirun, or in a parameter file OpenMPI reads (the
+// user's, and the system's found from the loaded libmpi: localPML,
+// siteFiles; where the system's file is not found, nothing is set);
+// GPUMAP_MPI_SHM=0 turns that off.
 package main
 
 import (

@@ -1,17 +1,14 @@
 package main
 
-/*
-#cgo CFLAGS: -I${SRCDIR}/../../cabi/dl
-#include <stdlib.h>
-#include "gpumap_env.h"
-*/
-import "C"
-
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"unsafe"
+
+	"github.com/gpumap/gpumap/mpirank/env"
+	"github.com/gpumap/gpumap/mpirank/mpi"
 )
 
 // envSHM is the switch (cabi/dl/gpumap_env.h's rule, default on) that
@@ -26,9 +23,15 @@ const envSHM = "GPUMAP_MPI_SHM"
 // MPICH and singletons are left alone), and nobody chose the
 // point-to-point layer: neither OMPI_MCA_pml nor OMPI_MCA_mtl is in the
 // environment (mpirun --mca and -x put them there), no parameter file is
-// named on mpirun (-am, --tune), and no default parameter file
-// (OMPI_MCA_mca_base_param_files, else the user's and the system's)
-// selects a pml other than ob1, excludes ob1 or selects an mtl.
+// named on mpirun (-am, --tune), and no parameter file OpenMPI reads
+// selects a pml other than ob1, excludes ob1 or selects an mtl. Those
+// files are OMPI_MCA_mca_base_param_files' when it is set, else the
+// user's (~/.openmpi/mca-params.conf) and the system's, whose candidate
+// paths are site (siteFiles): every one that exists is read, and unless
+// at least one of them was read (every OpenMPI install ships its
+// openmpi-mca-params.conf), OpenMPI is left alone, for the system's file
+// may then lie where gpumap-mpi does not look. A file that exists but
+// cannot be read leaves OpenMPI alone too.
 //
 // Why: with pml unset OpenMPI opens its cm pml, which probes the PSM and
 // PSM2 network libraries (Debian's openmpi-mca-params.conf already
@@ -39,7 +42,7 @@ const envSHM = "GPUMAP_MPI_SHM"
 // ob1 is what OpenMPI picks on one node without such hardware, through
 // the btls the user's settings allow. The command only: a program that
 // calls the library has called MPI_Init itself.
-func localPML(on bool, lookup func(string) (string, bool), readFile func(string) ([]byte, error)) (name, value string) {
+func localPML(on bool, lookup func(string) (string, bool), readFile func(string) ([]byte, error), site []string) (name, value string) {
 	if !on {
 		return "", ""
 	}
@@ -54,31 +57,98 @@ func localPML(on bool, lookup func(string) (string, bool), readFile func(string)
 			return "", ""
 		}
 	}
-	for _, f := range paramFiles(lookup) {
+	// allow reads one file: false when it exists and either cannot be
+	// read or keeps ob1 from being chosen.
+	allow := func(f string) (read, ok bool) {
 		text, err := readFile(f)
-		if err == nil && !allowsOB1(string(text)) {
+		if err != nil {
+			return false, errors.Is(err, fs.ErrNotExist)
+		}
+		return true, allowsOB1(string(text))
+	}
+	if list, set := lookup("OMPI_MCA_mca_base_param_files"); set {
+		// It replaces the default files: OpenMPI reads these alone.
+		for _, f := range filepath.SplitList(list) {
+			if _, ok := allow(f); !ok {
+				return "", ""
+			}
+		}
+		return "OMPI_MCA_pml", "ob1"
+	}
+	if home, ok := lookup("HOME"); ok && home != "" {
+		if _, ok := allow(filepath.Join(home, ".openmpi", "mca-params.conf")); !ok {
 			return "", ""
 		}
+	}
+	found := false
+	for _, f := range site {
+		read, ok := allow(f)
+		if !ok {
+			return "", ""
+		}
+		found = found || read
+	}
+	if !found {
+		return "", ""
 	}
 	return "OMPI_MCA_pml", "ob1"
 }
 
-// paramFiles are the files OpenMPI reads its parameters from by default:
-// OMPI_MCA_mca_base_param_files when set, else the user's file and the
-// system's (Debian's sysconfdir /etc/openmpi, or OPAL_PREFIX's etc).
-func paramFiles(lookup func(string) (string, bool)) []string {
-	if list, ok := lookup("OMPI_MCA_mca_base_param_files"); ok {
-		return filepath.SplitList(list)
+// siteFile is the name of OpenMPI's system parameter file in its
+// sysconfdir.
+const siteFile = "openmpi-mca-params.conf"
+
+// siteFiles are the candidate paths of the system parameter file of the
+// OpenMPI whose library is lib (mpi.Library: the file that defines
+// MPI_Init, as loaded, and the file it links to). OpenMPI reads
+// <sysconfdir>/openmpi-mca-params.conf, sysconfdir fixed when it was
+// built, or $OPAL_PREFIX/etc when OPAL_PREFIX relocates it. Candidates:
+// $OPAL_PREFIX/etc; <libdir>/../etc and <libdir>/../../etc (prefix/lib,
+// prefix/lib64, prefix/lib/<triplet>: a source build's /usr/local/etc,
+// Spack's or a module's prefix); and for a library in the system's
+// directories (/usr, /lib, /lib64: a distribution's package, whose sysconfdir
+// is under /etc) /etc/openmpi-mca-params.conf and every
+// /etc/openmpi*/openmpi-mca-params.conf (Debian's /etc/openmpi, Fedora's
+// /etc/openmpi-x86_64). glob is filepath.Glob, resolve
+// filepath.EvalSymlinks (tests pass their own).
+func siteFiles(lib string, lookup func(string) (string, bool), glob func(string) ([]string, error), resolve func(string) (string, error)) []string {
+	var files []string
+	seen := map[string]bool{}
+	add := func(f string) {
+		if !seen[f] {
+			seen[f] = true
+			files = append(files, f)
+		}
 	}
-	var fs []string
-	if home, ok := lookup("HOME"); ok && home != "" {
-		fs = append(fs, filepath.Join(home, ".openmpi", "mca-params.conf"))
-	}
-	fs = append(fs, "/etc/openmpi/openmpi-mca-params.conf")
 	if prefix, ok := lookup("OPAL_PREFIX"); ok && prefix != "" {
-		fs = append(fs, filepath.Join(prefix, "etc", "openmpi-mca-params.conf"))
+		add(filepath.Join(prefix, "etc", siteFile))
 	}
-	return fs
+	if lib == "" {
+		return files
+	}
+	libs := []string{filepath.Clean(lib)}
+	if r, err := resolve(lib); err == nil && r != libs[0] {
+		libs = append(libs, r)
+	}
+	system := false
+	for _, l := range libs {
+		if !filepath.IsAbs(l) {
+			continue
+		}
+		dir := filepath.Dir(l)
+		add(filepath.Join(dir, "..", "etc", siteFile))
+		add(filepath.Join(dir, "..", "..", "etc", siteFile))
+		system = system || strings.HasPrefix(l, "/usr/") || strings.HasPrefix(l, "/lib/") || strings.HasPrefix(l, "/lib64/")
+	}
+	if system {
+		add(filepath.Join("/etc", siteFile))
+		if more, err := glob(filepath.Join("/etc", "openmpi*", siteFile)); err == nil {
+			for _, f := range more {
+				add(f)
+			}
+		}
+	}
+	return files
 }
 
 // allowsOB1 reports whether a parameter file (lines "name = value", #
@@ -123,24 +193,10 @@ func allowsOB1(text string) bool {
 // (C's too: OpenMPI reads it with getenv) and returns the warning about
 // an unknown value of the switch ("" when none), for rank 0 to print.
 func chooseLocalPML() string {
-	on, warning := envSwitch(envSHM, true)
-	if name, value := localPML(on, os.LookupEnv, os.ReadFile); name != "" {
+	on, warning := env.Switch(envSHM, true)
+	site := siteFiles(mpi.Library(), os.LookupEnv, filepath.Glob, filepath.EvalSymlinks)
+	if name, value := localPML(on, os.LookupEnv, os.ReadFile, site); name != "" {
 		os.Setenv(name, value)
 	}
 	return warning
-}
-
-// envSwitch reads a switch by the rule every gpumap library shares (the
-// C code of cabi/dl/gpumap_env.h, as mpirank calls it): an unknown value
-// gives def and a warning.
-func envSwitch(name string, def bool) (bool, string) {
-	cname := C.CString(name)
-	defer C.free(unsafe.Pointer(cname))
-	var buf [256]C.char
-	d := C.int(0)
-	if def {
-		d = 1
-	}
-	v := C.gpumap_env_get(cname, 1, d, &buf[0], C.size_t(len(buf)))
-	return v != 0, C.GoString(&buf[0])
 }

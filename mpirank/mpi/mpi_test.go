@@ -2,6 +2,7 @@ package mpi
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -181,4 +182,17 @@ func collectives(c Comm) error {
 		}
 	}
 	return nil
+}
+
+// TestLibrary: the MPI library's file is found (it defines MPI_Init) and
+// exists.
+func TestLibrary(t *testing.T) {
+	lib := Library()
+	if lib == "" {
+		t.Fatal("dladdr found no file for MPI_Init")
+	}
+	if _, err := os.Stat(lib); err != nil {
+		t.Fatalf("Library() = %q: %v", lib, err)
+	}
+	t.Logf("MPI library: %s", lib)
 }
