@@ -26,7 +26,9 @@ var ParallelFMMin = 1 << 16
 // per search, seed filters, active seeding) use the sequential FM.
 func RunFMParallel(x *par.Exec, s *State, cfg FMConfig, cost int64) int64 {
 	if x == nil || s.G.N() < ParallelFMMin || cfg.Seeds > 1 || cfg.SeedFilter || cfg.Active {
-		return RunFM(s, cfg, cost)
+		// RunFM2 is RunFM on bisections under the cut (the partitioner's
+		// levels of two blocks), faster; it hands other states to RunFM.
+		return RunFM2(s, cfg, cost)
 	}
 	f := newBatchFM(x, s, cfg)
 	defer f.release()
