@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gpumap/gpumap/gpumap/backend/cpu"
+	"github.com/gpumap/gpumap/gpumap/devhm"
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
 	"github.com/gpumap/gpumap/topology"
@@ -20,8 +22,9 @@ import (
 // device's byte for byte (TestMultisection in the cuda package), so no
 // emulator is needed. A measurement, not a check: it runs only when
 // GPUMAP_HM_EVAL lists graphs (names in ../shared/graphs, or rgg18s9,
-// rgg16s1, grid3d (64^3), grid3d32, grid2d (256^2)); GPUMAP_HM_STRONG=1
-// adds ultra (-c strong). Every mapping must be feasible.
+// rgg16s1, grid3d (64^3), grid3d32, grid2d (256^2), gridXxYxZ, or a path with a
+// slash); GPUMAP_HM_STRONG=1 adds ultra (-c strong), =only runs ultra
+// alone. Every mapping must be feasible.
 //
 //	GPUMAP_HM_EVAL=rgg18s9,grid3d,fe_sphere,bcsstk33 GPUMAP_HM_STRONG=1 go test ./gpumap -run TestEvalGPUHM -v -timeout 60m
 func TestEvalGPUHM(t *testing.T) {
@@ -30,8 +33,44 @@ func TestEvalGPUHM(t *testing.T) {
 		t.Skip("GPUMAP_HM_EVAL not set")
 	}
 	presets := []Preset{Default}
-	if os.Getenv("GPUMAP_HM_STRONG") != "" {
+	switch os.Getenv("GPUMAP_HM_STRONG") {
+	case "":
+	case "only":
+		presets = []Preset{Strong}
+	default:
 		presets = append(presets, Strong)
+	}
+	// GPUMAP_HM_ULTRA (name=value,...) changes ultra's configuration for
+	// this run: a measurement knob for fitting devhm.Ultra.
+	if spec := os.Getenv("GPUMAP_HM_ULTRA"); spec != "" {
+		saved := devhm.Ultra
+		defer func() { devhm.Ultra = saved }()
+		for _, kv := range strings.Split(spec, ",") {
+			name, val, _ := strings.Cut(kv, "=")
+			v, err := strconv.Atoi(val)
+			if err != nil {
+				t.Fatalf("GPUMAP_HM_ULTRA: %q: %v", kv, err)
+			}
+			switch name {
+			case "TopCoarsest":
+				devhm.Ultra.TopCoarsest = v
+			case "CoarsenC":
+				devhm.Ultra.CoarsenC = v
+			case "TopTries":
+				devhm.Ultra.TopTries = v
+			case "Tries":
+				devhm.Ultra.Tries = v
+			case "Iterations":
+				devhm.Ultra.Jet.Iterations = v
+			case "CoarseIterations":
+				devhm.Ultra.CoarseIterations = v
+			case "InitialTries":
+				devhm.Ultra.Initial.Tries = v
+			default:
+				t.Fatalf("GPUMAP_HM_ULTRA: unknown field %q", name)
+			}
+		}
+		t.Logf("ultra: %+v", devhm.Ultra)
 	}
 	logs := map[Preset]float64{}
 	cnt := 0
@@ -49,8 +88,17 @@ func TestEvalGPUHM(t *testing.T) {
 		case "grid2d":
 			g = graph.Grid(256, 256)
 		default:
+			var x, y, z int
+			if n, _ := fmt.Sscanf(name, "grid%dx%dx%d", &x, &y, &z); n == 3 {
+				g = graph.Grid(x, y, z)
+				break
+			}
+			path := "../../shared/graphs/" + name + ".graph"
+			if strings.Contains(name, "/") { // a path of its own
+				path = name
+			}
 			var err error
-			if g, err = graph.ReadFile("../../shared/graphs/" + name + ".graph"); err != nil {
+			if g, err = graph.ReadFile(path); err != nil {
 				t.Fatal(err)
 			}
 		}
