@@ -1,6 +1,7 @@
 package refinement
 
 import (
+	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
 	"github.com/gpumap/gpumap/gpumap/internal/pq"
 	"math/rand/v2"
@@ -78,11 +79,21 @@ type FMConfig struct {
 // starts infeasible is left to Rebalance; FM then only accepts prefixes
 // that do not add overload.
 type FM struct {
-	s          *State
-	cfg        FMConfig
-	ct         *ConnTable
-	heap       *pq.Heap
-	tgt        []int32
+	s    *State
+	cfg  FMConfig
+	ct   *ConnTable
+	heap *pq.Heap
+	tgt  []int32
+	rounds
+	undone   int64 // moves rolled back this run (counted for tests)
+	tail     int   // moves rolled back since the last kept one, at a round's end
+	tailWork int64 // entries counted since the last search that kept a move, at a round's end
+}
+
+// rounds is the round and search bookkeeping that FM and its two-block
+// specialisation fm2 share: the stamps, the seeds' shuffle, the rounds'
+// stopping rule, the tie hash and the next round's boundary.
+type rounds struct {
 	lock       []uint32 // round in which the vertex moved for good
 	retried    []uint32 // round in which the vertex was already given a retry
 	explored   []uint32 // round in which a failed search rolled the vertex back
@@ -92,16 +103,54 @@ type FM struct {
 	firstRound uint32
 	round      uint32
 	moves      []move
-	rolled     int   // moves the current search rolled back
-	undone     int64 // moves rolled back this run (counted for tests)
-	tail       int   // moves rolled back since the last kept one, at a round's end
-	tailWork   int64 // entries counted since the last search that kept a move, at a round's end
+	rolled     int // moves the current search rolled back
 	rng        *rand.Rand
 	pcg        *rand.PCG
 }
 
 type move struct {
 	v, from int32
+}
+
+// reset sizes the stamps for n vertices and reseeds the shuffle. Round
+// stamps keep increasing across resets, so stale entries read as "not
+// locked" without clearing.
+func (r *rounds) reset(n int, seed uint64) {
+	r.lock = growU32(r.lock, n)
+	r.retried = growU32(r.retried, n)
+	r.explored = growU32(r.explored, n)
+	r.stamp = growU32(r.stamp, n)
+	r.kept = r.kept[:0]
+	if r.rng == nil {
+		r.pcg = rand.NewPCG(seed, 0x666d)
+		r.rng = rand.New(r.pcg)
+	} else {
+		r.pcg.Seed(seed, 0x666d)
+	}
+}
+
+// run runs up to cfg.Rounds rounds (round1) and returns their gain: they
+// stop at a round that gains nothing, or, where cost >= 0 (the current
+// cost), at one that lowers it by less than cfg.MinImprove of it.
+func (r *rounds) run(cfg *FMConfig, cost int64, round1 func() int64) int64 {
+	r.firstRound = r.round + 1
+	total := int64(0)
+	for i := 0; i < cfg.Rounds; i++ {
+		gain := round1()
+		total += gain
+		cost -= gain
+		if gain <= 0 || cost >= 0 && float64(gain) < cfg.MinImprove*float64(cost) {
+			break
+		}
+	}
+	return total
+}
+
+func (r *rounds) tie(v int32, seed uint64) uint32 {
+	// The round counts from this run's start: pooled refiners carry their
+	// stamps over, and results must not depend on which one was reused.
+	d := uint64(r.round - r.firstRound)
+	return uint32((uint64(v)*0x9e3779b97f4a7c15 ^ d*0xbf58476d1ce4e5b9 ^ seed) >> 32)
 }
 
 // NewFM prepares an FM refiner for s.
@@ -126,19 +175,7 @@ func (f *FM) Reset(s *State, cfg FMConfig) {
 	f.s, f.cfg = s, cfg
 	f.heap.Reserve(n)
 	f.tgt = grow(f.tgt, n)
-	// Round stamps keep increasing across resets, so stale entries read as
-	// "not locked" without clearing.
-	f.lock = growU32(f.lock, n)
-	f.retried = growU32(f.retried, n)
-	f.explored = growU32(f.explored, n)
-	f.stamp = growU32(f.stamp, n)
-	f.kept = f.kept[:0]
-	if f.rng == nil {
-		f.pcg = rand.NewPCG(cfg.Seed, 0x666d)
-		f.rng = rand.New(f.pcg)
-	} else {
-		f.pcg.Seed(cfg.Seed, 0x666d)
-	}
+	f.rounds.reset(n, cfg.Seed)
 	f.ct.reset(s)
 }
 
@@ -166,27 +203,10 @@ func growU32(a []uint32, n int) []uint32 {
 // current cost, used for the relative stopping rule; pass -1 when it is
 // not at hand, and rounds then stop only when one gains nothing.
 func (f *FM) Run(cost int64) int64 {
-	f.firstRound = f.round + 1
 	if f.cfg.Work != nil {
 		defer func(w0 int64) { f.cfg.Work.Add(f.ct.work - w0) }(f.ct.work)
 	}
-	total := int64(0)
-	for r := 0; r < f.cfg.Rounds; r++ {
-		gain := f.round1()
-		total += gain
-		cost -= gain
-		if gain <= 0 || cost >= 0 && float64(gain) < f.cfg.MinImprove*float64(cost) {
-			break
-		}
-	}
-	return total
-}
-
-func (f *FM) tie(v int32) uint32 {
-	// The round counts from this run's start: pooled refiners carry their
-	// stamps over, and results must not depend on which one was reused.
-	r := uint64(f.round - f.firstRound)
-	return uint32((uint64(v)*0x9e3779b97f4a7c15 ^ r*0xbf58476d1ce4e5b9 ^ f.cfg.Seed) >> 32)
+	return f.rounds.run(&f.cfg, cost, f.round1)
 }
 
 // round1 runs one round of localized searches.
@@ -210,7 +230,7 @@ func (f *FM) round1() int64 {
 				add(g.Adj[e])
 			}
 		}
-	} else if boundary = f.boundaryAfter(); boundary == nil {
+	} else if boundary = f.boundaryAfter(s.G, func(v int32) bool { return !f.ct.Frozen(v) && s.IsBoundary(v) }); boundary == nil {
 		for v := int32(0); v < n; v++ {
 			if !f.ct.Frozen(v) && s.IsBoundary(v) {
 				boundary = append(boundary, v)
@@ -275,15 +295,15 @@ func (f *FM) round1() int64 {
 // meshes and road networks that is a small part of the graph, which the
 // scan of every vertex (and its neighbours) read each round. It returns
 // nil in the first round, and where those candidates are not much fewer
-// than the vertices (sorting them would cost more than the scan).
-func (f *FM) boundaryAfter() []int32 {
-	if f.round == f.firstRound {
+// than the vertices (sorting them would cost more than the scan). seed
+// reports whether a vertex is a search seed (unfrozen, on the boundary).
+func (r *rounds) boundaryAfter(g *graph.Graph, seed func(v int32) bool) []int32 {
+	if r.round == r.firstRound {
 		return nil
 	}
-	g, s := f.s.G, f.s
 	n := g.N()
-	cand := len(f.prev)
-	for _, v := range f.kept {
+	cand := len(r.prev)
+	for _, v := range r.kept {
 		cand += 1 + int(g.XAdj[v+1]-g.XAdj[v])
 	}
 	if cand > n/8 {
@@ -291,17 +311,17 @@ func (f *FM) boundaryAfter() []int32 {
 	}
 	var b []int32
 	add := func(v int32) {
-		if f.stamp[v] != f.round {
-			f.stamp[v] = f.round
-			if !f.ct.Frozen(v) && s.IsBoundary(v) {
+		if r.stamp[v] != r.round {
+			r.stamp[v] = r.round
+			if seed(v) {
 				b = append(b, v)
 			}
 		}
 	}
-	for _, v := range f.prev {
+	for _, v := range r.prev {
 		add(v)
 	}
-	for _, v := range f.kept {
+	for _, v := range r.kept {
 		add(v)
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 			add(g.Adj[e])
@@ -324,7 +344,7 @@ func (f *FM) file(v, t int32, g int64) {
 		return
 	}
 	f.tgt[v] = t
-	f.heap.Push(v, g, f.tie(v))
+	f.heap.Push(v, g, f.tie(v, f.cfg.Seed))
 }
 
 // moveAndConsider moves v to block to, which is not v's (ConnTable.Move),

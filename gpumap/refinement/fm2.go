@@ -1,8 +1,6 @@
 package refinement
 
 import (
-	"math/rand/v2"
-	"slices"
 	"sync"
 
 	"github.com/gpumap/gpumap/gpumap/internal/par"
@@ -27,28 +25,17 @@ import (
 // 4:8:6 0.76x, bitcoin 0.84-0.87x, TG 0.95-0.96x), the mappings byte
 // for byte the same.
 type fm2 struct {
-	s        *State
-	cfg      FMConfig
-	conn     []int64  // conn[2v+b]: v's edge weight to block b, valid when built
-	built    []uint32 // gen when v's connectivity is built
-	order    []int32  // when v was built in this run (ConnTable's arena offset)
-	gen      uint32
-	nbuilt   int32
-	hub      int64
-	work     int64
-	heap     *pq.Heap
-	lock     []uint32
-	retried  []uint32
-	explored []uint32
-	stamp    []uint32
-	kept     []int32
-	prev     []int32
-	moves    []move
-	rolled   int
-	first    uint32
-	round    uint32
-	rng      *rand.Rand
-	pcg      *rand.PCG
+	s      *State
+	cfg    FMConfig
+	conn   []int64  // conn[2v+b]: v's edge weight to block b, valid when built
+	built  []uint32 // gen when v's connectivity is built
+	order  []int32  // when v was built in this run (ConnTable's arena offset)
+	gen    uint32
+	nbuilt int32
+	hub    int64
+	work   int64
+	heap   *pq.Heap
+	rounds
 }
 
 var fm2Pool = sync.Pool{New: func() any {
@@ -91,19 +78,9 @@ func (f *fm2) reset(s *State, cfg FMConfig) {
 		f.gen = 1
 	}
 	f.built = growU32(f.built, n)
-	f.lock = growU32(f.lock, n)
-	f.retried = growU32(f.retried, n)
-	f.explored = growU32(f.explored, n)
-	f.stamp = growU32(f.stamp, n)
-	f.kept = f.kept[:0]
+	f.rounds.reset(n, cfg.Seed)
 	f.nbuilt, f.work = 0, 0
 	f.hub = hubDegree(s.G)
-	if f.rng == nil {
-		f.pcg = rand.NewPCG(cfg.Seed, 0x666d)
-		f.rng = rand.New(f.pcg)
-	} else {
-		f.pcg.Seed(cfg.Seed, 0x666d)
-	}
 }
 
 func (f *fm2) frozen(v int32) bool {
@@ -164,17 +141,12 @@ func (f *fm2) bestMove(v int32) (int32, int64) {
 	return f.best(v)
 }
 
-func (f *fm2) tie(v int32) uint32 {
-	r := uint64(f.round - f.first)
-	return uint32((uint64(v)*0x9e3779b97f4a7c15 ^ r*0xbf58476d1ce4e5b9 ^ f.cfg.Seed) >> 32)
-}
-
 func (f *fm2) file(v, t int32, g int64) {
 	if t < 0 {
 		f.heap.Remove(v)
 		return
 	}
-	f.heap.Push(v, g, f.tie(v))
+	f.heap.Push(v, g, f.tie(v, f.cfg.Seed))
 }
 
 func (f *fm2) consider(v int32) {
@@ -265,20 +237,10 @@ func entries2(a, b int64) int64 {
 }
 
 func (f *fm2) run(cost int64) int64 {
-	f.first = f.round + 1
 	if f.cfg.Work != nil {
 		defer func() { f.cfg.Work.Add(f.work) }()
 	}
-	total := int64(0)
-	for r := 0; r < f.cfg.Rounds; r++ {
-		gain := f.round1()
-		total += gain
-		cost -= gain
-		if gain <= 0 || cost >= 0 && float64(gain) < f.cfg.MinImprove*float64(cost) {
-			break
-		}
-	}
-	return total
+	return f.rounds.run(&f.cfg, cost, f.round1)
 }
 
 func (f *fm2) round1() int64 {
@@ -286,7 +248,7 @@ func (f *fm2) round1() int64 {
 	n := int32(s.G.N())
 	f.round++
 	var boundary []int32
-	if f.cfg.Active && f.round > f.first {
+	if f.cfg.Active && f.round > f.firstRound {
 		g := s.G
 		add := func(v int32) {
 			if f.stamp[v] != f.round && !f.frozen(v) && s.IsBoundary(v) {
@@ -300,7 +262,7 @@ func (f *fm2) round1() int64 {
 				add(g.Adj[e])
 			}
 		}
-	} else if boundary = f.boundaryAfter(); boundary == nil {
+	} else if boundary = f.boundaryAfter(s.G, func(v int32) bool { return !f.frozen(v) && s.IsBoundary(v) }); boundary == nil {
 		for v := int32(0); v < n; v++ {
 			if !f.frozen(v) && s.IsBoundary(v) {
 				boundary = append(boundary, v)
@@ -354,42 +316,6 @@ func (f *fm2) round1() int64 {
 		}
 	}
 	return total
-}
-
-// boundaryAfter is FM.boundaryAfter.
-func (f *fm2) boundaryAfter() []int32 {
-	if f.round == f.first {
-		return nil
-	}
-	g, s := f.s.G, f.s
-	n := g.N()
-	cand := len(f.prev)
-	for _, v := range f.kept {
-		cand += 1 + int(g.XAdj[v+1]-g.XAdj[v])
-	}
-	if cand > n/8 {
-		return nil
-	}
-	var b []int32
-	add := func(v int32) {
-		if f.stamp[v] != f.round {
-			f.stamp[v] = f.round
-			if !f.frozen(v) && s.IsBoundary(v) {
-				b = append(b, v)
-			}
-		}
-	}
-	for _, v := range f.prev {
-		add(v)
-	}
-	for _, v := range f.kept {
-		add(v)
-		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-			add(g.Adj[e])
-		}
-	}
-	slices.Sort(b)
-	return b
 }
 
 // search is FM.search.

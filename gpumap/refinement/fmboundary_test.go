@@ -28,7 +28,7 @@ func TestFMBoundaryAfterEqualsScan(t *testing.T) {
 			// take boundaryAfter.
 			f.firstRound = f.round
 			f.round++
-			got := f.boundaryAfter()
+			got := f.boundaryAfter(g, func(v int32) bool { return !f.ct.Frozen(v) && s.IsBoundary(v) })
 			f.round--
 			var want []int32
 			for v := int32(0); v < int32(g.N()); v++ {
