@@ -383,7 +383,8 @@ func (c presetConfig) imConfig() integrated.Config {
 
 // IntegratedConfig is the configuration that `gpumap map -a im -c pr`
 // gives integrated.Map on graphs that it coarsens and that need no size
-// or skew adjustment (generated rgg and grids), Seed apart: for the
+// or skew adjustment and whose mean degree is at least attachDegree
+// (generated rgg and grids; sparser ones get sparseJetIters), Seed apart: for the
 // backends' benchmarks, which measure the command's phases without its
 // pipeline (the cuda package's BenchmarkIntegrated).
 func IntegratedConfig(pr Preset) integrated.Config { return presets[pr].imConfig() }

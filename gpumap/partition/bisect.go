@@ -50,7 +50,7 @@ func flatBisect(g *graph.Graph, maxW [2]int64, tries int, fm refinement.FMConfig
 		if minImprove > 0 {
 			cfg.MinImprove, cost = minImprove, s.Cost()
 		}
-		flatFM(s, cfg, cost)
+		refinement.RunFM2(s, cfg, cost)
 		if pair.Rounds > 0 {
 			pc := pair
 			pc.Seed = cfg.Seed
@@ -171,10 +171,6 @@ func (gr *grower) peripheral(start int32) int32 {
 	}
 	return v
 }
-
-// flatFM is the flat bisections' FM: RunFM2, RunFM's results specialised
-// to two blocks and the cut (BenchmarkFlatBisect sets RunFM to compare).
-var flatFM = refinement.RunFM2
 
 var FlatAlphaCap = 1 << 30
 var FlatRounds = 10

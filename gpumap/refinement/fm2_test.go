@@ -155,3 +155,52 @@ func fm2Case(rng *rand.Rand) (*State, FMConfig, int64) {
 	cfg.Seed = rng.Uint64()
 	return s, cfg, cost
 }
+
+// BenchmarkFM2 compares RunFM2 with RunFM on bisections of the size of a
+// split's coarsest graph (dense communities, a grid, a weighted random
+// graph), each run from the same random balanced start with the flat
+// bisections' FM configuration (partition.flatBisect); both give the
+// same partition (the cut metric).
+func BenchmarkFM2(b *testing.B) {
+	graphs := []struct {
+		name string
+		g    *graph.Graph
+	}{
+		{"dense160", graph.Communities(160, 8, 24, 6, 1)},
+		{"grid13x13", graph.Grid(13, 13)},
+		{"random300w", graph.Random(300, 1800, 20, 8, 3)},
+	}
+	for _, c := range graphs {
+		g := c.g
+		n := g.N()
+		total := g.TotalVertexWeight()
+		maxW := []int64{total/2 + total/100 + 1, total/2 + total/100 + 1}
+		start := make([]int32, n)
+		for v, p := range rand.New(rand.NewPCG(1, 2)).Perm(n) {
+			start[p] = int32(2 * v / n)
+		}
+		cfg := FMConfig{Alpha: max(30, n/4, 60), Seeds: n, Rounds: 10, SkipExplored: true, Waste: 0.25, WasteWork: 3}
+		for _, v := range []struct {
+			name string
+			run  func(*State, FMConfig, int64) int64
+		}{{"RunFM", RunFM}, {"RunFM2", RunFM2}} {
+			b.Run(c.name+"/fm="+v.name, func(b *testing.B) {
+				o := Cut()
+				part := make([]int32, n)
+				var cut int64
+				for i := 0; i < b.N; i++ {
+					copy(part, start)
+					s := NewState(g, 2, part, maxW, o)
+					if s.Overloaded() > 0 {
+						Rebalance(s)
+					}
+					c := cfg
+					c.Seed = uint64(i % 8)
+					v.run(s, c, -1)
+					cut += s.Cost()
+				}
+				b.ReportMetric(float64(cut)/float64(b.N), "cut")
+			})
+		}
+	}
+}
