@@ -125,13 +125,19 @@ func TestGPUAutoMapsWithBoth(t *testing.T) {
 	}
 	defer func(v int64) { gpuBothMaxEdges = v }(gpuBothMaxEdges)
 	gpuBothMaxEdges = 0
-	if big, log := run(AutoAlgorithm); !slices.Equal(big.PE, im.PE) || strings.Contains(log, "gpu-hm") {
+	if !strings.Contains(autoLog, "algorithm on the GPU: hm and im") {
+		t.Errorf("auto's log does not say that both run:\n%s", autoLog)
+	}
+	if big, log := run(AutoAlgorithm); !slices.Equal(big.PE, im.PE) || strings.Contains(log, "gpu-hm") ||
+		!strings.Contains(log, "algorithm on the GPU: im alone (at least 0 edges)") {
 		t.Errorf("auto above gpuBothMaxEdges: want GPU-IM alone, log:\n%s", log)
 	}
 }
 
-// On a wide machine -a auto on a GPU maps with GPU-IM alone: GPU-HM
-// there partitions thousands of tiny parts on the host.
+// On a wide machine -a auto on a GPU maps with GPU-IM alone, and says so
+// after the header line's CPU choice (it printed algorithm=hm on the H200
+// and ran GPU-IM): GPU-HM there partitions thousands of tiny parts on the
+// host.
 func TestGPUAutoWideTakesIM(t *testing.T) {
 	needEmulator(t)
 	top, _ := topology.Parse("4:8:16:8", "1:10:100:1000")
@@ -142,7 +148,8 @@ func TestGPUAutoWideTakesIM(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !res.Metrics.Feasible || strings.Contains(log.String(), "auto on the GPU") ||
-		!regexp.MustCompile(`integrated on`).MatchString(log.String()) {
+		!regexp.MustCompile(`integrated on`).MatchString(log.String()) ||
+		!strings.Contains(log.String(), "algorithm on the GPU: im alone (a wide machine)") {
 		t.Errorf("feasible %v; want GPU-IM alone, log:\n%s", res.Metrics.Feasible, log.String())
 	}
 }
