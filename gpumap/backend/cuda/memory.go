@@ -203,6 +203,13 @@ func weights(g *graph.Graph) (w32 []int32, w64 []int64, wb int64) {
 	return w32, w64, wb
 }
 
+// pinUploads says whether copyPinned page-locks what it copies. On the
+// real H200 (bench/results-h200/7-stop39-bench.txt, BenchmarkProfile of
+// rgg 2^22's 310 MB upload) locking took 31.0 ms and unlocking 9.5 ms
+// around a 5.9 ms copy; BenchmarkUpload measures both ways on a device.
+// A variable for that benchmark.
+var pinUploads = true
+
 // copyPinned copies host memory to the device after page-locking it (the
 // pages around it, for the copy's duration); memory that cannot be locked
 // is copied as it is.
@@ -212,7 +219,7 @@ func (b *Backend) copyPinned(dst driver.Ptr, src unsafe.Pointer, bytes int64) er
 	lo := unsafe.Add(src, -head)
 	span := (uint64(head) + uint64(bytes) + page - 1) &^ (page - 1)
 	pinned := false
-	if bytes >= 1<<16 {
+	if bytes >= 1<<16 && pinUploads {
 		b.hostStep("host_register", Counts{}, func() error {
 			pinned = driver.RegisterHost(lo, span) == nil
 			return nil
