@@ -2,11 +2,21 @@ package cuda
 
 import (
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
 )
+
+// GPUMAP_BENCH_PAGEABLE=1 makes the test binary's other benchmarks
+// (BenchmarkIntegrated, BenchmarkMultisection) upload without locking, so
+// that a device run compares whole mappings both ways.
+func init() {
+	if os.Getenv("GPUMAP_BENCH_PAGEABLE") == "1" {
+		pinUploads = false
+	}
+}
 
 // BenchmarkUpload uploads generated graphs to the device with and without
 // page-locking them first (pinUploads) and reports the wall time of
