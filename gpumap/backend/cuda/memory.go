@@ -206,8 +206,11 @@ func weights(g *graph.Graph) (w32 []int32, w64 []int64, wb int64) {
 // pinUploads says whether copyPinned page-locks what it copies. On the
 // real H200 (bench/results-h200/7-stop39-bench.txt, BenchmarkProfile of
 // rgg 2^22's 310 MB upload) locking took 31.0 ms and unlocking 9.5 ms
-// around a 5.9 ms copy; BenchmarkUpload measures both ways on a device.
-// A variable for that benchmark.
+// around a 5.9 ms copy, but copying it unlocked is slower still:
+// BenchmarkUpload there (3 uploads each, 8-stop39-upload.txt) took 25.9
+// ms pinned (locking 13.2, copy 6.0, unlocking 5.3) against 56.2 ms
+// pageable (the copy 54.8) at 2^22, and 6.3 against 11.2 ms at 2^20. A
+// variable for that benchmark.
 var pinUploads = true
 
 // copyPinned copies host memory to the device after page-locking it (the
