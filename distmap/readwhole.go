@@ -81,14 +81,14 @@ func StartReadWhole(path string, opt Options) *WholeRead {
 // each: the pipelines began 0.08 s before MPI_Init returned, and IM's
 // mapping came 0.044 s and mpirun's exit 0.08 s earlier in the median;
 // R-MAT 2^16 gains nothing: its read, 0.2 s, outlasts MPI_Init). It
-// calls no MPI: the pipelines run on a
-// goroutine of their own, and what they need of the other ranks (the
-// duel's messages) waits for Map, on the caller's goroutine. The
-// mapping does not depend on the guess: Map uses the started pipelines
-// only where every rank's guess proves right and its graph and options
-// are the ones started (they are then the pipelines that MapWhole would
-// start, and give its mapping), and otherwise maps again from the start
-// (a launcher that lies costs time, not the mapping).
+// calls no MPI: the pipelines run on a goroutine of their own, and what
+// they need of the other ranks (the duel's messages) waits for Map, on
+// the caller's goroutine. The mapping does not depend on the guess: Map
+// uses the started pipelines only where every rank's guess proves right
+// and its graph and options are the ones started (they are then the
+// pipelines that MapWhole would start, and give its mapping), and
+// otherwise maps again from the start (a launcher that lies costs time,
+// not the mapping).
 func StartWhole(path string, top *topology.Topology, opt Options, l Launch) *WholeRead {
 	w := &WholeRead{done: make(chan struct{}), top: top, opt: opt}
 	go func() {
