@@ -150,10 +150,17 @@ func (w *WholeRead) drop() {
 
 // Finish returns the graph that w read on every rank of c, rank 0's,
 // or nil on every rank where rank 0's header says that it is read in
-// parts (collective; every rank returns the same error).
-func (w *WholeRead) Finish(c mpi.Comm) (*graph.Graph, error) {
+// parts (collective; every rank returns the same error). Pipelines that
+// StartWhole started are left for Map only where Finish returns the
+// graph that this rank read; otherwise they are dropped.
+func (w *WholeRead) Finish(c mpi.Comm) (g *graph.Graph, err error) {
 	defer func() { abortOnPanic(c, recover()) }()
 	<-w.done
+	defer func() {
+		if err != nil || g == nil || g != w.g {
+			w.drop()
+		}
+	}()
 	_, _, _, size, rank := mpi.Inspect(c)
 	// Rank 0's verdict: small, the read failed, and its graph's shape
 	// and hash (no other rank to compare with at P=1).
@@ -163,15 +170,12 @@ func (w *WholeRead) Finish(c mpi.Comm) (*graph.Graph, error) {
 		return nil, err
 	}
 	if hdr[0] == 0 {
-		w.drop() // read in parts after all (another file on rank 0)
-		return nil, nil
+		return nil, nil // read in parts after all (another file on rank 0)
 	}
-	var err error
 	if rank == 0 {
 		err = w.err
 	}
 	if err := agree(c, err); err != nil {
-		w.drop()
 		return nil, err
 	}
 	// Every rank holds rank 0's graph, or rank 0 sends it.
@@ -185,12 +189,13 @@ func (w *WholeRead) Finish(c mpi.Comm) (*graph.Graph, error) {
 	if differs[0] == 0 {
 		return w.g, nil
 	}
-	w.drop() // started on another graph than rank 0's
-	g := w.g
+	// Rank 0 sends its graph: the ranks' started pipelines, one of them
+	// on another graph, are not used (mapStarted needs all of them).
+	w.drop()
 	if rank != 0 {
-		g = nil
+		return bcastGraph(c, nil, rank)
 	}
-	return bcastGraph(c, g, rank)
+	return bcastGraph(c, w.g, rank)
 }
 
 // digest is what Finish compares of each rank's read: small (1 where
