@@ -93,18 +93,28 @@ func StartWhole(path string, top *topology.Topology, opt Options, l Launch) *Who
 	w := &WholeRead{done: make(chan struct{}), top: top, opt: opt}
 	go func() {
 		defer close(w.done)
-		defer func() {
-			if p := recover(); p != nil {
-				w.g, w.err, w.run = nil, fmt.Errorf("reading %s: %v", path, p), nil
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					w.g, w.err = nil, fmt.Errorf("reading %s: %v", path, p)
+				}
+			}()
+			if n, ok := headerN(path); ok && n >= 1 && n <= wholeMax(opt) {
+				w.n = n
+				w.g, w.err = graph.ReadFile(path)
 			}
 		}()
-		if n, ok := headerN(path); ok && n >= 1 && n <= wholeMax(opt) {
-			w.n = n
-			w.g, w.err = graph.ReadFile(path)
-		}
 		if w.g == nil || w.err != nil || top == nil || l.Size < 1 || l.Rank < 0 || l.Rank >= l.Size {
 			return
 		}
+		// A panic of the plan starts nothing here: mapStarted plans
+		// again on the caller's goroutine, where it aborts the job as
+		// before (abortOnPanic), not as an error of the read.
+		defer func() {
+			if recover() != nil {
+				w.run = nil
+			}
+		}()
 		mine, duel := wholePlan(w.g, top, opt, l.Size, l.Rank)
 		// Whether IM's rank shares this node is known once MPI is up
 		// (duelNodes): a guessed HM counts IM's threads, and serve frees
