@@ -43,8 +43,10 @@
 //     mesh's straight cuts that distributed refinement only approaches.
 //     A graph of at most 2^17 vertices is not coarsened: every rank
 //     gathers it (gpumap-mpi: every rank reads such a file whole with
-//     gpumap map's reader while MPI_Init waits, rank 0's graph sent where
-//     a rank's differs, StartReadWhole), and the pipelines that gpumap.Map would run side by
+//     gpumap map's reader while MPI_Init runs, rank 0's graph sent where
+//     a rank's differs, and starts its pipelines there on the rank and
+//     size that the launcher names, used only where every rank's guess
+//     proves right: StartWhole), and the pipelines that gpumap.Map would run side by
 //     side (gpumap.Split: default's HM and IM below 2^19 edges, else its
 //     one pipeline) are dealt out, rank r running pipeline r mod C with
 //     the seed plus r/C (P = 1: gpumap.Map itself; where Map duels HM and

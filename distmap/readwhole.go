@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/mpirank/mpi"
+	"github.com/gpumap/gpumap/topology"
 )
 
 // wholeMax is the number of vertices up to which Map maps a graph whole
@@ -38,7 +39,17 @@ type WholeRead struct {
 	n    int64 // the header's vertex count; 0 where it cannot be read
 	g    *graph.Graph
 	err  error
+	// The pipelines started on g (StartWhole) for top and opt; nil
+	// where none started, or once Finish or Map dropped or used them.
+	run *wholeRun
+	top *topology.Topology
+	opt Options
 }
+
+// Launch is the rank and size of a process in MPI_COMM_WORLD as its
+// launcher names them before MPI starts (mpi.Launched); Size 0: not
+// known.
+type Launch struct{ Rank, Size int }
 
 // StartReadWhole starts reading the graph file at path on this process,
 // on a goroutine of its own, where its header says that Map maps it
@@ -59,28 +70,107 @@ type WholeRead struct {
 // says what is wrong with it), so that both paths report the same errors
 // of the file as a whole.
 func StartReadWhole(path string, opt Options) *WholeRead {
-	w := &WholeRead{done: make(chan struct{})}
+	return StartWhole(path, nil, opt, Launch{})
+}
+
+// StartWhole is StartReadWhole, and where the launcher named this
+// process's rank and size (l) and top is not nil, it also starts this
+// rank's share of the pipelines that map the graph read onto top with
+// opt (mapWhole) once the read is done, so that the end of MPI_Init
+// hides the mapping's start too (finan512 at P=2, 10 interleaved runs
+// each: the pipelines began 0.08 s before MPI_Init returned, and IM's
+// mapping came 0.044 s and mpirun's exit 0.08 s earlier in the median;
+// R-MAT 2^16 gains nothing: its read, 0.2 s, outlasts MPI_Init). It
+// calls no MPI: the pipelines run on a goroutine of their own, and what
+// they need of the other ranks (the duel's messages) waits for Map, on
+// the caller's goroutine. The mapping does not depend on the guess: Map
+// uses the started pipelines only where every rank's guess proves right
+// and its graph and options are the ones started (they are then the
+// pipelines that MapWhole would start, and give its mapping), and
+// otherwise maps again from the start (a launcher that lies costs time,
+// not the mapping).
+func StartWhole(path string, top *topology.Topology, opt Options, l Launch) *WholeRead {
+	w := &WholeRead{done: make(chan struct{}), top: top, opt: opt}
 	go func() {
 		defer close(w.done)
-		defer func() {
-			if p := recover(); p != nil {
-				w.g, w.err = nil, fmt.Errorf("reading %s: %v", path, p)
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					w.g, w.err = nil, fmt.Errorf("reading %s: %v", path, p)
+				}
+			}()
+			if n, ok := headerN(path); ok && n >= 1 && n <= wholeMax(opt) {
+				w.n = n
+				w.g, w.err = graph.ReadFile(path)
 			}
 		}()
-		if n, ok := headerN(path); ok && n >= 1 && n <= wholeMax(opt) {
-			w.n = n
-			w.g, w.err = graph.ReadFile(path)
+		if w.g == nil || w.err != nil || top == nil || l.Size < 1 || l.Rank < 0 || l.Rank >= l.Size {
+			return
 		}
+		// A panic of the plan starts nothing here: mapStarted plans
+		// again on the caller's goroutine, where it aborts the job as
+		// before (abortOnPanic), not as an error of the read.
+		defer func() {
+			if recover() != nil {
+				w.run = nil
+			}
+		}()
+		mine, duel := wholePlan(w.g, top, opt, l.Size, l.Rank)
+		// Whether IM's rank shares this node is known once MPI is up
+		// (duelNodes): a guessed HM counts IM's threads, and serve frees
+		// them only where it does.
+		imThreads := 0
+		if duel && l.Rank%2 == 0 {
+			imThreads = duelThreads(mine[0], l.Size, l.Rank)
+		}
+		w.run = startWhole(w.g, top, mine, duel, l.Size, l.Rank, imThreads)
 	}()
 	return w
 }
 
-// Finish returns the graph that w read on every rank of c, rank 0's,
-// or nil on every rank where rank 0's header says that it is read in
-// parts (collective; every rank returns the same error).
-func (w *WholeRead) Finish(c mpi.Comm) (*graph.Graph, error) {
+// Map maps g, the graph that Finish returned, onto top with opt, as
+// MapWhole does, with the pipelines that StartWhole started where it
+// started them on every rank, for this graph, machine and options
+// (Phases, Trace and TakeCPUs aside, which they do not read).
+// Collective; every rank returns the same error.
+func (w *WholeRead) Map(c mpi.Comm, g *graph.Graph, top *topology.Topology, opt Options) ([]int32, graph.Metrics, error) {
 	defer func() { abortOnPanic(c, recover()) }()
 	<-w.done
+	run := w.run
+	w.run = nil // served once
+	if run != nil && (g != w.g || top != w.top || opt.Eps != w.opt.Eps || opt.Seed != w.opt.Seed ||
+		opt.Threads != w.opt.Threads || opt.Preset != w.opt.Preset || opt.Coarsest != w.opt.Coarsest) {
+		run.drop()
+		run = nil
+	}
+	_, _, _, _, rank := mpi.Inspect(c)
+	if err := checkOptions(c, rank, top, opt); err != nil {
+		run.drop()
+		return nil, graph.Metrics{}, err
+	}
+	return mapStarted(c, g, top, opt, run)
+}
+
+// drop gives up the pipelines that w started, if any (Finish: the graph
+// is not mapped whole after all, or reading it failed on rank 0).
+func (w *WholeRead) drop() {
+	w.run.drop()
+	w.run = nil
+}
+
+// Finish returns the graph that w read on every rank of c, rank 0's,
+// or nil on every rank where rank 0's header says that it is read in
+// parts (collective; every rank returns the same error). Pipelines that
+// StartWhole started are left for Map only where Finish returns the
+// graph that this rank read; otherwise they are dropped.
+func (w *WholeRead) Finish(c mpi.Comm) (g *graph.Graph, err error) {
+	defer func() { abortOnPanic(c, recover()) }()
+	<-w.done
+	defer func() {
+		if err != nil || g == nil || g != w.g {
+			w.drop()
+		}
+	}()
 	_, _, _, size, rank := mpi.Inspect(c)
 	// Rank 0's verdict: small, the read failed, and its graph's shape
 	// and hash (no other rank to compare with at P=1).
@@ -90,9 +180,8 @@ func (w *WholeRead) Finish(c mpi.Comm) (*graph.Graph, error) {
 		return nil, err
 	}
 	if hdr[0] == 0 {
-		return nil, nil
+		return nil, nil // read in parts after all (another file on rank 0)
 	}
-	var err error
 	if rank == 0 {
 		err = w.err
 	}
@@ -110,11 +199,13 @@ func (w *WholeRead) Finish(c mpi.Comm) (*graph.Graph, error) {
 	if differs[0] == 0 {
 		return w.g, nil
 	}
-	g := w.g
+	// Rank 0 sends its graph: the ranks' started pipelines, one of them
+	// on another graph, are not used (mapStarted needs all of them).
+	w.drop()
 	if rank != 0 {
-		g = nil
+		return bcastGraph(c, nil, rank)
 	}
-	return bcastGraph(c, g, rank)
+	return bcastGraph(c, w.g, rank)
 }
 
 // digest is what Finish compares of each rank's read: small (1 where

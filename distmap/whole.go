@@ -79,22 +79,53 @@ func MapWhole(c mpi.Comm, g *graph.Graph, top *topology.Topology, opt Options) (
 // mapGathered maps cg, the same graph on every rank of c, as mapWhole
 // does, and returns the whole mapping and its metrics on every rank.
 func mapGathered(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Options) ([]int32, graph.Metrics, error) {
+	return mapStarted(c, cg, top, opt, nil)
+}
+
+// mapStarted is mapGathered with this rank's pipelines perhaps started
+// before MPI was up (StartWhole): started ran wholePlan on cg for a
+// guessed rank and size. It is used where every rank's guess was right
+// (the pipelines are then those that this rank would start now, and the
+// mapping is the same); otherwise every rank starts its pipelines here,
+// and a started run is dropped (its pipelines run on to their end on
+// their goroutine: a launcher that lies costs time, not the mapping).
+func mapStarted(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Options, started *wholeRun) ([]int32, graph.Metrics, error) {
 	_, _, _, size, rank := mpi.Inspect(c)
-	mine, duel := wholePlan(cg, top, opt, size, rank)
+	if started != nil && (started.rank != rank || started.size != size) {
+		started.drop()
+		started = nil
+	}
+	var mine []gpumap.Options
+	var duel bool
+	if started != nil {
+		mine, duel = started.mine, started.duel
+	} else {
+		mine, duel = wholePlan(cg, top, opt, size, rank)
+	}
 	if size > 1 {
 		// The duel's messages and barrier need every rank to duel or
 		// none: a graph that differs between ranks (MapWhole's caller)
-		// is told, not left to hang.
-		d := int64(0)
+		// is told, not left to hang. A started run is used where every
+		// rank has one (the same allreduce).
+		d, s := int64(0), int64(0)
 		if duel {
 			d = 1
 		}
-		v := []int64{d, -d, int64(cg.N()), -int64(cg.N()), cg.M(), -cg.M()}
+		if started != nil {
+			s = 1
+		}
+		v := []int64{d, -d, int64(cg.N()), -int64(cg.N()), cg.M(), -cg.M(), -s}
 		if err := mpi.Allreduce(c, v, mpi.Max); err != nil {
+			started.drop()
 			return nil, graph.Metrics{}, err
 		}
 		if v[0] != -v[1] || v[2] != -v[3] || v[4] != -v[5] {
+			started.drop()
 			return nil, graph.Metrics{}, &Error{KindInconsistent, "the graph to map whole differs between ranks"}
+		}
+		if v[6] == 0 && started != nil {
+			started.drop()
+			started = nil
 		}
 	}
 	// The duel's messages go on a communicator of their own, where no
@@ -105,10 +136,12 @@ func mapGathered(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Option
 	if duel {
 		var err error
 		if dc, err = mpi.Copy(c, true); err != nil {
+			started.drop()
 			return nil, graph.Metrics{}, err
 		}
 		defer mpi.Free(dc)
 		if take, err = duelNodes(dc, size, rank); err != nil {
+			started.drop()
 			return nil, graph.Metrics{}, err
 		}
 		take.widen = take.widen && opt.TakeCPUs
@@ -116,7 +149,14 @@ func mapGathered(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Option
 			imThreads = duelThreads(mine[0], size, rank)
 		}
 	}
-	run := startWhole(cg, top, mine, duel, size, rank, imThreads)
+	run := started
+	if run != nil {
+		// A started HM counted IM's threads (StartWhole); serve frees
+		// them only where take says that IM ran on this node.
+		startedUsed.Add(1)
+	} else {
+		run = startWhole(cg, top, mine, duel, size, rank, imThreads)
+	}
 	whole, j, feasible, err := run.serve(dc, cg.N(), take)
 	if size > 1 {
 		// The ranks done first wait without spinning, leaving their
@@ -229,6 +269,10 @@ func duelThreads(x gpumap.Options, size, rank int) int {
 // the tests).
 var hmStopped atomic.Int64
 
+// startedUsed counts the runs that StartWhole started and mapStarted
+// used (for the tests).
+var startedUsed atomic.Int64
+
 // hmWidened counts the HM runs of this process that took the CPUs of
 // their IM's rank (for the tests).
 var hmWidened atomic.Int64
@@ -249,7 +293,8 @@ type wholeRun struct {
 	freed      chan struct{} // HM's Duel.Freed
 	freeOnce   sync.Once     //
 	out        chan outcome  // one per pipeline of mine, in order, until one fails
-	prev       int           // GOMAXPROCS before startWhole raised it (serve lowers it again)
+	prev       int           // GOMAXPROCS before startWhole raised it (serve or drop lowers it again)
+	lower      sync.Once     // GOMAXPROCS back to prev
 }
 
 // outcome is one pipeline's result, error or panic.
@@ -313,6 +358,23 @@ func (r *wholeRun) runOne(cg *graph.Graph, top *topology.Topology, x gpumap.Opti
 // free closes Freed (once).
 func (r *wholeRun) free() { r.freeOnce.Do(func() { close(r.freed) }) }
 
+// restore sets GOMAXPROCS back to what it was before startWhole (once).
+func (r *wholeRun) restore() { r.lower.Do(func() { runtime.GOMAXPROCS(r.prev) }) }
+
+// drop gives up r, which a guess started and nobody serves: its HM gets
+// no IM mapping and runs to its end (MapDuel returns only once it has
+// had one), then its goroutine ends. GOMAXPROCS is the caller's again.
+// drop of nil does nothing; r is dropped once at most, and never served.
+func (r *wholeRun) drop() {
+	if r == nil {
+		return
+	}
+	if r.hm() {
+		r.give <- nil
+	}
+	r.restore()
+}
+
 // serve does, on the caller's goroutine (the one that may call MPI),
 // what r's pipelines need of the other ranks of dc, and returns the
 // mapping of least J among r's (feasible first): IM's rank sends its
@@ -320,7 +382,7 @@ func (r *wholeRun) free() { r.freeOnce.Do(func() { close(r.freed) }) }
 // IM's mapping and hands it to HM, which goes on meanwhile (receiveIM);
 // take: what HM takes of IM's rank once IM is done (duelNodes).
 func (r *wholeRun) serve(dc mpi.Comm, n int, take hmTake) (whole []int32, j int64, feasible bool, err error) {
-	defer runtime.GOMAXPROCS(r.prev)
+	defer r.restore()
 	j = math.MaxInt64
 	for range r.mine {
 		var o outcome

@@ -220,6 +220,41 @@ func TestDistributedMapSmallAndBad(t *testing.T) {
 	}
 }
 
+// A graph mapped whole starts each rank's share of the mapping before
+// MPI_Init, on the rank and size in the launcher's environment
+// (distmap.StartWhole): where the environment lies (rank 0 claims rank
+// 1; both claim a size of 3), the ranks find out once MPI is up and map
+// again, to the same mapping file as with the launcher's own values and
+// as gpumap map's.
+func TestDistributedMapLyingLauncher(t *testing.T) {
+	need(t, "bin/gpumap-mpi", "bin/gpumap")
+	dir := t.TempDir()
+	_, gf := distGraph(t, dir)
+	one := filepath.Join(dir, "one.map")
+	if out, err := run(t, 2*time.Minute, nil, filepath.Join(root, "bin/gpumap"), "map", "-q", "-t", "2", "-g", gf, "-h", "4:4:2", "-d", "1:10:100", "-m", one); err != nil {
+		t.Fatalf("gpumap map: %v\n%s", err, out)
+	}
+	want, err := os.ReadFile(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, env := range [][]string{nil, {"OMPI_COMM_WORLD_RANK=1"}, {"OMPI_COMM_WORLD_SIZE=3"}} {
+		mf := filepath.Join(dir, fmt.Sprintf("lie%d.map", i))
+		a := append(append([]string{}, openmpiFlags...), "-np", "2", "env")
+		a = append(append(a, env...), filepath.Join(root, "bin/gpumap-mpi"), "map", "-q", "-g", gf, "-h", "4:4:2", "-d", "1:10:100", "-m", mf)
+		if out, err := run(t, 2*time.Minute, nil, "mpirun.openmpi", a...); err != nil {
+			t.Fatalf("%v: %v\n%s", env, err, out)
+		}
+		b, err := os.ReadFile(mf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(b, want) {
+			t.Errorf("%v: another mapping than gpumap map -t 2's", env)
+		}
+	}
+}
+
 // P = 4 across the two-node test cluster writes the same mapping as P = 4
 // on one node: nothing depends on where the ranks run or on the timing
 // of their messages.

@@ -120,12 +120,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	runtime.GOMAXPROCS(*threads)
-	// A graph to map whole is read while MPI_Init waits for the ranks
-	// (distmap.StartReadWhole).
 	// OpenMPI's shared-memory path when every rank is on this node
 	// (localPML), set before any other thread runs.
 	warning := chooseLocalPML()
-	pre := distmap.StartReadWhole(*g, opt)
+	// A graph to map whole is read, and where the launcher says which
+	// rank this is, its share of the mapping started, while MPI_Init
+	// runs (distmap.StartWhole; the guess is checked once MPI is up).
+	var launch distmap.Launch
+	if r, s, ok := mpi.Launched(); ok {
+		launch = distmap.Launch{Rank: r, Size: s}
+	}
+	pre := distmap.StartWhole(*g, top, opt, launch)
 	if err := mpi.Init(); err != nil {
 		fmt.Fprintln(stderr, "gpumap-mpi:", err)
 		return exitFailure
@@ -212,7 +217,7 @@ func mapGraph(pre *distmap.WholeRead, path, out string, top *topology.Topology, 
 	res := &distmap.Result{CoarseN: n}
 	var all []int32
 	if whole != nil {
-		all, res.Metrics, err = distmap.MapWhole(c, whole, top, opt)
+		all, res.Metrics, err = pre.Map(c, whole, top, opt)
 	} else {
 		res, err = distmap.Map(dg, top, opt)
 	}
