@@ -133,6 +133,7 @@ func (j *jet) SaveBest() error {
 }
 func (j *jet) RestoreBest() error {
 	j.known = false
+	clear(j.fresh)
 	copy(j.s.Part, j.best)
 	j.blockWeights()
 	return nil
@@ -150,6 +151,13 @@ type jet struct {
 	moved  []bool
 	round  uint64
 	best   []int32
+	// Label propagation's choice of every vertex it evaluated (lpDest -1:
+	// not a candidate) and whether it still holds (fresh): the choice
+	// reads only the blocks of the vertex and its neighbours, so it holds
+	// until one of them moves (stale; RestoreBest forgets every choice).
+	fresh  []bool
+	lpDest []int32
+	lpGain []int64
 	// c is the cost when known: label propagation and rebalancing add
 	// what their moves change (their edges only) instead of a sum over
 	// every edge after each iteration, a third of Jet's time on road
@@ -161,7 +169,8 @@ type jet struct {
 func newJet(x *par.Exec, s *State, cfg JetConfig) *jet {
 	n := s.G.N()
 	j := &jet{x: x, s: s, cfg: cfg, dest: make([]int32, n), gain: make([]int64, n),
-		cand: make([]bool, n), locked: make([]bool, n), moved: make([]bool, n)}
+		cand: make([]bool, n), locked: make([]bool, n), moved: make([]bool, n),
+		fresh: make([]bool, n), lpDest: make([]int32, n), lpGain: make([]int64, n)}
 	for c := 0; c < x.Chunks(n); c++ {
 		j.scr = append(j.scr, newNbhd(s.K))
 	}
@@ -252,6 +261,11 @@ func (j *jet) blockWeights() {
 // afterburner re-evaluates each candidate assuming that candidates ranked
 // before it (higher gain, then lower id) have already moved; the survivors
 // (second filter: gain >= 0) move and stay locked for one iteration.
+//
+// A vertex that neither moved nor saw a neighbour move since an earlier
+// label propagation evaluated it keeps that choice (j.fresh) without
+// loading its neighbourhood again: the choice ignores balance, so it is
+// what the evaluation would give.
 func (j *jet) labelPropagation() {
 	s := j.s
 	g := s.G
@@ -261,6 +275,12 @@ func (j *jet) labelPropagation() {
 		for v := int32(lo); v < int32(hi); v++ {
 			j.cand[v] = false
 			if j.locked[v] {
+				continue
+			}
+			if j.fresh[v] {
+				if d := j.lpDest[v]; d >= 0 {
+					j.cand[v], j.dest[v], j.gain[v] = true, d, j.lpGain[v]
+				}
 				continue
 			}
 			nb.load(s, v)
@@ -275,8 +295,10 @@ func (j *jet) labelPropagation() {
 					best, bg = b, gn
 				}
 			}
+			j.fresh[v], j.lpDest[v], j.lpGain[v] = true, -1, 0
 			if best >= 0 && bg >= 0 {
 				j.cand[v], j.dest[v], j.gain[v] = true, best, bg
+				j.lpDest[v], j.lpGain[v] = best, bg
 			}
 		}
 	})
@@ -306,7 +328,24 @@ func (j *jet) labelPropagation() {
 			}
 		}
 	})
+	for v, m := range j.moved {
+		if m {
+			j.stale(int32(v))
+		}
+	}
 	j.blockWeights()
+}
+
+// stale forgets the label propagation choices that a move of v changes:
+// v's and its neighbours'. It runs sequentially over the moved vertices
+// (a neighbour may be in another thread's range); they are few after the
+// first iterations, when most choices are kept.
+func (j *jet) stale(v int32) {
+	g := j.s.G
+	j.fresh[v] = false
+	for _, u := range g.Adj[g.XAdj[v]:g.XAdj[v+1]] {
+		j.fresh[u] = false
+	}
 }
 
 // before reports whether candidate u is ranked before candidate v.
@@ -468,6 +507,7 @@ func (j *jet) blockWeightsAfter(moving []int32) {
 	}
 	for _, v := range moving {
 		j.s.Part[v] = j.dest[v]
+		j.stale(v)
 	}
 	j.blockWeights()
 }
