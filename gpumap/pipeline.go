@@ -52,6 +52,10 @@ type pipeline struct {
 	// afterSecond, when set with afterTop, sees the cost of HM's splits of
 	// the top's children (multisection.Config.AfterSecond): false stops HM.
 	afterSecond func(level int, cost int64) bool
+	// afterSecondPart, when set with afterSecond, sees the cost of the
+	// top's children's splits done so far
+	// (multisection.Config.AfterSecondPart): false stops HM.
+	afterSecondPart func(level int, cost int64, done, of int) bool
 	// stop, when set, stops HM once it says true
 	// (multisection.Config.Stop); HM's mapping is then nil.
 	stop func() bool
@@ -229,7 +233,7 @@ func (p *pipeline) multisectionMap() []int32 {
 	var pe []int32
 	p.t.phase("multisection", func() {
 		cfg := p.multisectionConfig()
-		cfg.Ahead, cfg.AfterTop, cfg.AfterSecond, cfg.Stop = p.ahead, p.afterTop, p.afterSecond, p.stop
+		cfg.Ahead, cfg.AfterTop, cfg.AfterSecond, cfg.AfterSecondPart, cfg.Stop = p.ahead, p.afterTop, p.afterSecond, p.afterSecondPart, p.stop
 		pe = multisection.Map(p.x, p.g, p.top, cfg)
 	})
 	return pe
