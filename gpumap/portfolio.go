@@ -340,13 +340,17 @@ func (d *duel) afterSecond(level int, cost int64) bool {
 // same once the last child is split, and HM saves the splits not yet
 // made. The decision is the same as at the stage's end, whatever the
 // order the children's splits finish in, so the mapping is the same for
-// any thread count. On the real corpus (-t 1, TestDuelCorpusIM), where
-// hmStopsSecond stops HM, the cost so far says so before the last split
-// on 11 fit-half instances and 8 report-half ones, which then save 4.9%
-// and 6.4% of default's CPU on average (HM's times from the harness;
-// onto 4:8:2 only the second of two nodes' splits can be saved). Asked
-// only where every top child's first split is on level (uniformSecond):
-// IM's cost is then the one that AfterSecond's rule sets it against.
+// any thread count. On the real corpus (-t 1, TestDuelCorpusIM,
+// bench/results-duel-im-2core.txt), of the instances where hmStopsSecond
+// stops HM, the cost so far says so before the last split on 10 of 18
+// (fit half) and 7 of 13 (report half), whose two pipelines' CPU it
+// takes to 0.953x and 0.932x (geomean; modelled from the harness's
+// times); measured, paired with main at -t 1 on 8 of them, default's CPU
+// 0.90x, mappings identical. Onto 4:8:2 only the second of two nodes'
+// splits can be saved, and there IM's cost below the top often outweighs
+// half of HM's. Asked only where every top child's first split is on
+// level (uniformSecond): IM's cost is then the one that AfterSecond's
+// rule sets it against.
 func (d *duel) afterSecondPart(level int, cost int64, done, of int) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
