@@ -345,8 +345,8 @@ func (d *duel) afterSecond(level int, cost int64) bool {
 // stops HM, the cost so far says so before the last split on 10 of 18
 // (fit half) and 7 of 13 (report half), whose two pipelines' CPU it
 // takes to 0.953x and 0.932x (geomean; modelled from the harness's
-// times); measured, paired with main at -t 1 on 8 of them, default's CPU
-// 0.90x, mappings identical. Onto 4:8:2 only the second of two nodes'
+// times); measured, paired with main on 7 of them, default's CPU 0.91x
+// at -t 1 and 0.94x at -t 2, mappings identical. Onto 4:8:2 only the second of two nodes'
 // splits can be saved, and there IM's cost below the top often outweighs
 // half of HM's. Asked only where every top child's first split is on
 // level (uniformSecond): IM's cost is then the one that AfterSecond's
