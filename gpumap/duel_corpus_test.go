@@ -109,3 +109,105 @@ func TestDuelCorpus(t *testing.T) {
 		}
 	}
 }
+
+// TestDuelCorpusIM prints, for every instance of the real corpus in
+// $GPUMAP_DUEL_CORPUS that default duels (as TestDuelCorpus, -t 1), what
+// an IM-side checkpoint can measure: HM's costs at its top split and at
+// its splits of the top's children, and after each of IM's levels is
+// refined (the coarsest first) that level's size, IM's CPU time so far,
+// its J there and its costs at HM's two stages; then -a hm's and -a im's
+// J, and the cost of HM's splits of the top's children after each (P=:
+// done, their cost so far, HM's CPU time then). The data on which an
+// IM-side stop was measured and dropped, and the partial second checkpoint
+// kept (duel.afterSecondPart; bench/results-duel-im-2core.txt); skipped
+// without the variable. GPUMAP_DUEL_ONLY (graph names, comma-separated)
+// picks graphs.
+func TestDuelCorpusIM(t *testing.T) {
+	dir := os.Getenv("GPUMAP_DUEL_CORPUS")
+	if dir == "" {
+		t.Skip("set GPUMAP_DUEL_CORPUS to the corpus folder")
+	}
+	f, err := os.Open(filepath.Join(dir, "corpus.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpuTime := func() float64 {
+		var r syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &r)
+		return float64(r.Utime.Nano()+r.Stime.Nano()) / 1e9
+	}
+	only := os.Getenv("GPUMAP_DUEL_ONLY")
+	for _, r := range rows[1:] {
+		if only != "" && !strings.Contains(","+only+",", ","+r[0]+",") {
+			continue
+		}
+		g, err := graph.ReadFile(filepath.Join(dir, r[0]+".graph"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range strings.Split("4:8:1,4:8:2,4:8:4,4:8:6", ",") {
+			top, _ := topology.Parse(h, "1:10:100")
+			opt := Options{Preset: Default, Eps: 0.03, Threads: 1, Backend: CPU, Algorithm: Multisection}
+			x := par.New(1)
+			hm := newPipeline(x, g, top, opt, &tracker{})
+			hm.backend = cpu.New(1)
+			var level, secLevel int
+			var hmTop, hmSec int64
+			var tTop, tSec float64
+			c0 := cpuTime()
+			hm.afterTop = func(l int, part []int32) bool {
+				tTop = cpuTime() - c0
+				level = l
+				hmTop = cutWeight(x, g, func(u, v int32) bool { return part[u] != part[v] })
+				return true
+			}
+			hm.afterSecond = func(l int, cost int64) bool {
+				tSec = cpuTime() - c0
+				secLevel, hmSec = l, cost
+				return true
+			}
+			var parts []string
+			hm.afterSecondPart = func(l int, cost int64, done, of int) bool {
+				parts = append(parts, fmt.Sprintf("%d:%d:%.3f", done, cost, cpuTime()-c0))
+				return true
+			}
+			hmPE := hm.multisection()
+			tHM := cpuTime() - c0
+			mHM, _ := graph.Evaluate(g, top, hmPE, opt.Eps)
+			if level == 0 || hm.imUncoarsened() || g.M() >= bothMaxEdges {
+				hm.backend.Close()
+				continue
+			}
+			opt.Algorithm = Integrated
+			im := newPipeline(x, g, top, opt, &tracker{})
+			im.backend = cpu.New(1)
+			var lv []string
+			var tOut float64
+			c0 = cpuTime()
+			im.afterLevel = func(i int, gi *graph.Graph, pe []int32) {
+				t0 := cpuTime()
+				mi, _ := graph.Evaluate(gi, top, pe, opt.Eps)
+				it := imCutAt(x, gi, top, level, pe)
+				is := int64(0)
+				if secLevel > 0 {
+					is = imCostBetween(x, gi, top, secLevel, level, pe)
+				}
+				lv = append(lv, fmt.Sprintf("%d:%d:%.3f:%d:%d:%d", i, gi.N(), t0-c0-tOut, mi.J, it, is))
+				tOut += cpuTime() - t0
+			}
+			imPE := im.integrated()
+			tIM := cpuTime() - c0 - tOut
+			mIM, _ := graph.Evaluate(g, top, imPE, opt.Eps)
+			d := top.Distances()[level-1]
+			fmt.Printf("IMROW %s %s %s %d %d %d %d %d %d %.3f %.3f %.3f %.3f P=%s %s\n",
+				r[0], r[7], h, mHM.J, mIM.J, d, hmTop, secLevel, hmSec, tHM, tTop, tSec, tIM, strings.Join(parts, ","), strings.Join(lv, " "))
+			im.backend.Close()
+			hm.backend.Close()
+		}
+	}
+}

@@ -52,9 +52,17 @@ type pipeline struct {
 	// afterSecond, when set with afterTop, sees the cost of HM's splits of
 	// the top's children (multisection.Config.AfterSecond): false stops HM.
 	afterSecond func(level int, cost int64) bool
+	// afterSecondPart, when set with afterSecond, sees the cost of the
+	// top's children's splits done so far
+	// (multisection.Config.AfterSecondPart): false stops HM.
+	afterSecondPart func(level int, cost int64, done, of int) bool
 	// stop, when set, stops HM once it says true
 	// (multisection.Config.Stop); HM's mapping is then nil.
 	stop func() bool
+	// afterLevel, when set, sees IM's mapping of each level once it is
+	// refined (integrated.Config.AfterLevel) where IM maps one seed: for
+	// TestDuelCorpusIM.
+	afterLevel func(i int, g *graph.Graph, pe []int32)
 }
 
 func (p *pipeline) fail(err error) {
@@ -229,7 +237,7 @@ func (p *pipeline) multisectionMap() []int32 {
 	var pe []int32
 	p.t.phase("multisection", func() {
 		cfg := p.multisectionConfig()
-		cfg.Ahead, cfg.AfterTop, cfg.AfterSecond, cfg.Stop = p.ahead, p.afterTop, p.afterSecond, p.stop
+		cfg.Ahead, cfg.AfterTop, cfg.AfterSecond, cfg.AfterSecondPart, cfg.Stop = p.ahead, p.afterTop, p.afterSecond, p.afterSecondPart, p.stop
 		pe = multisection.Map(p.x, p.g, p.top, cfg)
 	})
 	return pe
@@ -304,6 +312,9 @@ func (p *pipeline) integrated() []int32 {
 		if c.InitialPE == nil {
 			inputMultisections.Add(1)
 		}
+	}
+	if tries == 1 {
+		c.AfterLevel = p.afterLevel
 	}
 	var tm integrated.Times
 	var err error

@@ -306,6 +306,8 @@ type duel struct {
 	off      bool  // IM's mapping cannot stop HM (failed, infeasible)
 	topDone  bool  // the top's decision is made
 	secDone  bool  // the second's decision is made
+	imSecAt  int   // the level of imSec, 0 until computed
+	imSec    int64 // IM's cost from imSecAt up to the top split
 	stopped  atomic.Bool
 	why      string // the decisions' progress line
 }
@@ -329,6 +331,70 @@ func (d *duel) afterSecond(level int, cost int64) bool {
 	d.secLevel, d.hmSec = level, cost
 	d.decide()
 	return !d.stopped.Load()
+}
+
+// afterSecondPart sees the cost of HM's splits of the top's children
+// done so far (done of of, on level) and stops HM where hmStopsSecond
+// says so of that cost already, if IM is done: the stage's whole cost is
+// no less (no split costs less than nothing), so the rule would say the
+// same once the last child is split, and HM saves the splits not yet
+// made. The decision is the same as at the stage's end, whatever the
+// order the children's splits finish in, so the mapping is the same for
+// any thread count. On the real corpus (-t 1, TestDuelCorpusIM,
+// bench/results-duel-im-2core.txt), of the instances where hmStopsSecond
+// stops HM, the cost so far says so before the last split on 10 of 18
+// (fit half) and 7 of 13 (report half), whose two pipelines' CPU it
+// takes to 0.953x and 0.932x (geomean; modelled from the harness's
+// times); measured, paired with main on 7 of them, default's CPU 0.91x
+// at -t 1 and 0.94x at -t 2, mappings identical. Onto 4:8:2 only the second of two nodes'
+// splits can be saved, and there IM's cost below the top often outweighs
+// half of HM's. Asked only where every top child's first split is on
+// level (uniformSecond): IM's cost is then the one that AfterSecond's
+// rule sets it against.
+func (d *duel) afterSecondPart(level int, cost int64, done, of int) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.decide()
+	if d.stopped.Load() {
+		return false
+	}
+	if !d.imDone || d.off || !d.topDone || d.secDone || level != uniformSecond(d.p.top) {
+		return true
+	}
+	p := d.p
+	if d.imSecAt != level {
+		d.imSecAt, d.imSec = level, imCostBetween(par.New(1), p.g, p.top, level, d.level, d.im)
+	}
+	dist := p.top.Distances()[d.level-1]
+	top := dist * (d.hmTop - d.imTop)
+	if !hmStopsSecond(top, cost-d.imSec, d.jIM) {
+		return true
+	}
+	d.stopped.Store(true)
+	d.why = fmt.Sprintf("default: im, hm stopped after its splits of the top's children (%d of %d done; top cut %d edges of distance %d, im %d; below, cost so far %d, im %d: hm's J predicted at least %.1f%% above im's %d)",
+		done, of, d.hmTop, dist, d.imTop, cost, d.imSec, 100*float64(top+cost-d.imSec)/float64(d.jIM), d.jIM)
+	return false
+}
+
+// uniformSecond is the level on which every child of the machine's top
+// split is first split (multisection.Config.AfterSecond), 0 where they
+// differ or none is split.
+func uniformSecond(top *topology.Topology) int {
+	grp := top.Root()
+	for grp.Level > 1 && len(top.Children(grp)) == 1 {
+		grp = top.Children(grp)[0]
+	}
+	level := 0
+	for _, c := range top.Children(grp) {
+		for c.Level > 0 && len(top.Children(c)) == 1 {
+			c = top.Children(c)[0]
+		}
+		if c.Level == 0 || level != 0 && c.Level != level {
+			return 0
+		}
+		level = c.Level
+	}
+	return level
 }
 
 // imFinished records IM's mapping (nil: IM failed) and decides what HM
@@ -380,7 +446,10 @@ func (d *duel) decide() {
 		return
 	}
 	d.secDone = true
-	imSec := imCostBetween(par.New(1), p.g, p.top, d.secLevel, d.level, d.im)
+	if d.imSecAt != d.secLevel {
+		d.imSecAt, d.imSec = d.secLevel, imCostBetween(par.New(1), p.g, p.top, d.secLevel, d.level, d.im)
+	}
+	imSec := d.imSec
 	top := dist * (d.hmTop - d.imTop)
 	excess := 100 * float64(top+d.hmSec-imSec) / float64(d.jIM)
 	if hmStopsSecond(top, d.hmSec-imSec, d.jIM) {
@@ -415,7 +484,7 @@ func (p *pipeline) duelAgainst(im <-chan []int32) (du *duel, wait, quit func()) 
 		}
 	}()
 	p.afterTop = func(level int, part []int32) bool { return du.afterTop(p.x, level, part) }
-	p.afterSecond = du.afterSecond
+	p.afterSecond, p.afterSecondPart = du.afterSecond, du.afterSecondPart
 	p.stop = du.stopped.Load
 	return du, func() {
 			<-decided
@@ -717,7 +786,7 @@ func (p *pipeline) runPortfolio(cands []candidate, alg Algorithm, run func(*pipe
 		order = []int{1, 0}
 		hm := pipes[0]
 		hm.afterTop = func(level int, part []int32) bool { return du.afterTop(hm.x, level, part) }
-		hm.afterSecond = du.afterSecond
+		hm.afterSecond, hm.afterSecondPart = du.afterSecond, du.afterSecondPart
 		hm.stop = du.stopped.Load
 	} else if p.sharesMap() {
 		p.t.logf("default: hm and im (im refines hm's multisection, so both run)")
@@ -751,7 +820,7 @@ func (p *pipeline) runPortfolio(cands []candidate, alg Algorithm, run func(*pipe
 		one(i, x, b)
 	})
 	if du != nil {
-		pipes[0].afterTop, pipes[0].afterSecond, pipes[0].stop = nil, nil, nil // the duel is decided
+		pipes[0].afterTop, pipes[0].afterSecond, pipes[0].afterSecondPart, pipes[0].stop = nil, nil, nil, nil // the duel is decided
 	}
 	// Both chains start from the costlier default: the candidates ran on
 	// both workers, and the one done first helped the other (an upper

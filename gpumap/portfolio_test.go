@@ -636,6 +636,72 @@ func TestHMStopsSecond(t *testing.T) {
 	}
 }
 
+// The partial check of the top's children's splits (afterSecondPart) is
+// hmStopsSecond with the cost of the splits done so far, and only that:
+// on a 40x30 grid onto 4:4:3 (IM's mapping: the vertices dealt in order,
+// HM's top split the same thirds: the same top cut), a cost so far at the rule's
+// boundary goes on and one more stops; a cost on a level other than the
+// one every top child is first split on, or before IM is done, goes on.
+func TestHMStopsSecondPart(t *testing.T) {
+	g := graph.Grid(40, 30)
+	top, _ := topology.Parse("4:4:3", "1:10:100")
+	if got := uniformSecond(top); got != 2 {
+		t.Fatalf("uniformSecond(4:4:3) = %d, want 2", got)
+	}
+	opt := DefaultOptions()
+	opt.Backend, opt.Threads = CPU, 1
+	x := par.New(1)
+	im := make([]int32, g.N())
+	for v := range im {
+		im[v] = int32(v * top.K() / g.N())
+	}
+	part := make([]int32, g.N())
+	for v := range part {
+		part[v] = int32(v * 3 / g.N())
+	}
+	m, err := graph.Evaluate(g, top, im, opt.Eps)
+	if err != nil || !m.Feasible {
+		t.Fatalf("IM's stand-in is not feasible: %v %+v", err, m)
+	}
+	level := topSplitLevel(top)
+	hmTop := cutWeight(x, g, func(u, v int32) bool { return part[u] != part[v] })
+	imTop := imCutAt(x, g, top, level, im)
+	imSec := imCostBetween(x, g, top, 2, level, im)
+	topCost := top.Distances()[level-1] * (hmTop - imTop)
+	// The largest cost so far that goes on: top + cost - imSec <= 0.02 J.
+	edge := int64(0.02*float64(m.J)) - topCost + imSec
+	if topCost != 0 || edge <= 0 {
+		t.Fatalf("top cost %d, boundary %d (J %d, im below %d): the stand-ins no longer show the rule", topCost, edge, m.J, imSec)
+	}
+	for _, c := range []struct {
+		name   string
+		imDone bool
+		level  int
+		cost   int64
+		goesOn bool
+	}{
+		{"at the boundary", true, 2, edge, true},
+		{"one above", true, 2, edge + 1, false},
+		{"another level", true, 1, edge + 1, true},
+		{"im not done", false, 2, edge + 1, true},
+	} {
+		p := newPipeline(x, g, top, opt, &tracker{})
+		d := &duel{p: p}
+		if c.imDone {
+			d.imFinished(im)
+		}
+		if !d.afterTop(x, level, part) {
+			t.Fatalf("%s: stopped at the top split (top cost %d, J %d)", c.name, topCost, m.J)
+		}
+		if got := d.afterSecondPart(c.level, c.cost, 1, 3); got != c.goesOn {
+			t.Errorf("%s: afterSecondPart(%d, %d) = %v, want %v (top %d, im below %d, J %d)", c.name, c.level, c.cost, got, c.goesOn, topCost, imSec, m.J)
+		}
+		if got := hmStopsSecond(topCost, c.cost-imSec, m.J); c.imDone && c.level == 2 && got == c.goesOn {
+			t.Errorf("%s: hmStopsSecond says %v", c.name, got)
+		}
+	}
+}
+
 // Issue 25: default ran HM and IM to their ends on every graph that IM
 // coarsens. Now IM maps first and HM, once it has split the whole
 // machine, stops where that split's cut alone puts its J more than
@@ -659,10 +725,11 @@ func TestDefaultStopsHMWhereItsTopCutLoses(t *testing.T) {
 		g       *graph.Graph
 		stops   string // the progress line's words, "" where HM runs to its end
 		excess  float64
+		part    string // at one thread, where the splits so far stop HM
 	}{
-		{"rmat", "4:4:3", graph.RMAT(11, 8, 49), atTop, 1.1},
-		{"rmat seed 8", "4:4:3", graph.RMAT(11, 8, 8), atSecond, 1.03},
-		{"grid", "4:8:2", graph.Grid(60, 50), "", 0},
+		{"rmat", "4:4:3", graph.RMAT(11, 8, 49), atTop, 1.1, ""},
+		{"rmat seed 8", "4:4:3", graph.RMAT(11, 8, 8), atSecond, 1.03, "(2 of 3 done;"},
+		{"grid", "4:8:2", graph.Grid(60, 50), "", 0, ""},
 	} {
 		top, _ := topology.Parse(c.h, "1:10:100")
 		opt := DefaultOptions()
@@ -695,6 +762,9 @@ func TestDefaultStopsHMWhereItsTopCutLoses(t *testing.T) {
 				t.Fatal(err)
 			}
 			log := progress.String()
+			if threads == 1 && c.part != "" && !strings.Contains(log, atSecond+" "+c.part) {
+				t.Errorf("%s: HM did not stop after its first splits of the top's children (%q)\n%s", c.name, c.part, log)
+			}
 			for _, s := range []string{atTop, atSecond} {
 				if stopped := strings.Contains(log, s); stopped != (s == c.stops) {
 					t.Errorf("%s, %d threads: %q %v, want %v\n%s", c.name, threads, s, stopped, s == c.stops, log)

@@ -70,6 +70,13 @@ type Config struct {
 	// save only what has not run), so the children's subgraphs are held
 	// at once, about the graph's size again.
 	AfterSecond func(level int, cost int64) bool
+	// AfterSecondPart, when set with AfterSecond, sees the splits of the
+	// top's children done so far after each of them but the last (done of
+	// of, in whatever order they finish): cost, at level, is the sum of
+	// their costs, so it never exceeds the cost that AfterSecond would see
+	// (no split costs less than nothing). When it returns false, Map stops
+	// there and returns nil: the children not yet split are not.
+	AfterSecondPart func(level int, cost int64, done, of int) bool
 	// Stop, when set, is asked before every split below that one; once it
 	// says true, Map returns nil.
 	Stop func() bool
@@ -280,6 +287,7 @@ func Limits(children []topology.Group, grpSize int, w, total int64, k int, eps f
 type second struct {
 	mu    sync.Mutex
 	left  int // top children not yet split (or passed without a split)
+	of    int // top children
 	level int
 	cost  int64
 	tasks []func(x *par.Exec)
@@ -296,8 +304,15 @@ func (m *mapper) secondDone(s *second, level int, cost int64, tasks []func(x *pa
 	s.tasks = append(s.tasks, tasks...)
 	s.left--
 	last := s.left == 0
+	sl, sc, done := s.level, s.cost, s.of-s.left
 	s.mu.Unlock()
-	if !last || m.stopped.Load() {
+	if m.stopped.Load() {
+		return
+	}
+	if !last {
+		if level > 0 && m.cfg.AfterSecondPart != nil && !m.cfg.AfterSecondPart(sl, sc, done, s.of) {
+			m.stopped.Store(true)
+		}
 		return
 	}
 	if s.level > 0 && !m.cfg.AfterSecond(s.level, s.cost) {
@@ -415,7 +430,7 @@ func (m *mapper) rec(x *par.Exec, g *graph.Graph, global []int32, grp topology.G
 	// Reversed, the first child is taken first (depth first, in order).
 	slices.Reverse(tasks)
 	if below != nil {
-		below.left = len(tasks)
+		below.left, below.of = len(tasks), len(tasks)
 	}
 	if sec != nil {
 		m.secondDone(sec, grp.Level, m.splitCost(x, g, grp, part), tasks)
