@@ -334,7 +334,17 @@ func (s *flat) fm(set []int32, lim [2]int64) (int64, int64) {
 		startCut, startExcess := cut, excess()
 		bestCut, bestExcess, best := cut, startExcess, 0
 		s.moves = s.moves[:0]
+		// open is the weight of the cut edges with an unlocked end: only
+		// those vertices move, so no later move of the pass takes the cut
+		// below cut-open. Once that is no lower than the
+		// best cut at no excess, the pass could only reach moves that it
+		// rolls back, and it stops there; the next pass starts from the
+		// sides and loads alone, so every split stays as it was.
+		open := cut
 		for len(s.moves)-best <= flatAlpha {
+			if bestExcess == 0 && cut-open >= bestCut {
+				break
+			}
 			v, vGain := int32(-1), int64(0)
 			for i := 0; i < len(cand); i++ {
 				u := cand[i]
@@ -364,14 +374,19 @@ func (s *flat) fm(set []int32, lim [2]int64) (int64, int64) {
 			s.ext[v] = s.deg[v] - s.ext[v]
 			for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 				if u := g.Adj[e]; s.in[u] == s.inMark {
+					w := g.W(e)
 					if s.side[u] == from {
-						s.ext[u] += g.W(e)
-						if !s.lock[u] && !s.front[u] {
-							s.front[u] = true
-							cand = append(cand, u)
+						s.ext[u] += w
+						if !s.lock[u] {
+							open += w
+							if !s.front[u] {
+								s.front[u] = true
+								cand = append(cand, u)
+							}
 						}
 					} else {
-						s.ext[u] -= g.W(e)
+						s.ext[u] -= w
+						open -= w
 					}
 				}
 			}
