@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/internal/hash"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
 	"github.com/gpumap/gpumap/gpumap/partition"
 )
@@ -21,6 +22,22 @@ func BenchmarkFlat(b *testing.B) {
 	maxW := []int64{12, 12, 12, 12, 12, 12, 12, 12}
 	for i := range b.N {
 		if Flat(g, maxW, 1, 4, uint64(i)) == nil {
+			b.Fatal("no split")
+		}
+	}
+}
+
+// BenchmarkFlatSockets splits random geometric graphs of 60 vertices (a
+// socket's group of rgg 121k onto 4:8:64:8:6) into 8 children of at most
+// 8 with the default preset's 4 growing tries.
+func BenchmarkFlatSockets(b *testing.B) {
+	gs := make([]*graph.Graph, 64)
+	for i := range gs {
+		gs[i] = graph.RandomGeometric(60, uint64(i))
+	}
+	maxW := []int64{8, 8, 8, 8, 8, 8, 8, 8}
+	for i := range b.N {
+		if Flat(gs[i%len(gs)], maxW, 4, 4, uint64(i)) == nil {
 			b.Fatal("no split")
 		}
 	}
@@ -169,5 +186,53 @@ func TestFlatSkipsOnlyRepeats(t *testing.T) {
 		if (skip == nil) != (all == nil) || !slices.Equal(skip, all) {
 			t.Fatalf("graph %d (%d vertices into %d, %d tries): skipping repeats gave another split", i, g.N(), k, tries)
 		}
+	}
+}
+
+// flatGolden is the hash of Flat's splits in TestFlatGolden, as the scan
+// of every candidate per move computed them (commit 2f624a5): speedups of
+// Flat must leave every split as it was.
+const flatGolden = 0x6575c08c385d3e58
+
+// TestFlatGolden hashes Flat's splits of random geometric graphs of a
+// socket's size and of random graphs with vertex weights 1-3, with 1-8
+// tries and 0-4 rounds of label propagation, into 2-16 children with
+// little slack, and compares the hash with flatGolden.
+func TestFlatGolden(t *testing.T) {
+	r := rand.New(rand.NewPCG(26, 2))
+	h := uint64(0)
+	for i := range 600 {
+		var g *graph.Graph
+		if i%3 != 2 {
+			g = graph.RandomGeometric(16+r.IntN(150), uint64(i))
+		} else {
+			n := 8 + r.IntN(150)
+			b := graph.NewBuilder(n)
+			for range r.IntN(5 * n) {
+				if u, v := r.IntN(n), r.IntN(n); u != v {
+					b.AddEdge(u, v, int64(1+r.IntN(3)))
+				}
+			}
+			for v := range n {
+				b.SetVertexWeight(v, int64(1+r.IntN(3)))
+			}
+			var err error
+			if g, err = b.Build(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		k := 2 + r.IntN(15)
+		maxW := make([]int64, k)
+		for c := range maxW {
+			maxW[c] = (g.TotalVertexWeight()+int64(k)-1)/int64(k) + int64(r.IntN(3))*g.MaxVertexWeight()
+		}
+		part := Flat(g, maxW, 1+r.IntN(8), r.IntN(5), uint64(i))
+		h = hash.Splitmix64(h ^ uint64(len(part)))
+		for _, c := range part {
+			h = hash.Splitmix64(h ^ uint64(c))
+		}
+	}
+	if h != flatGolden {
+		t.Fatalf("hash of the splits %#x, want %#x", h, flatGolden)
 	}
 }

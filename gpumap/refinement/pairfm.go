@@ -259,6 +259,15 @@ func (f *pairFM) search(a, b int32, touch []int32) int64 {
 	// the vertex, so the order of filing does not matter as long as no two
 	// of its entries tie on both; where two do (a hash collision), the
 	// order of filing may decide which one pops first.
+	//
+	// On the edge cut a search gains only what it takes off the cut
+	// between a and b, which takes moving an unlocked vertex: open, the
+	// connectivity to the other block summed over the unlocked vertices
+	// loaded (those filed here: every one that touches it, frozen ones
+	// aside), bounds what the rest of the search can gain. Once cur+open
+	// is no better than best, the search could only make moves that it
+	// rolls back, and it stops there: the same result.
+	var open int64
 	for _, list := range [3][]int32{touch, f.dirty[a], f.dirty[b]} {
 		for _, v := range list {
 			if f.seen[v] == f.stamp {
@@ -269,13 +278,22 @@ func (f *pairFM) search(a, b int32, touch []int32) int64 {
 				f.file(v, 0, blk)
 			case b:
 				f.file(v, 1, blk)
+			default:
+				continue
+			}
+			if f.seen[v] == f.stamp { // loaded: not frozen
+				open += f.co[v]
 			}
 		}
 	}
+	bound := s.Obj.IsCut()
 	bw := [2]int64{s.BW[a], s.BW[b]}
 	f.moves = f.moves[:0]
 	cur, best, bestLen, fruitless := int64(0), int64(0), 0, 0
 	for fruitless < f.cfg.Alpha {
+		if bound && cur+open <= best {
+			break
+		}
 		ea, eb := bw[0]-s.MaxW[a], bw[1]-s.MaxW[b]
 		side := 0
 		switch {
@@ -292,6 +310,7 @@ func (f *pairFM) search(a, b int32, touch []int32) int64 {
 		it := f.heap[side].Pop()
 		v := it.V
 		f.lock[v] = f.stamp
+		open -= f.co[v]
 		wv := g.VW[v]
 		bw[side] -= wv
 		bw[1-side] += wv
@@ -326,6 +345,7 @@ func (f *pairFM) search(a, b int32, touch []int32) int64 {
 				d = -d // v moved into u's block
 			}
 			f.co[u] += d
+			open += d
 			f.gn[u] += d * sab
 			f.file(u, us, blk)
 		}
