@@ -50,15 +50,18 @@ var uploadMethod = uploadPinned
 
 // The staging buffers: stageBufs page-locked buffers of stageBytes each,
 // allocated at a backend's first staged upload and freed by Close, filled
-// by stageThreads goroutines (each at least stageGrain bytes of a
-// buffer). Two buffers let the host fill one while the device copies
-// the other. The sizes and threads are variables for BenchmarkUpload,
-// which tries others on a device.
+// by up to stageThreads goroutines, and no more than GOMAXPROCS (the
+// command's -t), each at least stageGrain bytes of a buffer. Two
+// buffers let the host fill one while the device copies the other. The
+// size and threads are guesses that BenchmarkUpload checks on a device
+// (it tries 4 and 64 MiB, 1, 4 and 16 threads): a fill runs at the
+// host's memory bandwidth (BenchmarkUploadFill), which takes several
+// threads, and the bus takes 16 MiB in 0.3 ms on the H200.
 const stageBufs = 2
 
 var (
 	stageBytes   int64 = 16 << 20
-	stageThreads       = min(runtime.GOMAXPROCS(0), 8)
+	stageThreads       = 8
 )
 
 const stageGrain = 1 << 20
@@ -183,7 +186,7 @@ func (b *Backend) copyStaged(dst driver.Ptr, pieces []hostPiece) (err error) {
 		}
 		buf := unsafe.Slice((*byte)(s.buf[i]), hi-lo)
 		b.hostStep("stage_fill", Counts{}, func() error {
-			fillStage(buf, pieces, lo, stageThreads)
+			fillStage(buf, pieces, lo, min(stageThreads, runtime.GOMAXPROCS(0)))
 			return nil
 		})
 		c := Counts{H2D: 1, H2DBytes: hi - lo, H2DPinnedBytes: hi - lo}

@@ -3,6 +3,7 @@ package cuda
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"testing"
 	"time"
 	"unsafe"
@@ -57,7 +58,7 @@ func BenchmarkUpload(b *testing.B) {
 		ways = append(ways, way{uploadStaged, mib << 20, stageThreads})
 	}
 	for _, t := range []int{1, 4, 16} {
-		if t != stageThreads {
+		if t != stageThreads && t <= runtime.GOMAXPROCS(0) {
 			ways = append(ways, way{uploadStaged, stageBytes, t})
 		}
 	}
@@ -67,7 +68,7 @@ func BenchmarkUpload(b *testing.B) {
 		for _, w := range ways {
 			name := fmt.Sprintf("rgg2d_2^%d/way=%v", size, w.w)
 			if w.w == uploadStaged {
-				name += fmt.Sprintf("/buf=%dMiB/threads=%d", w.bytes>>20, w.threads)
+				name += fmt.Sprintf("/buf=%dMiB/threads=%d", w.bytes>>20, min(w.threads, runtime.GOMAXPROCS(0)))
 			}
 			b.Run(name, func(b *testing.B) {
 				if g == nil {
