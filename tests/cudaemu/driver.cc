@@ -16,6 +16,11 @@
 //   - cuModuleLoadData accepts only PTX whose first line carries the
 //     SHA-256 of the gpumap.cu the emulator was built from;
 //   - launches run to completion before cuLaunchKernel returns (exec.cc);
+//   - cuMemcpyHtoDAsync only queues its copy: the bytes are read from the
+//     host when the copy must have happened (a synchronisation of its
+//     stream or context, of an event recorded after it, or any other call
+//     that touches device memory), so a host buffer that its caller reuses
+//     before waiting for the copy reaches the device changed;
 //   - counters (launches, synchronisations, copies and bytes each way,
 //     allocations, errors, per-kernel time) are printed on stderr when the
 //     primary context is destroyed and at unload when
@@ -86,7 +91,7 @@ struct KernelStats {
 struct Counters {
     uint64_t launches, team_launches, syncs, h2d, h2d_bytes, h2d_pinned_bytes, d2h, d2h_bytes, d2d, d2d_bytes,
         memsets, memset_bytes, allocs, frees, live_bytes, peak_bytes, errors, ctx_retains, ctx_releases,
-        host_registers;
+        host_registers, host_allocs, host_frees, host_live_bytes, h2d_async;
 };
 
 std::mutex mu;                       // guards everything below
@@ -97,6 +102,20 @@ std::map<uintptr_t, Alloc> allocs;   // device memory by address
 std::map<uintptr_t, size_t> pinned;  // registered or allocated host memory
 std::set<uintptr_t> host_allocs;     // cuMemAllocHost blocks
 std::set<void *> modules, streams, events;
+// An event: when it was recorded, and how many asynchronous copies had
+// been queued by then (cuEventSynchronize runs those).
+struct Event {
+    uint64_t t, copies;
+};
+// Asynchronous copies queued and not yet run, in order; queued counts
+// every copy ever queued, run those that ran.
+struct AsyncCopy {
+    uintptr_t dst;
+    const void *src;
+    size_t n;
+};
+std::vector<AsyncCopy> async_queue;
+uint64_t async_queued = 0, async_run = 0;
 struct Function {
     int index;
     const emu_kernel *k;
@@ -190,6 +209,17 @@ bool all_canaries_ok() {
     for (auto &kv : allocs) ok = canaries_ok(kv.first, kv.second) && ok;
     return ok;
 }
+
+// run_async runs the queued asynchronous copies up to the upto-th ever
+// queued (lock held).
+void run_async(uint64_t upto) {
+    size_t k = 0;
+    for (; k < async_queue.size() && async_run < upto; k++, async_run++)
+        memcpy((void *)async_queue[k].dst, async_queue[k].src, async_queue[k].n);
+    async_queue.erase(async_queue.begin(), async_queue.begin() + long(k));
+}
+
+void run_all_async() { run_async(async_queued); }
 
 void free_alloc(std::map<uintptr_t, Alloc>::iterator it) {
     c.live_bytes -= it->second.size;
@@ -376,6 +406,18 @@ API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) {
         all_canaries_ok();
         while (!allocs.empty()) free_alloc(allocs.begin());
     }
+    async_queue.clear(); // their memory is gone
+    async_run = async_queued;
+    if (!host_allocs.empty()) {
+        note("context destroyed with %zu page-locked host allocations still live", host_allocs.size());
+        for (uintptr_t h : host_allocs) {
+            pinned.erase(h);
+            c.host_frees++;
+            free((void *)h);
+        }
+        host_allocs.clear();
+        c.host_live_bytes = 0;
+    }
     modules.clear();
     functions.clear();
     streams.clear();
@@ -409,6 +451,7 @@ API CUresult cuCtxGetCurrent(CUcontext *ctx) {
 
 API CUresult cuCtxSynchronize(void) {
     ENTER("cuCtxSynchronize");
+    run_all_async();
     c.syncs++;
     return all_canaries_ok() ? SUCCESS : ret(ILLEGAL_ADDRESS);
 }
@@ -444,6 +487,7 @@ API CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) {
 
 API CUresult cuMemFree_v2(CUdeviceptr p) {
     ENTER("cuMemFree_v2");
+    run_all_async();
     auto it = allocs.find(uintptr_t(p));
     if (it == allocs.end()) {
         note("cuMemFree: 0x%llx is not the start of a live allocation", (unsigned long long)p);
@@ -461,6 +505,7 @@ static CUresult bad_range(const char *call, const char *what, unsigned long long
 
 API CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) {
     ENTER("cuMemcpyHtoD_v2");
+    run_all_async();
     if (n == 0) return SUCCESS;
     if (!src) return ret(INVALID_VALUE);
     if (!find(dst, n)) return bad_range("cuMemcpyHtoD", "destination", dst, n);
@@ -472,8 +517,25 @@ API CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) {
     return SUCCESS;
 }
 
+API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s) {
+    ENTER("cuMemcpyHtoDAsync_v2");
+    if (s && !streams.count(s)) return ret(INVALID_HANDLE);
+    if (n == 0) return SUCCESS;
+    if (!src) return ret(INVALID_VALUE);
+    if (!find(dst, n)) return bad_range("cuMemcpyHtoDAsync", "destination", dst, n);
+    async_queue.push_back(AsyncCopy{uintptr_t(dst), src, n});
+    async_queued++;
+    c.h2d++;
+    c.h2d_async++;
+    c.h2d_bytes += n;
+    if (is_pinned(src, n)) c.h2d_pinned_bytes += n;
+    printed_since_change = false;
+    return SUCCESS;
+}
+
 API CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) {
     ENTER("cuMemcpyDtoH_v2");
+    run_all_async();
     if (n == 0) return SUCCESS;
     if (!dst) return ret(INVALID_VALUE);
     if (!find(src, n)) return bad_range("cuMemcpyDtoH", "source", src, n);
@@ -486,6 +548,7 @@ API CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) {
 
 API CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) {
     ENTER("cuMemcpyDtoD_v2");
+    run_all_async();
     if (n == 0) return SUCCESS;
     if (!find(dst, n)) return bad_range("cuMemcpyDtoD", "destination", dst, n);
     if (!find(src, n)) return bad_range("cuMemcpyDtoD", "source", src, n);
@@ -498,6 +561,7 @@ API CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) {
 
 API CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int v, size_t n) {
     ENTER("cuMemsetD32_v2");
+    run_all_async();
     if (n == 0) return SUCCESS;
     if (dst % 4) return ret(INVALID_VALUE);
     if (n > SIZE_MAX / 4 || !find(dst, 4 * n)) return bad_range("cuMemsetD32", "destination", dst, 4 * n);
@@ -526,6 +590,7 @@ API CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned int flags) {
 
 API CUresult cuMemHostUnregister(void *p) {
     ENTER("cuMemHostUnregister");
+    run_all_async();
     auto it = pinned.find(uintptr_t(p));
     if (it == pinned.end() || host_allocs.count(uintptr_t(p))) return ret(HOST_MEMORY_NOT_REGISTERED);
     pinned.erase(it);
@@ -539,13 +604,18 @@ API CUresult cuMemAllocHost_v2(void **p, size_t n) {
     if (!h) return ret(OUT_OF_MEMORY);
     pinned[uintptr_t(h)] = n;
     host_allocs.insert(uintptr_t(h));
+    c.host_allocs++;
+    c.host_live_bytes += n;
     *p = h;
     return SUCCESS;
 }
 
 API CUresult cuMemFreeHost(void *p) {
     ENTER("cuMemFreeHost");
+    run_all_async();
     if (!host_allocs.erase(uintptr_t(p))) return ret(INVALID_VALUE);
+    c.host_frees++;
+    c.host_live_bytes -= pinned[uintptr_t(p)];
     pinned.erase(uintptr_t(p));
     free(p);
     return SUCCESS;
@@ -608,6 +678,7 @@ API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
     emu_launch l;
     {
         ENTER("cuLaunchKernel");
+        run_all_async();
         if (!functions.count(f)) return ret(INVALID_HANDLE);
         if (s && !streams.count(s)) return ret(INVALID_HANDLE);
         Function *fn = (Function *)f;
@@ -663,6 +734,7 @@ API CUresult cuStreamCreate(CUstream *s, unsigned int flags) {
 
 API CUresult cuStreamDestroy_v2(CUstream s) {
     ENTER("cuStreamDestroy_v2");
+    run_all_async();
     if (!streams.erase(s)) return ret(INVALID_HANDLE);
     delete (char *)s;
     return SUCCESS;
@@ -670,6 +742,7 @@ API CUresult cuStreamDestroy_v2(CUstream s) {
 
 API CUresult cuStreamSynchronize(CUstream s) {
     ENTER("cuStreamSynchronize");
+    run_all_async();
     if (s && !streams.count(s)) return ret(INVALID_HANDLE);
     c.syncs++;
     return all_canaries_ok() ? SUCCESS : ret(ILLEGAL_ADDRESS);
@@ -679,7 +752,7 @@ API CUresult cuEventCreate(CUevent *e, unsigned int flags) {
     ENTER("cuEventCreate");
     (void)flags;
     if (!e) return ret(INVALID_VALUE);
-    uint64_t *h = new uint64_t(0);
+    Event *h = new Event{0, 0};
     events.insert(h);
     *e = h;
     return SUCCESS;
@@ -688,20 +761,23 @@ API CUresult cuEventCreate(CUevent *e, unsigned int flags) {
 API CUresult cuEventDestroy_v2(CUevent e) {
     ENTER("cuEventDestroy_v2");
     if (!events.erase(e)) return ret(INVALID_HANDLE);
-    delete (uint64_t *)e;
+    delete (Event *)e;
     return SUCCESS;
 }
 
 API CUresult cuEventRecord(CUevent e, CUstream s) {
     ENTER("cuEventRecord");
     if (!events.count(e) || (s && !streams.count(s))) return ret(INVALID_HANDLE);
-    *(uint64_t *)e = now_ns(); // work before it has finished: launches are synchronous
+    // Launches before it have finished (they are synchronous); queued
+    // copies run when it is waited for.
+    *(Event *)e = Event{now_ns(), async_queued};
     return SUCCESS;
 }
 
 API CUresult cuEventSynchronize(CUevent e) {
     ENTER("cuEventSynchronize");
     if (!events.count(e)) return ret(INVALID_HANDLE);
+    run_async(((Event *)e)->copies);
     c.syncs++;
     return SUCCESS;
 }
@@ -710,7 +786,7 @@ API CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b) {
     ENTER("cuEventElapsedTime");
     if (!ms) return ret(INVALID_VALUE);
     if (!events.count(a) || !events.count(b)) return ret(INVALID_HANDLE);
-    *ms = float((double)(*(uint64_t *)b) - (double)(*(uint64_t *)a)) / 1e6f;
+    *ms = float((double)((Event *)b)->t - (double)((Event *)a)->t) / 1e6f;
     return SUCCESS;
 }
 
@@ -771,15 +847,17 @@ API CUresult cuGetErrorName(CUresult r, const char **s) {
 // launches, team launches, synchronisations, h2d copies, h2d bytes, h2d
 // pinned bytes, d2h copies, d2h bytes, d2d copies, d2d bytes, memsets,
 // memset bytes, allocations, frees, live bytes, peak bytes, errors,
-// context retains, context releases, host registrations, barriers. It
-// returns how many there are.
+// context retains, context releases, host registrations, barriers,
+// page-locked host allocations (cuMemAllocHost), their frees, their live
+// bytes, asynchronous h2d copies (of the h2d copies). It returns how many
+// there are.
 API int cudaemu_counters(unsigned long long *out, int n) {
     LOCK;
     unsigned long long v[] = {c.launches,   c.team_launches, c.syncs,        c.h2d,          c.h2d_bytes,
                               c.h2d_pinned_bytes, c.d2h,     c.d2h_bytes,    c.d2d,          c.d2d_bytes,
                               c.memsets,    c.memset_bytes,  c.allocs,       c.frees,        c.live_bytes,
                               c.peak_bytes, c.errors,        c.ctx_retains,  c.ctx_releases, c.host_registers,
-                              emu_barriers()};
+                              emu_barriers(), c.host_allocs,  c.host_frees,   c.host_live_bytes, c.h2d_async};
     int total = int(sizeof v / sizeof v[0]);
     for (int i = 0; i < n && i < total; i++) out[i] = v[i];
     return total;

@@ -77,6 +77,7 @@ type Backend struct {
 	// itself.
 	pending Work
 	inLate  bool
+	stage   stager // page-locked staging buffers of uploads (stage.go)
 }
 
 // Open loads the driver, picks GPU 0 and JIT-loads the kernels.
@@ -130,7 +131,7 @@ func (b *Backend) load() (err error) {
 // release drops what Open acquired (on the thread where the context is
 // current).
 func (b *Backend) release() error {
-	var errs []error
+	errs := []error{b.stageFree()}
 	if b.stream != nil {
 		errs = append(errs, b.stream.Destroy())
 	}

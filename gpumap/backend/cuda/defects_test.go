@@ -174,7 +174,8 @@ func TestFailedCallsLeakNothing(t *testing.T) {
 	}{
 		{"cuMemAlloc_v2", c1.Allocs - c0.Allocs, driver.ErrCodeOutOfMemory},
 		{"cuLaunchKernel", c1.Launches - c0.Launches, driver.ErrCodeLaunch},
-		{"cuMemcpyHtoD_v2", c1.H2D - c0.H2D, driver.ErrCodeLaunch},
+		{"cuMemcpyHtoD_v2", c1.H2D - c1.H2DAsync - (c0.H2D - c0.H2DAsync), driver.ErrCodeLaunch},
+		{"cuMemcpyHtoDAsync_v2", c1.H2DAsync - c0.H2DAsync, driver.ErrCodeLaunch}, // staged uploads
 		{"cuMemcpyDtoH_v2", c1.D2H - c0.D2H, driver.ErrCodeLaunch},
 		{"cuMemcpyDtoD_v2", c1.D2D - c0.D2D, driver.ErrCodeLaunch},
 		{"cuMemsetD32_v2", c1.Memsets - c0.Memsets, driver.ErrCodeLaunch},

@@ -1,8 +1,10 @@
 package cuda
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"github.com/gpumap/gpumap/gpumap/backend"
@@ -134,8 +136,9 @@ func (w *workspace) free() {
 
 // UploadGraph checks that the mapping's working set (the graph, the
 // workspace and the coarse levels: about 3.5 times the graph) fits the
-// free memory, then copies g to the device from page-locked memory. It
-// starts a new mapping: Stats count from here (unless Accumulate).
+// free memory, then copies g to the device from page-locked memory (the
+// way uploadMethod says). It starts a new mapping: Stats count from here
+// (unless Accumulate).
 func (b *Backend) UploadGraph(g *graph.Graph) (backend.Graph, error) {
 	done, err := b.bind(PhaseUpload)
 	if err != nil {
@@ -172,22 +175,46 @@ func (b *Backend) UploadGraph(g *graph.Graph) (backend.Graph, error) {
 		return nil, err
 	}
 	dg.root = true
-	for _, c := range []struct {
-		p driver.Ptr
-		h unsafe.Pointer
-		n int64
-	}{{dg.xadj, unsafe.Pointer(&g.XAdj[0]), 8 * int64(n+1)}, {dg.vw, ptr64(g.VW), 8 * int64(n)},
-		{dg.adj, ptr32(g.Adj), 4 * m2}, {dg.ew32, ptr32(w32), 4 * int64(len(w32))}, {dg.ew64, ptr64(w64), 8 * int64(len(w64))}} {
-		if err := b.copyPinned(c.p, c.h, c.n); err != nil {
-			b.freeGraph(dg)
-			return nil, err
-		}
+	if err := b.uploadArrays(dg.block, []hostCopy{{dg.xadj, unsafe.Pointer(&g.XAdj[0]), 8 * int64(n+1)}, {dg.vw, ptr64(g.VW), 8 * int64(n)},
+		{dg.adj, ptr32(g.Adj), 4 * m2}, {dg.ew32, ptr32(w32), 4 * int64(len(w32))}, {dg.ew64, ptr64(w64), 8 * int64(len(w64))}}); err != nil {
+		b.freeGraph(dg)
+		return nil, err
 	}
 	if err := b.loop("edge_sources", int64(n), 8*int64(n+1)+4*m2, driver.P(dg.xadj), driver.P(dg.src), driver.I32(int32(n))); err != nil {
 		b.freeGraph(dg)
 		return nil, err
 	}
 	return dg, nil
+}
+
+// hostCopy is n bytes of host memory at h for the device address p.
+type hostCopy struct {
+	p driver.Ptr
+	h unsafe.Pointer
+	n int64
+}
+
+// uploadArrays copies host arrays into one device allocation that
+// starts at base, the way uploadMethod says: staged when the staging
+// buffers can be had, else each array page-locked (or as it is, when
+// locking fails or the way is pageable).
+func (b *Backend) uploadArrays(base driver.Ptr, cs []hostCopy) error {
+	if uploadMethod == uploadStaged && b.stageReady() {
+		var pieces []hostPiece
+		for _, c := range cs {
+			if c.n > 0 {
+				pieces = append(pieces, hostPiece{off: int64(c.p - base), src: c.h, n: c.n})
+			}
+		}
+		slices.SortFunc(pieces, func(x, y hostPiece) int { return cmp.Compare(x.off, y.off) })
+		return b.copyStaged(base, pieces)
+	}
+	for _, c := range cs {
+		if err := b.copyPinned(c.p, c.h, c.n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // weights are g's edge weights and their width on the device: 4 bytes
@@ -203,26 +230,23 @@ func weights(g *graph.Graph) (w32 []int32, w64 []int64, wb int64) {
 	return w32, w64, wb
 }
 
-// pinUploads says whether copyPinned page-locks what it copies. On the
-// real H200 (bench/results-h200/7-stop39-bench.txt, BenchmarkProfile of
-// rgg 2^22's 310 MB upload) locking took 31.0 ms and unlocking 9.5 ms
-// around a 5.9 ms copy, but copying it unlocked is slower still:
-// BenchmarkUpload there (3 uploads each, 8-stop39-upload.txt) took 25.9
-// ms pinned (locking 13.2, copy 6.0, unlocking 5.3) against 56.2 ms
-// pageable (the copy 54.8) at 2^22, and 6.3 against 11.2 ms at 2^20. A
-// variable for that benchmark.
-var pinUploads = true
-
 // copyPinned copies host memory to the device after page-locking it (the
 // pages around it, for the copy's duration); memory that cannot be locked
-// is copied as it is.
+// is copied as it is, and so is all memory when uploadMethod is
+// pageable. On the real H200 (bench/results-h200/7-stop39-bench.txt,
+// BenchmarkProfile of rgg 2^22's 310 MB upload) locking took 31.0 ms and
+// unlocking 9.5 ms around a 5.9 ms copy, but copying it unlocked is
+// slower still: BenchmarkUpload there (3 uploads each,
+// 8-stop39-upload.txt) took 25.9 ms pinned (locking 13.2, copy 6.0,
+// unlocking 5.3) against 56.2 ms pageable (the copy 54.8) at 2^22, and
+// 6.3 against 11.2 ms at 2^20.
 func (b *Backend) copyPinned(dst driver.Ptr, src unsafe.Pointer, bytes int64) error {
 	const page = 4096
 	head := int(uintptr(src) & (page - 1))
 	lo := unsafe.Add(src, -head)
 	span := (uint64(head) + uint64(bytes) + page - 1) &^ (page - 1)
 	pinned := false
-	if bytes >= 1<<16 && pinUploads {
+	if bytes >= 1<<16 && uploadMethod != uploadPageable {
 		b.hostStep("host_register", Counts{}, func() error {
 			pinned = driver.RegisterHost(lo, span) == nil
 			return nil

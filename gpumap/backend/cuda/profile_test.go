@@ -51,7 +51,8 @@ func TestProfileAddsUp(t *testing.T) {
 		}
 	}
 	// The driver calls that no kernel row shows: the upload's page-locking
-	// and copies (every byte of the upload phase), and the frees.
+	// (or the filling of the staging buffers) and copies (every byte of the
+	// upload phase), and the frees.
 	var up *KernelProfile
 	names := map[string]bool{}
 	for _, k := range b.Profile() {
@@ -63,7 +64,8 @@ func TestProfileAddsUp(t *testing.T) {
 	if want := b.Stats().Phases[PhaseUpload].H2DBytes; up == nil || up.H2DBytes != want || want == 0 {
 		t.Errorf("upload: the copy_h2d row %+v, the phase copied %d bytes", up, want)
 	}
-	for _, n := range []string{"host_register", "host_unregister", "free"} {
+	rows := map[uploadWay][]string{uploadPinned: {"host_register", "host_unregister"}, uploadStaged: {"stage_fill"}}[uploadMethod]
+	for _, n := range append(rows, "free") {
 		if !names[n] {
 			t.Errorf("no %s row in the profile", n)
 		}

@@ -53,6 +53,9 @@ FN(CUresult, cuMemcpyDtoD_v2, (CUdeviceptr, CUdeviceptr, size_t))
 FN(CUresult, cuMemsetD32_v2, (CUdeviceptr, unsigned int, size_t))
 FN(CUresult, cuMemHostRegister_v2, (void *, size_t, unsigned int))
 FN(CUresult, cuMemHostUnregister, (void *))
+FN(CUresult, cuMemAllocHost_v2, (void **, size_t))
+FN(CUresult, cuMemFreeHost, (void *))
+FN(CUresult, cuMemcpyHtoDAsync_v2, (CUdeviceptr, const void *, size_t, CUstream))
 FN(CUresult, cuModuleLoadData, (CUmodule *, const void *))
 FN(CUresult, cuModuleUnload, (CUmodule))
 FN(CUresult, cuModuleGetFunction, (CUfunction *, CUmodule, const char *))
@@ -116,7 +119,8 @@ static int gm_load(const char **why, char *tried, size_t triedlen) {
 	SYM(cuMemsetD32_v2) SYM(cuModuleLoadData) SYM(cuModuleUnload) SYM(cuModuleGetFunction)
 	SYM(cuLaunchKernel) SYM(cuStreamCreate) SYM(cuStreamDestroy_v2) SYM(cuStreamSynchronize)
 	SYM(cuEventCreate) SYM(cuEventDestroy_v2) SYM(cuEventRecord) SYM(cuEventSynchronize)
-	SYM(cuMemHostRegister_v2) SYM(cuMemHostUnregister)
+	SYM(cuMemHostRegister_v2) SYM(cuMemHostUnregister) SYM(cuMemAllocHost_v2) SYM(cuMemFreeHost)
+	SYM(cuMemcpyHtoDAsync_v2)
 	SYM(cuEventElapsedTime) SYM(cuGetErrorString) SYM(cuGetErrorName)
 	// The emulator's controls (tests/cudaemu); absent from real drivers.
 	p_emu_counters = dlsym(lib, "cudaemu_counters");
@@ -146,6 +150,11 @@ static CUresult gm_dtod(CUdeviceptr a, CUdeviceptr b, size_t n) { return p_cuMem
 static CUresult gm_memset32(CUdeviceptr d, unsigned v, size_t n) { return p_cuMemsetD32_v2(d, v, n); }
 static CUresult gm_host_register(void *p, size_t n) { return p_cuMemHostRegister_v2(p, n, 0); }
 static CUresult gm_host_unregister(void *p) { return p_cuMemHostUnregister(p); }
+static CUresult gm_alloc_host(void **p, size_t n) { return p_cuMemAllocHost_v2(p, n); }
+static CUresult gm_free_host(void *p) { return p_cuMemFreeHost(p); }
+static CUresult gm_htod_async(CUdeviceptr d, const void *h, size_t n, CUstream s) {
+	return p_cuMemcpyHtoDAsync_v2(d, h, n, s);
+}
 int gm_emu_counters(unsigned long long *out, int n) { return p_emu_counters ? p_emu_counters(out, n) : -1; }
 int gm_emu_fail(const char *call, long long nth, int code) {
 	if (!p_emu_fail) return -1;
@@ -172,6 +181,7 @@ static CUresult gm_stream_create(CUstream *s) { return p_cuStreamCreate(s, 0); }
 static CUresult gm_stream_destroy(CUstream s) { return p_cuStreamDestroy_v2(s); }
 static CUresult gm_stream_sync(CUstream s) { return p_cuStreamSynchronize(s); }
 static CUresult gm_event_create(CUevent *e) { return p_cuEventCreate(e, 0); }
+static CUresult gm_event_create_sync(CUevent *e) { return p_cuEventCreate(e, 2); } // CU_EVENT_DISABLE_TIMING
 static CUresult gm_event_destroy(CUevent e) { return p_cuEventDestroy_v2(e); }
 static CUresult gm_event_record(CUevent e, CUstream s) { return p_cuEventRecord(e, s); }
 static CUresult gm_event_sync(CUevent e) { return p_cuEventSynchronize(e); }
@@ -447,6 +457,17 @@ func NewEvent() (*Event, error) {
 	return &e, err
 }
 
+// NewSyncEvent creates an event that only marks a point to wait for (no
+// timing: cheaper to record and to wait for).
+func NewSyncEvent() (*Event, error) {
+	var e Event
+	err := check("cuEventCreate", C.gm_event_create_sync(&e.e))
+	return &e, err
+}
+
+// Synchronize waits until the work recorded before the event is done.
+func (e *Event) Synchronize() error { return check("cuEventSynchronize", C.gm_event_sync(e.e)) }
+
 // Record records the event on s.
 func (e *Event) Record(s *Stream) error { return check("cuEventRecord", C.gm_event_record(e.e, s.s)) }
 
@@ -473,4 +494,32 @@ func RegisterHost(p unsafe.Pointer, n uint64) error {
 // UnregisterHost releases a registration made by RegisterHost.
 func UnregisterHost(p unsafe.Pointer) error {
 	return check("cuMemHostUnregister", C.gm_host_unregister(p))
+}
+
+// AllocHost allocates n bytes of page-locked host memory
+// (cuMemAllocHost): copies from it run at the bus's pinned rate and
+// asynchronously. FreeHost releases it.
+func AllocHost(n uint64) (unsafe.Pointer, error) {
+	var p unsafe.Pointer
+	err := check("cuMemAllocHost", C.gm_alloc_host(&p, C.size_t(max(n, 4))))
+	return p, err
+}
+
+// FreeHost releases memory allocated by AllocHost.
+func FreeHost(p unsafe.Pointer) error {
+	if p == nil {
+		return nil
+	}
+	return check("cuMemFreeHost", C.gm_free_host(p))
+}
+
+// CopyInAsync queues a copy of n bytes from host memory at src to the
+// device on s and returns at once: src must be page-locked (AllocHost) and
+// must not change until the copy is done (an event recorded after it, or
+// the stream, synchronised).
+func CopyInAsync(dst Ptr, src unsafe.Pointer, n uint64, s *Stream) error {
+	if n == 0 {
+		return nil
+	}
+	return check("cuMemcpyHtoDAsync", C.gm_htod_async(C.CUdeviceptr(dst), src, C.size_t(n), s.s))
 }

@@ -29,6 +29,9 @@ type EmuCounters struct {
 	Allocs, Frees, LiveBytes, PeakBytes, Errors  uint64
 	CtxRetains, CtxReleases, HostRegisters       uint64
 	Barriers                                     uint64
+	// page-locked host allocations (AllocHost), their frees, their live
+	// bytes; the asynchronous copies among the H2D copies (CopyInAsync)
+	HostAllocs, HostFrees, HostLiveBytes, H2DAsync uint64
 }
 
 // Emulated reports whether the loaded driver is the emulator.
