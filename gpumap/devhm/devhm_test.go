@@ -15,11 +15,15 @@ import (
 // On the CPU backend (what the device computes, TestMultisection in
 // package cuda): feasible mappings, with vertex weights too, the same at
 // 1 and 2 threads, every PE used on a graph with many vertices per PE,
-// and an irregular machine refused with ErrIrregular.
+// and an irregular machine refused with ErrIrregular; ultra's V-cycles
+// too.
 func TestMapFeasibleAndReproducible(t *testing.T) {
 	top, _ := topology.Parse("2:3:2", "1:10:100")
-	for _, g := range []*graph.Graph{graph.RandomGeometric(3000, 0x5eed), graph.Random(2000, 8000, 7, 9, 0x5eed)} {
+	for i, g := range []*graph.Graph{graph.RandomGeometric(3000, 0x5eed), graph.Random(2000, 8000, 7, 9, 0x5eed), graph.Grid(24, 20, 10), graph.Random(2000, 8000, 7, 9, 0x5eed)} {
 		cfg := devhm.Default
+		if i >= 2 {
+			cfg = devhm.Ultra
+		}
 		cfg.Seed = 5
 		pe, _, err := devhm.Map(cpu.New(1), par.New(1), g, top, 0.03, cfg)
 		if err != nil {
