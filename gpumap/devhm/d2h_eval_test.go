@@ -43,8 +43,8 @@ func (c *counting) DownloadVector(v backend.Vector) ([]int32, error) {
 // 26's bound 8n + 4 MiB, onto 4:8:2 and 4:8:6, on the CPU backend (the
 // device's mapping, no emulator needed). A measurement: it runs only when
 // GPUMAP_HM_D2H lists graph files, rggN (N vertices, seed 1) or gridXxYxZ;
-// GPUMAP_HM_VCYCLES and GPUMAP_HM_TRIES, when set, replace ultra's
-// VCycles and Tries.
+// GPUMAP_HM_VCYCLES, GPUMAP_HM_TRIES and GPUMAP_HM_TOPTRIES, when set,
+// replace ultra's VCycles, Tries and TopTries.
 //
 //	GPUMAP_HM_D2H=rgg131072,grid64x64x64 go test ./gpumap/devhm -run TestEvalD2H -v
 func TestEvalD2H(t *testing.T) {
@@ -74,6 +74,9 @@ func TestEvalD2H(t *testing.T) {
 			}
 			if v, err := strconv.Atoi(os.Getenv("GPUMAP_HM_TRIES")); err == nil {
 				cfg.Tries = v
+			}
+			if v, err := strconv.Atoi(os.Getenv("GPUMAP_HM_TOPTRIES")); err == nil {
+				cfg.TopTries = v
 			}
 			pe, tm, err := devhm.Map(b, par.New(0), g, top, 0.03, cfg)
 			if err != nil {
