@@ -103,7 +103,9 @@ type Config struct {
 // and on the checking ones from 1.0132 to 1.0079 (1) and 0.9998 (2). Without
 // a budget they broke the bound on small 3D grids (the 32^3 grid onto
 // 4:8:6 1.01 of 8n + 4 MiB with 1 cycle), so they run only where the
-// downloads stay within it (vcycleFits): 2 cycles so 0.9549 (fit). Fewer
+// downloads stay within it (vcycleFits): 2 cycles so 0.9557 (fit) and
+// 1.0047 (check; the budget skips cycles on the 64^3 grid and wing onto
+// 4:8:6, where they ran without it). Fewer
 // tries to pay for them (measured before the budget) cost J: 2 cycles with 3
 // tries below the top 0.9530, 1 cycle 0.9598 (check 1.0108); the top's
 // tries 6 -> 4 with 2 cycles and 3 tries 0.9738, with 3 cycles and 2 tries
