@@ -114,7 +114,7 @@ func (p *pipeline) gpuHM(report bool) []int32 {
 		p.fail(err)
 		return nil
 	}
-	p.t.logf("gpu-hm on %s: %d partitions (a machine level each, tries included), %d coarse levels, host partitions of the coarsest graphs %.2f ms, total %.2f ms",
+	p.t.logf("gpu-hm on %s: %d partitions (a machine level each, tries and V-cycles included), %d coarse levels, host partitions of the coarsest graphs %.2f ms, total %.2f ms",
 		b.Name(), tm.Splits, tm.Levels, ms(tm.Initial), ms(tm.Total))
 	refine := func() {
 		if p.hostRefinesHM() {

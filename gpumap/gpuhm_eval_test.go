@@ -64,6 +64,14 @@ func TestEvalGPUHM(t *testing.T) {
 				devhm.Ultra.Jet.Iterations = v
 			case "CoarseIterations":
 				devhm.Ultra.CoarseIterations = v
+			case "VCycles":
+				devhm.Ultra.VCycles = v
+			case "RefineLP":
+				devhm.Ultra.Refine.LPRounds = v
+			case "RefineFM":
+				devhm.Ultra.Refine.FMRounds = v
+			case "RefinePair":
+				devhm.Ultra.Refine.Pair.Rounds = v
 			case "InitialTries":
 				devhm.Ultra.Initial.Tries = v
 			default:

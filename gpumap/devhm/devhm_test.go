@@ -15,11 +15,15 @@ import (
 // On the CPU backend (what the device computes, TestMultisection in
 // package cuda): feasible mappings, with vertex weights too, the same at
 // 1 and 2 threads, every PE used on a graph with many vertices per PE,
-// and an irregular machine refused with ErrIrregular.
+// and an irregular machine refused with ErrIrregular; ultra's V-cycles
+// too.
 func TestMapFeasibleAndReproducible(t *testing.T) {
 	top, _ := topology.Parse("2:3:2", "1:10:100")
-	for _, g := range []*graph.Graph{graph.RandomGeometric(3000, 0x5eed), graph.Random(2000, 8000, 7, 9, 0x5eed)} {
+	for i, g := range []*graph.Graph{graph.RandomGeometric(3000, 0x5eed), graph.Random(2000, 8000, 7, 9, 0x5eed), graph.Grid(24, 20, 10), graph.Random(2000, 8000, 7, 9, 0x5eed)} {
 		cfg := devhm.Default
+		if i >= 2 {
+			cfg = devhm.Ultra
+		}
 		cfg.Seed = 5
 		pe, _, err := devhm.Map(cpu.New(1), par.New(1), g, top, 0.03, cfg)
 		if err != nil {
@@ -44,5 +48,28 @@ func TestMapFeasibleAndReproducible(t *testing.T) {
 	tree, _ := topology.NewTree([][]int{{0, 0, 1, 1, 1}}, []int64{1, 10})
 	if _, _, err := devhm.Map(cpu.New(1), par.New(1), graph.Grid(10, 10), tree, 0.03, devhm.Default); !errors.Is(err, devhm.ErrIrregular) {
 		t.Errorf("irregular machine: %v, want ErrIrregular", err)
+	}
+}
+
+// Ultra's V-cycles stop where the host's downloads would pass issue 26's
+// bound, 8n + 4 MiB, less the share (d2hMargin, 6%) left to the Jet loop's
+// scalars, which the count leaves out: on a 24^3 grid onto 4:8:6 the dense
+// coarsest graphs took 4,906,924 bytes, 1.14 of the bound, with ultra's
+// two V-cycles per split and no check.
+func TestUltraDownloadsWithinBound(t *testing.T) {
+	g := graph.Grid(24, 24, 24)
+	top, _ := topology.Parse("4:8:6", "1:10:100")
+	b := &counting{Backend: cpu.New(0)}
+	cfg := devhm.Ultra
+	cfg.Seed = 1
+	pe, _, err := devhm.Map(b, par.New(0), g, top, 0.03, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := graph.Evaluate(g, top, pe, 0.03); !m.Feasible {
+		t.Errorf("infeasible")
+	}
+	if limit := 0.94 * float64(8*g.N()+4<<20); float64(b.bytes) > limit {
+		t.Errorf("%d bytes to the host, more than 0.94 (8n + 4 MiB) = %.0f", b.bytes, limit)
 	}
 }

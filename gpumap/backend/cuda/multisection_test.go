@@ -23,15 +23,23 @@ import (
 // device sends the host at most 8n + 4 MiB after the upload (the coarsest
 // graph of every split, three totals per subgraph, the Jet loop's scalars,
 // the mapping), and nothing stays allocated. Graphs generated with seeds
-// used nowhere else; a weighted one with 64-bit edge weights.
+// used nowhere else; a weighted one with 64-bit edge weights. Ultra's
+// V-cycles (a matching of the graph restricted to the blocks, contracted
+// on the graph itself) run on the first, with one try per split below
+// the top.
 func TestMultisection(t *testing.T) {
 	b := open(t)
 	defer b.Close()
 	// 16 splits: the emulator's launches are slow.
 	top, _ := topology.Parse("4:4:3", "1:10:100")
-	for _, g := range []*graph.Graph{graph.RandomGeometric(1<<13, 0x4d2026), graph.Random(3000, 12000, 1<<33, 5, 0x4d2027)} {
+	ultra := devhm.Ultra
+	ultra.TopTries, ultra.Tries = 2, 1
+	for i, g := range []*graph.Graph{graph.RandomGeometric(1<<13, 0x4d2026), graph.Random(3000, 12000, 1<<33, 5, 0x4d2027), graph.RandomGeometric(1<<13, 0x4d2026)} {
 		n := int64(g.N())
 		cfg := devhm.Default
+		if i == 2 {
+			cfg = ultra
+		}
 		cfg.Seed = 3
 		before, emuErr := driver.Emu()
 		gp, tm, err := devhm.Map(b, par.New(1), g, top, 0.03, cfg)
