@@ -88,7 +88,8 @@ func StartReadWhole(path string, opt Options) *WholeRead {
 // and its graph and options are the ones started (they are then the
 // pipelines that MapWhole would start, and give its mapping), and
 // otherwise maps again from the start (a launcher that lies costs time,
-// not the mapping).
+// not the mapping). A caller calls Map or Close (after Map too, as a
+// deferred Close), or the pipelines started are never given up.
 func StartWhole(path string, top *topology.Topology, opt Options, l Launch) *WholeRead {
 	w := &WholeRead{done: make(chan struct{}), top: top, opt: opt}
 	go func() {
@@ -156,6 +157,19 @@ func (w *WholeRead) Map(c mpi.Comm, g *graph.Graph, top *topology.Topology, opt 
 func (w *WholeRead) drop() {
 	w.run.drop()
 	w.run = nil
+}
+
+// Close waits for w's read and gives up the pipelines that StartWhole
+// started and Map did not use: a duel's HM then runs to its end without
+// IM's mapping and its goroutine ends, and GOMAXPROCS is set back to
+// what it was before StartWhole. Without it, a caller that maps with
+// MapWhole, or returns on an error, after a Finish that kept them left
+// HM's goroutine blocked in MapDuel for good and GOMAXPROCS raised. It
+// calls no MPI (it may run after MPI_Finalize), does nothing after Map
+// or a Close, and is not collective.
+func (w *WholeRead) Close() {
+	<-w.done
+	w.drop()
 }
 
 // Finish returns the graph that w read on every rank of c, rank 0's,

@@ -273,6 +273,10 @@ var hmStopped atomic.Int64
 // used (for the tests).
 var startedUsed atomic.Int64
 
+// pipelinesLive counts the goroutines of startWhole that run (for the
+// tests: a run that nobody serves or drops never ends).
+var pipelinesLive atomic.Int64
+
 // hmWidened counts the HM runs of this process that took the CPUs of
 // their IM's rank (for the tests).
 var hmWidened atomic.Int64
@@ -324,7 +328,9 @@ func startWhole(cg *graph.Graph, top *topology.Topology, mine []gpumap.Options, 
 	}
 	r.prev = runtime.GOMAXPROCS(0)
 	runtime.GOMAXPROCS(r.prev + extra)
+	pipelinesLive.Add(1)
 	go func() {
+		defer pipelinesLive.Add(-1)
 		for _, x := range mine {
 			o := r.runOne(cg, top, x)
 			r.out <- o

@@ -131,6 +131,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		launch = distmap.Launch{Rank: r, Size: s}
 	}
 	pre := distmap.StartWhole(*g, top, opt, launch)
+	// Pipelines that no Map used (an error, a graph read in parts) are
+	// given up.
+	defer pre.Close()
 	if err := mpi.Init(); err != nil {
 		fmt.Fprintln(stderr, "gpumap-mpi:", err)
 		return exitFailure
