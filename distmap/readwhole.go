@@ -53,10 +53,12 @@ type Launch struct{ Rank, Size int }
 
 // StartReadWhole starts reading the graph file at path on this process,
 // on a goroutine of its own, where its header says that Map maps it
-// whole; it calls no MPI, so gpumap-mpi starts it before MPI_Init, which
-// mostly waits for the other ranks (0.31 s of finan512's 1.76 s at P=2,
-// idle, 0.06-0.08 s of it CPU): the read (0.08 s) is then hidden, and no
-// rank waits for rank 0's read and broadcast.
+// whole; it calls no MPI, so a caller may start it before MPI_Init,
+// which mostly waits for the other ranks (0.31 s of finan512's 1.76 s
+// at P=2, idle, 0.06-0.08 s of it CPU): the read (0.08 s) is then
+// hidden, and no rank waits for rank 0's read and broadcast. gpumap-mpi
+// starts StartWhole there, which also starts the mapping; ReadWhole
+// calls Finish at once, and hides nothing.
 //
 // The graph mapped is rank 0's file either way: Finish broadcasts rank
 // 0's graph to the ranks whose read failed or whose graph differs (a file
