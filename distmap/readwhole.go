@@ -78,7 +78,10 @@ func StartReadWhole(path string, opt Options) *WholeRead {
 // StartWhole is StartReadWhole, and where the launcher named this
 // process's rank and size (l) and top is not nil, it also starts this
 // rank's share of the pipelines that map the graph read onto top with
-// opt (mapWhole) once the read is done, so that the end of MPI_Init
+// opt (mapWhole) once the read is done. A caller names l only where
+// every rank runs on this node (mpi.LaunchedOnOneNode): a duel's HM
+// started here counts its IM's threads, which it takes once IM is done
+// only where IM shares its node. So the end of MPI_Init
 // hides the mapping's start too (finan512 at P=2, 10 interleaved runs
 // each: the pipelines began 0.08 s before MPI_Init returned, and IM's
 // mapping came 0.044 s and mpirun's exit 0.08 s earlier in the median;
@@ -120,8 +123,8 @@ func StartWhole(path string, top *topology.Topology, opt Options, l Launch) *Who
 		}()
 		mine, duel := wholePlan(w.g, top, opt, l.Size, l.Rank)
 		// Whether IM's rank shares this node is known once MPI is up
-		// (duelNodes): a guessed HM counts IM's threads, and serve frees
-		// them only where it does.
+		// (duelNodes): l names a job on one node, so a guessed HM counts
+		// IM's threads, and serve frees them only where duelNodes agrees.
 		imThreads := 0
 		if duel && l.Rank%2 == 0 {
 			imThreads = duelThreads(mine[0], l.Size, l.Rank)

@@ -124,10 +124,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// (localPML), set before any other thread runs.
 	warning := chooseLocalPML()
 	// A graph to map whole is read, and where the launcher says which
-	// rank this is, its share of the mapping started, while MPI_Init
-	// runs (distmap.StartWhole; the guess is checked once MPI is up).
+	// rank this is and that every rank runs on this node, its share of
+	// the mapping started, while MPI_Init runs (distmap.StartWhole; the
+	// guess is checked once MPI is up). On one node a duel's IM shares
+	// its HM's node, as the started HM assumes when it counts IM's
+	// threads; on several, where that is known only once MPI is up, the
+	// graph is read early and the mapping starts after MPI_Init.
 	var launch distmap.Launch
-	if r, s, ok := mpi.Launched(); ok {
+	if r, s, ok := mpi.Launched(); ok && mpi.LaunchedOnOneNode() {
 		launch = distmap.Launch{Rank: r, Size: s}
 	}
 	pre := distmap.StartWhole(*g, top, opt, launch)
