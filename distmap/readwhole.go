@@ -41,9 +41,10 @@ type WholeRead struct {
 	err  error
 	// The pipelines started on g (StartWhole) for top and opt; nil
 	// where none started, or once Finish or Map dropped or used them.
-	run *wholeRun
-	top *topology.Topology
-	opt Options
+	run  *wholeRun
+	top  *topology.Topology
+	opt  Options
+	used bool // Map used run (Started)
 }
 
 // Launch is the rank and size of a process in MPI_COMM_WORLD as its
@@ -154,8 +155,15 @@ func (w *WholeRead) Map(c mpi.Comm, g *graph.Graph, top *topology.Topology, opt 
 		run.drop()
 		return nil, graph.Metrics{}, err
 	}
-	return mapStarted(c, g, top, opt, run)
+	whole, m, err := mapStarted(c, g, top, opt, run)
+	w.used = run != nil && run.used
+	return whole, m, err
 }
+
+// Started reports whether Map mapped with the pipelines that StartWhole
+// started (on every rank: Map uses them on all or none), not from the
+// start.
+func (w *WholeRead) Started() bool { return w.used }
 
 // drop gives up the pipelines that w started, if any (Finish: the graph
 // is not mapped whole after all, or reading it failed on rank 0).

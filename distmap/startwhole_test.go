@@ -79,8 +79,8 @@ func TestStartWhole(t *testing.T) {
 		if !slices.Equal(got, want) || m.J != wm.J || m.Feasible != wm.Feasible {
 			rankFail("%s, P=%d: J %d, MapWhole's %d (mappings equal: %v)", what, size, m.J, wm.J, slices.Equal(got, want))
 		}
-		if wantN := map[bool]int64{true: int64(size), false: 0}[used]; n[0] != wantN {
-			rankFail("%s, P=%d: %d ranks used the started pipelines, want %d", what, size, n[0], wantN)
+		if wantN := map[bool]int64{true: int64(size), false: 0}[used]; n[0] != wantN || w.Started() != used {
+			rankFail("%s, P=%d: %d ranks used the started pipelines, want %d (Started %v)", what, size, n[0], wantN, w.Started())
 		}
 	}
 	check("rmat, started before MPI_Init", early, opt, true)

@@ -154,6 +154,7 @@ func mapStarted(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Options
 		// A started HM counted IM's threads (StartWhole); serve frees
 		// them only where take says that IM ran on this node.
 		startedUsed.Add(1)
+		run.used = true
 	} else {
 		run = startWhole(cg, top, mine, duel, size, rank, imThreads)
 	}
@@ -299,6 +300,7 @@ type wholeRun struct {
 	out        chan outcome  // one per pipeline of mine, in order, until one fails
 	prev       int           // GOMAXPROCS before startWhole raised it (serve or drop lowers it again)
 	lower      sync.Once     // GOMAXPROCS back to prev
+	used       bool          // started by a guess and served (mapStarted): on every rank, or on none
 }
 
 // outcome is one pipeline's result, error or panic.

@@ -233,7 +233,11 @@ func mapGraph(pre *distmap.WholeRead, path, out string, top *topology.Topology, 
 	}
 	total := time.Since(mapStart)
 	if rank == 0 && !quiet {
-		fmt.Fprintf(stderr, "gpumap-mpi: %d levels, coarsest n=%d, mapped in %.2fs\n", res.Levels, res.CoarseN, total.Seconds())
+		how := ""
+		if whole != nil && pre.Started() {
+			how = " (started before MPI_Init)"
+		}
+		fmt.Fprintf(stderr, "gpumap-mpi: %d levels, coarsest n=%d, mapped in %.2fs%s\n", res.Levels, res.CoarseN, total.Seconds(), how)
 	}
 	if err := ph.Done("map (the rest)"); err != nil {
 		return 0, err
