@@ -41,9 +41,10 @@ type WholeRead struct {
 	err  error
 	// The pipelines started on g (StartWhole) for top and opt; nil
 	// where none started, or once Finish or Map dropped or used them.
-	run *wholeRun
-	top *topology.Topology
-	opt Options
+	run  *wholeRun
+	top  *topology.Topology
+	opt  Options
+	used bool // Map used run (Started)
 }
 
 // Launch is the rank and size of a process in MPI_COMM_WORLD as its
@@ -53,10 +54,12 @@ type Launch struct{ Rank, Size int }
 
 // StartReadWhole starts reading the graph file at path on this process,
 // on a goroutine of its own, where its header says that Map maps it
-// whole; it calls no MPI, so gpumap-mpi starts it before MPI_Init, which
-// mostly waits for the other ranks (0.31 s of finan512's 1.76 s at P=2,
-// idle, 0.06-0.08 s of it CPU): the read (0.08 s) is then hidden, and no
-// rank waits for rank 0's read and broadcast.
+// whole; it calls no MPI, so a caller may start it before MPI_Init,
+// which mostly waits for the other ranks (0.31 s of finan512's 1.76 s
+// at P=2, idle, 0.06-0.08 s of it CPU): the read (0.08 s) is then
+// hidden, and no rank waits for rank 0's read and broadcast. gpumap-mpi
+// starts StartWhole there, which also starts the mapping; ReadWhole
+// calls Finish at once, and hides nothing.
 //
 // The graph mapped is rank 0's file either way: Finish broadcasts rank
 // 0's graph to the ranks whose read failed or whose graph differs (a file
@@ -76,7 +79,10 @@ func StartReadWhole(path string, opt Options) *WholeRead {
 // StartWhole is StartReadWhole, and where the launcher named this
 // process's rank and size (l) and top is not nil, it also starts this
 // rank's share of the pipelines that map the graph read onto top with
-// opt (mapWhole) once the read is done, so that the end of MPI_Init
+// opt (mapWhole) once the read is done. A caller names l only where
+// every rank runs on this node (mpi.LaunchedOnOneNode): a duel's HM
+// started here counts its IM's threads, which it takes once IM is done
+// only where IM shares its node. So the end of MPI_Init
 // hides the mapping's start too (finan512 at P=2, 10 interleaved runs
 // each: the pipelines began 0.08 s before MPI_Init returned, and IM's
 // mapping came 0.044 s and mpirun's exit 0.08 s earlier in the median;
@@ -88,7 +94,8 @@ func StartReadWhole(path string, opt Options) *WholeRead {
 // and its graph and options are the ones started (they are then the
 // pipelines that MapWhole would start, and give its mapping), and
 // otherwise maps again from the start (a launcher that lies costs time,
-// not the mapping).
+// not the mapping). A caller calls Map or Close (after Map too, as a
+// deferred Close), or the pipelines started are never given up.
 func StartWhole(path string, top *topology.Topology, opt Options, l Launch) *WholeRead {
 	w := &WholeRead{done: make(chan struct{}), top: top, opt: opt}
 	go func() {
@@ -117,8 +124,8 @@ func StartWhole(path string, top *topology.Topology, opt Options, l Launch) *Who
 		}()
 		mine, duel := wholePlan(w.g, top, opt, l.Size, l.Rank)
 		// Whether IM's rank shares this node is known once MPI is up
-		// (duelNodes): a guessed HM counts IM's threads, and serve frees
-		// them only where it does.
+		// (duelNodes): l names a job on one node, so a guessed HM counts
+		// IM's threads, and serve frees them only where duelNodes agrees.
 		imThreads := 0
 		if duel && l.Rank%2 == 0 {
 			imThreads = duelThreads(mine[0], l.Size, l.Rank)
@@ -148,14 +155,34 @@ func (w *WholeRead) Map(c mpi.Comm, g *graph.Graph, top *topology.Topology, opt 
 		run.drop()
 		return nil, graph.Metrics{}, err
 	}
-	return mapStarted(c, g, top, opt, run)
+	whole, m, err := mapStarted(c, g, top, opt, run)
+	w.used = run != nil && run.used
+	return whole, m, err
 }
+
+// Started reports whether Map mapped with the pipelines that StartWhole
+// started (on every rank: Map uses them on all or none), not from the
+// start.
+func (w *WholeRead) Started() bool { return w.used }
 
 // drop gives up the pipelines that w started, if any (Finish: the graph
 // is not mapped whole after all, or reading it failed on rank 0).
 func (w *WholeRead) drop() {
 	w.run.drop()
 	w.run = nil
+}
+
+// Close waits for w's read and gives up the pipelines that StartWhole
+// started and Map did not use: a duel's HM then runs to its end without
+// IM's mapping and its goroutine ends, and GOMAXPROCS is set back to
+// what it was before StartWhole. Without it, a caller that maps with
+// MapWhole, or returns on an error, after a Finish that kept them left
+// HM's goroutine blocked in MapDuel for good and GOMAXPROCS raised. It
+// calls no MPI (it may run after MPI_Finalize), does nothing after Map
+// or a Close, and is not collective.
+func (w *WholeRead) Close() {
+	<-w.done
+	w.drop()
 }
 
 // Finish returns the graph that w read on every rank of c, rank 0's,

@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/gpumap/gpumap/gpumap"
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -77,8 +79,8 @@ func TestStartWhole(t *testing.T) {
 		if !slices.Equal(got, want) || m.J != wm.J || m.Feasible != wm.Feasible {
 			rankFail("%s, P=%d: J %d, MapWhole's %d (mappings equal: %v)", what, size, m.J, wm.J, slices.Equal(got, want))
 		}
-		if wantN := map[bool]int64{true: int64(size), false: 0}[used]; n[0] != wantN {
-			rankFail("%s, P=%d: %d ranks used the started pipelines, want %d", what, size, n[0], wantN)
+		if wantN := map[bool]int64{true: int64(size), false: 0}[used]; n[0] != wantN || w.Started() != used {
+			rankFail("%s, P=%d: %d ranks used the started pipelines, want %d (Started %v)", what, size, n[0], wantN, w.Started())
 		}
 	}
 	check("rmat, started before MPI_Init", early, opt, true)
@@ -104,6 +106,71 @@ func TestStartWhole(t *testing.T) {
 	o := opt
 	o.Seed = 3
 	check("other options", StartWhole(path("rmat.graph"), top, opt, Launch{rank, size}), o, false)
+	fmt.Printf("rank %d: ok\n", rank)
+	if err := mpi.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStartWholeClose at P=2 (R-MAT 2^11 onto 4:8: rank 0 runs a
+// duel's HM): pipelines that Finish kept and that the caller does not
+// map with Map (it maps with MapWhole, or returns on an error) are given
+// up by Close: HM's goroutine ends and GOMAXPROCS is what it was before
+// StartWhole. Close after Map, and a second Close, change nothing.
+func TestStartWholeClose(t *testing.T) {
+	if !mpitest.Child() {
+		dir := t.TempDir()
+		t.Setenv(binDirEnv, dir)
+		g := graph.RMAT(11, 8, 1)
+		if err := graph.WriteFile(filepath.Join(dir, "rmat.graph"), func(w io.Writer) error { return graph.WriteMETIS(w, g) }); err != nil {
+			t.Fatal(err)
+		}
+		out := mpitest.Run(t, 2, "TestStartWholeClose")
+		if ok := regexp.MustCompile(`(?m)^rank \d: ok$`).FindAllString(out, -1); len(ok) != 2 {
+			t.Fatalf("%d of 2 ranks passed:\n%s", len(ok), out)
+		}
+		return
+	}
+	defer rankRecover()
+	path := filepath.Join(os.Getenv(binDirEnv), "rmat.graph")
+	top, _ := topology.Parse("4:8", "1:10")
+	opt := Options{Eps: 0.03, Seed: 2, Threads: 1, Preset: gpumap.Default}
+	runtime.GOMAXPROCS(1)
+	c, size, rank := rankComm(t)
+	// ended waits (up to a minute) for every started goroutine to end
+	// and checks GOMAXPROCS.
+	ended := func(what string) {
+		for i := 0; pipelinesLive.Load() != 0; i++ {
+			if i == 600 {
+				rankFail("%s: %d pipelines' goroutines still run a minute on", what, pipelinesLive.Load())
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if p := runtime.GOMAXPROCS(0); p != 1 {
+			rankFail("%s: GOMAXPROCS %d, 1 before StartWhole", what, p)
+		}
+	}
+	w := StartWhole(path, top, opt, Launch{rank, size})
+	g, err := w.Finish(c)
+	if err != nil || g == nil {
+		rankFail("finish: %v", err)
+	}
+	if _, _, err := MapWhole(c, g, top, opt); err != nil {
+		rankFail("%v", err)
+	}
+	w.Close()
+	ended("MapWhole, then Close")
+	w.Close()
+	w = StartWhole(path, top, opt, Launch{rank, size})
+	if g, err = w.Finish(c); err != nil || g == nil {
+		rankFail("finish: %v", err)
+	}
+	if _, _, err := w.Map(c, g, top, opt); err != nil {
+		rankFail("%v", err)
+	}
+	w.Close()
+	w.Close()
+	ended("Map, then Close twice")
 	fmt.Printf("rank %d: ok\n", rank)
 	if err := mpi.Finalize(); err != nil {
 		t.Fatal(err)

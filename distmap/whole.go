@@ -154,6 +154,7 @@ func mapStarted(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Options
 		// A started HM counted IM's threads (StartWhole); serve frees
 		// them only where take says that IM ran on this node.
 		startedUsed.Add(1)
+		run.used = true
 	} else {
 		run = startWhole(cg, top, mine, duel, size, rank, imThreads)
 	}
@@ -273,6 +274,10 @@ var hmStopped atomic.Int64
 // used (for the tests).
 var startedUsed atomic.Int64
 
+// pipelinesLive counts the goroutines of startWhole that run (for the
+// tests: a run that nobody serves or drops never ends).
+var pipelinesLive atomic.Int64
+
 // hmWidened counts the HM runs of this process that took the CPUs of
 // their IM's rank (for the tests).
 var hmWidened atomic.Int64
@@ -295,6 +300,7 @@ type wholeRun struct {
 	out        chan outcome  // one per pipeline of mine, in order, until one fails
 	prev       int           // GOMAXPROCS before startWhole raised it (serve or drop lowers it again)
 	lower      sync.Once     // GOMAXPROCS back to prev
+	used       bool          // started by a guess and served (mapStarted): on every rank, or on none
 }
 
 // outcome is one pipeline's result, error or panic.
@@ -324,7 +330,9 @@ func startWhole(cg *graph.Graph, top *topology.Topology, mine []gpumap.Options, 
 	}
 	r.prev = runtime.GOMAXPROCS(0)
 	runtime.GOMAXPROCS(r.prev + extra)
+	pipelinesLive.Add(1)
 	go func() {
+		defer pipelinesLive.Add(-1)
 		for _, x := range mine {
 			o := r.runOne(cg, top, x)
 			r.out <- o

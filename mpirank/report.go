@@ -1,31 +1,23 @@
 package mpirank
 
-/*
-#include <stdlib.h>
-*/
-import "C"
-
 import (
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
-	"unsafe"
 
 	"github.com/gpumap/gpumap/gpumap/report"
 	"github.com/gpumap/gpumap/hwdetect"
+	"github.com/gpumap/gpumap/mpirank/mpi"
 )
 
-// cgetenv reads the environment as it is at call time: Go's os.Getenv
-// sees a copy taken when the library was loaded, not a later setenv.
+// cgetenv reads the environment as it is at call time (mpi.Getenv): Go's
+// os.Getenv sees a copy taken when the library was loaded, not a later
+// setenv of the program.
 func cgetenv(name string) string {
-	cs := C.CString(name)
-	defer C.free(unsafe.Pointer(cs))
-	if v := C.getenv(cs); v != nil {
-		return C.GoString(v)
-	}
-	return ""
+	v, _ := mpi.Getenv(name)
+	return v
 }
 
 // program is the name of the running program.

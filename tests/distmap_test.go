@@ -222,12 +222,14 @@ func TestDistributedMapSmallAndBad(t *testing.T) {
 
 // A graph mapped whole starts each rank's share of the mapping before
 // MPI_Init, on the rank and size in the launcher's environment
-// (distmap.StartWhole): where the environment lies (rank 0 claims rank
-// 1; both claim a size of 3), the ranks find out once MPI is up and map
-// again, to the same mapping file as with the launcher's own values and
-// as gpumap map's.
+// (distmap.StartWhole), where it says that every rank runs on this node:
+// with OpenMPI's and MPICH's own values the started pipelines map (the
+// progress line says so). Where the environment lies (rank 0 claims
+// rank 1; both claim a size of 3), the ranks find out once MPI is up and
+// map again; where it puts the ranks on two nodes, nothing is started.
+// Every run writes the same mapping file as gpumap map's.
 func TestDistributedMapLyingLauncher(t *testing.T) {
-	need(t, "bin/gpumap-mpi", "bin/gpumap")
+	need(t, "bin/gpumap-mpi", "bin/gpumap", "build/mpich/bin/gpumap-mpi")
 	dir := t.TempDir()
 	_, gf := distGraph(t, dir)
 	one := filepath.Join(dir, "one.map")
@@ -238,12 +240,21 @@ func TestDistributedMapLyingLauncher(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, env := range [][]string{nil, {"OMPI_COMM_WORLD_RANK=1"}, {"OMPI_COMM_WORLD_SIZE=3"}} {
+	const started = "(started before MPI_Init)\n"
+	for i, env := range [][]string{nil, {"OMPI_COMM_WORLD_RANK=1"}, {"OMPI_COMM_WORLD_SIZE=3"}, {"OMPI_COMM_WORLD_LOCAL_SIZE=1"}, {"mpich"}} {
 		mf := filepath.Join(dir, fmt.Sprintf("lie%d.map", i))
-		a := append(append([]string{}, openmpiFlags...), "-np", "2", "env")
-		a = append(append(a, env...), filepath.Join(root, "bin/gpumap-mpi"), "map", "-q", "-g", gf, "-h", "4:4:2", "-d", "1:10:100", "-m", mf)
-		if out, err := run(t, 2*time.Minute, nil, "mpirun.openmpi", a...); err != nil {
+		mpirun, a := "mpirun.openmpi", append(append([]string{}, openmpiFlags...), "-np", "2", "env")
+		a = append(append(a, env...), filepath.Join(root, "bin/gpumap-mpi"))
+		if i == 4 {
+			mpirun, a = "mpiexec.mpich", []string{"-n", "2", filepath.Join(root, "build/mpich/bin/gpumap-mpi")}
+		}
+		a = append(a, "map", "-g", gf, "-h", "4:4:2", "-d", "1:10:100", "-m", mf)
+		out, err := run(t, 2*time.Minute, nil, mpirun, a...)
+		if err != nil {
 			t.Fatalf("%v: %v\n%s", env, err, out)
+		}
+		if honest := i == 0 || i == 4; strings.Contains(out, started) != honest {
+			t.Errorf("%v: the started pipelines mapped: %v, want %v\n%s", env, !honest, honest, out)
 		}
 		b, err := os.ReadFile(mf)
 		if err != nil {

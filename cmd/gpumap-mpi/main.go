@@ -124,13 +124,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// (localPML), set before any other thread runs.
 	warning := chooseLocalPML()
 	// A graph to map whole is read, and where the launcher says which
-	// rank this is, its share of the mapping started, while MPI_Init
-	// runs (distmap.StartWhole; the guess is checked once MPI is up).
+	// rank this is and that every rank runs on this node, its share of
+	// the mapping started, while MPI_Init runs (distmap.StartWhole; the
+	// guess is checked once MPI is up). On one node a duel's IM shares
+	// its HM's node, as the started HM assumes when it counts IM's
+	// threads; on several, where that is known only once MPI is up, the
+	// graph is read early and the mapping starts after MPI_Init.
 	var launch distmap.Launch
-	if r, s, ok := mpi.Launched(); ok {
+	if r, s, ok := mpi.Launched(); ok && mpi.LaunchedOnOneNode() {
 		launch = distmap.Launch{Rank: r, Size: s}
 	}
 	pre := distmap.StartWhole(*g, top, opt, launch)
+	// Pipelines that no Map used (an error, a graph read in parts) are
+	// given up.
+	defer pre.Close()
 	if err := mpi.Init(); err != nil {
 		fmt.Fprintln(stderr, "gpumap-mpi:", err)
 		return exitFailure
@@ -226,7 +233,11 @@ func mapGraph(pre *distmap.WholeRead, path, out string, top *topology.Topology, 
 	}
 	total := time.Since(mapStart)
 	if rank == 0 && !quiet {
-		fmt.Fprintf(stderr, "gpumap-mpi: %d levels, coarsest n=%d, mapped in %.2fs\n", res.Levels, res.CoarseN, total.Seconds())
+		how := ""
+		if whole != nil && pre.Started() {
+			how = " (started before MPI_Init)"
+		}
+		fmt.Fprintf(stderr, "gpumap-mpi: %d levels, coarsest n=%d, mapped in %.2fs%s\n", res.Levels, res.CoarseN, total.Seconds(), how)
 	}
 	if err := ph.Done("map (the rest)"); err != nil {
 		return 0, err

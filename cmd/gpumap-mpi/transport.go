@@ -46,9 +46,9 @@ func localPML(on bool, lookup func(string) (string, bool), readFile func(string)
 	if !on {
 		return "", ""
 	}
-	world, ok1 := lookup("OMPI_COMM_WORLD_SIZE")
-	local, ok2 := lookup("OMPI_COMM_WORLD_LOCAL_SIZE")
-	if !ok1 || !ok2 || world == "" || strings.TrimSpace(world) != strings.TrimSpace(local) {
+	world, ok1 := mpi.EnvInt(lookup, "OMPI_COMM_WORLD_SIZE")
+	local, ok2 := mpi.EnvInt(lookup, "OMPI_COMM_WORLD_LOCAL_SIZE")
+	if !ok1 || !ok2 || world < 1 || world != local {
 		return "", ""
 	}
 	for _, v := range []string{"OMPI_MCA_pml", "OMPI_MCA_mtl",
@@ -194,8 +194,8 @@ func allowsOB1(text string) bool {
 // an unknown value of the switch ("" when none), for rank 0 to print.
 func chooseLocalPML() string {
 	on, warning := env.Switch(envSHM, true)
-	site := siteFiles(mpi.Library(), os.LookupEnv, filepath.Glob, filepath.EvalSymlinks)
-	if name, value := localPML(on, os.LookupEnv, os.ReadFile, site); name != "" {
+	site := siteFiles(mpi.Library(), mpi.Getenv, filepath.Glob, filepath.EvalSymlinks)
+	if name, value := localPML(on, mpi.Getenv, os.ReadFile, site); name != "" {
 		os.Setenv(name, value)
 	}
 	return warning

@@ -196,3 +196,34 @@ func TestLibrary(t *testing.T) {
 	}
 	t.Logf("MPI library: %s", lib)
 }
+
+// TestLaunched: the launcher's rank, size and ranks on this node, read
+// with C's getenv at call time (a Go os.Setenv sets C's environment
+// too); a pair that is no valid rank of size, or a number with text
+// around it, is no answer.
+func TestLaunched(t *testing.T) {
+	for _, c := range []struct {
+		rank, size, local string
+		r, s              int
+		ok, oneNode       bool
+	}{
+		{"1", "2", "2", 1, 2, true, true},
+		{"0", " 4 ", "2", 0, 4, true, false},
+		{"0", "1", "", 0, 1, true, false},
+		{"2", "2", "2", 0, 0, false, false},
+		{"-1", "2", "2", 0, 0, false, false},
+		{"0", "2x", "2", 0, 0, false, false},
+		{"", "2", "2", 0, 0, false, false},
+	} {
+		for k, v := range map[string]string{rankVar: c.rank, sizeVar: c.size, localVar: c.local} {
+			if t.Setenv(k, v); v == "" {
+				os.Unsetenv(k)
+			}
+		}
+		r, s, ok := Launched()
+		if r != c.r || s != c.s || ok != c.ok || LaunchedOnOneNode() != c.oneNode {
+			t.Errorf("%s=%q %s=%q %s=%q: Launched %d, %d, %v, on one node %v; want %d, %d, %v, %v",
+				rankVar, c.rank, sizeVar, c.size, localVar, c.local, r, s, ok, LaunchedOnOneNode(), c.r, c.s, c.ok, c.oneNode)
+		}
+	}
+}
