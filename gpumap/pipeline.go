@@ -59,10 +59,6 @@ type pipeline struct {
 	// stop, when set, stops HM once it says true
 	// (multisection.Config.Stop); HM's mapping is then nil.
 	stop func() bool
-	// afterLevel, when set, sees IM's mapping of each level once it is
-	// refined (integrated.Config.AfterLevel) where IM maps one seed: for
-	// TestDuelCorpusIM.
-	afterLevel func(i int, g *graph.Graph, pe []int32)
 }
 
 func (p *pipeline) fail(err error) {
@@ -312,9 +308,6 @@ func (p *pipeline) integrated() []int32 {
 		if c.InitialPE == nil {
 			inputMultisections.Add(1)
 		}
-	}
-	if tries == 1 {
-		c.AfterLevel = p.afterLevel
 	}
 	var tm integrated.Times
 	var err error

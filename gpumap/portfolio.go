@@ -340,7 +340,7 @@ func (d *duel) afterSecond(level int, cost int64) bool {
 // same once the last child is split, and HM saves the splits not yet
 // made. The decision is the same as at the stage's end, whatever the
 // order the children's splits finish in, so the mapping is the same for
-// any thread count. On the real corpus (-t 1, TestDuelCorpusIM,
+// any thread count. On the real corpus (-t 1, TestDuelCorpusIM at f84c371,
 // bench/results-duel-im-2core.txt), of the instances where hmStopsSecond
 // stops HM, the cost so far says so before the last split on 10 of 18
 // (fit half) and 7 of 13 (report half), whose two pipelines' CPU it

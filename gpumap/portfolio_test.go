@@ -668,8 +668,8 @@ func TestHMStopsSecondPart(t *testing.T) {
 	imTop := imCutAt(x, g, top, level, im)
 	imSec := imCostBetween(x, g, top, 2, level, im)
 	topCost := top.Distances()[level-1] * (hmTop - imTop)
-	// The largest cost so far that goes on: top + cost - imSec <= 0.02 J.
-	edge := int64(0.02*float64(m.J)) - topCost + imSec
+	// The largest cost so far that goes on: top + cost - imSec <= duelSecondMargin J.
+	edge := int64(duelSecondMargin*float64(m.J)) - topCost + imSec
 	if topCost != 0 || edge <= 0 {
 		t.Fatalf("top cost %d, boundary %d (J %d, im below %d): the stand-ins no longer show the rule", topCost, edge, m.J, imSec)
 	}

@@ -209,6 +209,12 @@ func graphBytes(h *graph.Graph) int64 {
 // 4:8:6 (emulated driver), 2.7%.
 const d2hMargin = 0.06
 
+// subSeed is the seed of try (or V-cycle) i of the split at level, salt
+// telling the kinds of run apart: one derivation for both.
+func (m *mapper) subSeed(level, i int, salt uint64) uint64 {
+	return m.cfg.Seed*0x9e3779b97f4a7c15 ^ uint64(level) ^ uint64(i)<<40 ^ salt<<48
+}
+
 // vcycleFits says whether a V-cycle whose coarsest graph costs about per
 // bytes, followed by the tries of the levels below (later: their coarsest
 // graphs' vertices, at perV bytes a vertex), keeps the host's downloads
@@ -328,7 +334,7 @@ func (m *mapper) split(g backend.Graph, part backend.Vector, np, a int, lim int6
 	var best backend.Vector
 	var bestCut int64
 	for t := 0; t < tries; t++ {
-		seed := m.cfg.Seed*0x9e3779b97f4a7c15 ^ uint64(level) ^ uint64(t)<<40
+		seed := m.subSeed(level, t, 0)
 		pv, err := m.partition(g, part, np, a, lim, seed, coarsest)
 		if err != nil {
 			if best != nil {
@@ -362,7 +368,7 @@ func (m *mapper) split(g backend.Graph, part backend.Vector, np, a int, lim int6
 	per := (m.down - down) / int64(tries) // this level's bytes per partition
 	perV := float64(m.down-down) / float64(max(m.downV-downV, 1))
 	for c := 0; c < m.cfg.VCycles && m.vcycleFits(per, perV, later); c++ {
-		seed := m.cfg.Seed*0x9e3779b97f4a7c15 ^ uint64(level) ^ uint64(c)<<40 ^ 0x7663<<48
+		seed := m.subSeed(level, c, 0x7663)
 		pv, err := m.vcycle(g, best, np, a, lim, seed, coarsest)
 		if err != nil {
 			m.b.Free(best)

@@ -33,12 +33,6 @@ type Config struct {
 	// for it: the caller computed it already (the default preset's HM
 	// candidate runs that multisection too), so Map refines it instead.
 	InitialPE []int32
-	// AfterLevel, when set, sees the refined mapping pe (a copy) of level
-	// i's graph g (i levels above the input graph, the coarsest first; 0
-	// is the input graph) on machines that are not truncated (Stages):
-	// what an IM-side checkpoint of gpumap's duel could measure
-	// (gpumap's TestDuelCorpusIM).
-	AfterLevel func(i int, g *graph.Graph, pe []int32)
 }
 
 // Uncoarsened reports whether Map maps g onto top without coarsening it:
@@ -234,17 +228,6 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 		jc.Seed = cfg.Seed ^ uint64(i)*0x51
 		if err := b.Refine(graphs[i], dpe, coarseTop, coarseLmax, jc); err != nil {
 			return nil, tm, fmt.Errorf("refining level %d: %w", i, err)
-		}
-		if cfg.AfterLevel != nil && !wide {
-			host, err := b.DownloadGraph(graphs[i])
-			if err != nil {
-				return nil, tm, err
-			}
-			cur, err := b.DownloadVector(dpe)
-			if err != nil {
-				return nil, tm, err
-			}
-			cfg.AfterLevel(i, host, cur)
 		}
 	}
 	for s := 1; s < len(stages); s++ {

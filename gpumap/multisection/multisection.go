@@ -72,7 +72,7 @@ type Config struct {
 	AfterSecond func(level int, cost int64) bool
 	// AfterSecondPart, when set with AfterSecond, sees the splits of the
 	// top's children done so far after each of them but the last (done of
-	// of, in whatever order they finish): cost, at level, is the sum of
+	// the top's `of` children, in whatever order they finish): cost, at level, is the sum of
 	// their costs, so it never exceeds the cost that AfterSecond would see
 	// (no split costs less than nothing). When it returns false, Map stops
 	// there and returns nil: the children not yet split are not.

@@ -81,7 +81,15 @@ func BenchmarkUpload(b *testing.B) {
 					start := time.Now()
 					dg, err := gpu.UploadGraph(g)
 					if err == nil {
-						err = gpu.sync()
+						defer gpu.Free(dg)
+						// UploadGraph unlocked the thread: the sync binds
+						// the context again (unbound, a goroutine moved to
+						// another thread failed with CUDA error 201).
+						var done func()
+						if done, err = gpu.bind(PhaseUpload); err == nil {
+							err = gpu.sync()
+							done()
+						}
 					}
 					wall := time.Since(start)
 					if err != nil {
@@ -91,7 +99,6 @@ func BenchmarkUpload(b *testing.B) {
 					for _, k := range gpu.prof.kernels { // this upload's (reset by UploadGraph)
 						st[k.Name] += k.Wall
 					}
-					gpu.Free(dg)
 					return wall, st
 				}
 				if w.w == uploadStaged { // the first upload allocates them, as the command's does
