@@ -392,6 +392,91 @@ func (m *mapper) split(g backend.Graph, part backend.Vector, np, a int, lim int6
 	return best, nil
 }
 
+// levels is a graph coarsened on the device: graphs[0] the caller's
+// graph, parts[i] the caller's block vector projected onto graphs[i] (nil
+// where the caller gave none), cmaps[i] the map from graphs[i] onto
+// graphs[i+1].
+type levels struct {
+	graphs []backend.Graph
+	parts  []backend.Vector
+	cmaps  []backend.Vector
+}
+
+// free releases the coarse levels (not graphs[0] nor parts[0]).
+func (l *levels) free(b backend.Multisection) {
+	for i := len(l.graphs) - 1; i > 0; i-- {
+		b.Free(l.graphs[i])
+		if l.parts[i] != nil {
+			b.Free(l.parts[i])
+		}
+	}
+	for _, c := range l.cmaps {
+		b.Free(c)
+	}
+}
+
+// coarsen matches and contracts g until it has at most minN vertices or a
+// matching stalls (the coarse graph keeps more than 95% of the vertices),
+// projecting part onto every level; with restrict, each matching runs on
+// the level restricted to part's blocks and is contracted on the level
+// itself, so that the coarse graphs keep the cut edges (the V-cycles).
+// The partitions and the V-cycles coarsened with two copies of this loop.
+// On an error it frees what it made.
+func (m *mapper) coarsen(g backend.Graph, part backend.Vector, restrict bool, capW int64, seed uint64, minN int) (*levels, error) {
+	b := m.b
+	l := &levels{graphs: []backend.Graph{g}, parts: []backend.Vector{part}}
+	fail := func(err error) (*levels, error) {
+		l.free(b)
+		return nil, err
+	}
+	for cur := g; cur.N() > minN; {
+		last := l.parts[len(l.parts)-1]
+		matchSeed := seed + uint64(len(l.cmaps))*0x9e37
+		var match backend.Vector
+		if restrict {
+			r, err := b.Restrict(cur, last)
+			if err != nil {
+				return fail(err)
+			}
+			match, err = b.Match(r, capW, matchSeed)
+			b.Free(r)
+			if err != nil {
+				return fail(err)
+			}
+		} else {
+			var err error
+			if match, err = b.Match(cur, capW, matchSeed); err != nil {
+				return fail(err)
+			}
+		}
+		coarse, cmap, err := b.Contract(cur, match)
+		b.Free(match)
+		if err != nil {
+			return fail(err)
+		}
+		if float64(coarse.N()) > 0.95*float64(cur.N()) {
+			b.Free(coarse, cmap)
+			break // matching stalled
+		}
+		var cp backend.Vector
+		if last != nil {
+			if cp, err = b.NewVector(coarse.N()); err == nil {
+				err = b.Place(cp, cmap, last, 0, 1)
+			}
+			if err != nil {
+				b.Free(coarse, cmap, cp)
+				return fail(err)
+			}
+		}
+		l.graphs = append(l.graphs, coarse)
+		l.parts = append(l.parts, cp)
+		l.cmaps = append(l.cmaps, cmap)
+		cur = coarse
+	}
+	m.tm.Levels += len(l.cmaps)
+	return l, nil
+}
+
 // vcycle is one V-cycle on blocks, a partition of g into a blocks per
 // group (np*a in all): g is coarsened with matchings inside the blocks
 // (the matching of g restricted to them, contracted on g itself, so the
@@ -402,54 +487,18 @@ func (m *mapper) vcycle(g backend.Graph, blocks backend.Vector, np, a int, lim i
 	b := m.b
 	m.tm.Splits++
 	capW := max(lim/m.cfg.CapDiv, m.maxV, 1)
-	graphs := []backend.Graph{g}
-	bl := []backend.Vector{blocks}
-	var cmaps []backend.Vector
+	lv, err := m.coarsen(g, blocks, true, capW, seed, coarsest*np)
+	if err != nil {
+		return nil, err
+	}
+	defer lv.free(b)
+	graphs, bl, cmaps := lv.graphs, lv.parts, lv.cmaps
 	var dpe backend.Vector
 	defer func() {
-		for i := len(graphs) - 1; i > 0; i-- {
-			b.Free(graphs[i], bl[i])
-		}
-		for _, c := range cmaps {
-			b.Free(c)
-		}
 		if dpe != nil {
 			b.Free(dpe)
 		}
 	}()
-	for cur := g; cur.N() > coarsest*np; {
-		r, err := b.Restrict(cur, bl[len(bl)-1])
-		if err != nil {
-			return nil, err
-		}
-		match, err := b.Match(r, capW, seed+uint64(len(cmaps))*0x9e37)
-		b.Free(r)
-		if err != nil {
-			return nil, err
-		}
-		coarse, cmap, err := b.Contract(cur, match)
-		b.Free(match)
-		if err != nil {
-			return nil, err
-		}
-		if float64(coarse.N()) > 0.95*float64(cur.N()) {
-			b.Free(coarse, cmap)
-			break // matching stalled
-		}
-		cb, err := b.NewVector(coarse.N())
-		if err == nil {
-			err = b.Place(cb, cmap, bl[len(bl)-1], 0, 1)
-		}
-		if err != nil {
-			b.Free(coarse, cmap, cb)
-			return nil, err
-		}
-		graphs = append(graphs, coarse)
-		bl = append(bl, cb)
-		cmaps = append(cmaps, cmap)
-		cur = coarse
-	}
-	m.tm.Levels += len(cmaps)
 	if len(cmaps) == 0 {
 		return b.Keep(blocks)
 	}
@@ -529,54 +578,18 @@ func (m *mapper) partition(g backend.Graph, part backend.Vector, np, a int, lim 
 	b := m.b
 	m.tm.Splits++
 	capW := max(lim/m.cfg.CapDiv, m.maxV, 1)
-	graphs := []backend.Graph{g}
-	parts := []backend.Vector{part}
-	var cmaps []backend.Vector
+	lv, err := m.coarsen(g, part, false, capW, seed, coarsest*np)
+	if err != nil {
+		return nil, err
+	}
+	defer lv.free(b) // the coarse levels (not g, nor part)
+	graphs, parts, cmaps := lv.graphs, lv.parts, lv.cmaps
 	var dpe backend.Vector
-	defer func() { // the coarse levels (not g, nor part), and dpe unless kept
-		for i := len(graphs) - 1; i > 0; i-- {
-			b.Free(graphs[i])
-			if parts[i] != nil {
-				b.Free(parts[i])
-			}
-		}
-		for _, c := range cmaps {
-			b.Free(c)
-		}
+	defer func() { // dpe unless kept
 		if dpe != nil {
 			b.Free(dpe)
 		}
 	}()
-	for cur := g; cur.N() > coarsest*np; {
-		match, err := b.Match(cur, capW, seed+uint64(len(cmaps))*0x9e37)
-		if err != nil {
-			return nil, err
-		}
-		coarse, cmap, err := b.Contract(cur, match)
-		b.Free(match)
-		if err != nil {
-			return nil, err
-		}
-		if float64(coarse.N()) > 0.95*float64(cur.N()) {
-			b.Free(coarse, cmap)
-			break // matching stalled
-		}
-		var cp backend.Vector
-		if part != nil {
-			if cp, err = b.NewVector(coarse.N()); err == nil {
-				err = b.Place(cp, cmap, parts[len(parts)-1], 0, 1)
-			}
-			if err != nil {
-				b.Free(coarse, cmap, cp)
-				return nil, err
-			}
-		}
-		graphs = append(graphs, coarse)
-		parts = append(parts, cp)
-		cmaps = append(cmaps, cmap)
-		cur = coarse
-	}
-	m.tm.Levels += len(cmaps)
 
 	start := time.Now()
 	cg, err := b.DownloadGraph(graphs[len(graphs)-1])
