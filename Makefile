@@ -64,7 +64,7 @@ CABI := $(wildcard cabi/*.go cabi/*.c cabi/*.h cabi/include/*.h) cabi/dl/gpumap_
 APT_PACKAGES := build-essential pkg-config gfortran openmpi-bin libopenmpi-dev mpich libmpich-dev \
 	libhwloc-dev hwloc iproute2 util-linux procps scotch cmake time gdb
 
-.PHONY: all deps build lib testprogs test racetest unit mpitest fuzz demo bench bench-topo ptx cudaemu emutest gpucheck clean
+.PHONY: all deps build lib testprogs mpibin test racetest unit mpitest fuzz demo bench bench-topo ptx cudaemu emutest gpucheck clean
 
 all: build lib
 
@@ -147,7 +147,12 @@ TOPOPROGS := $(addprefix $(TESTBIN)/,topo_cart topo_shift topo_sub topo_dgraph_a
 	topo_stencil_linked topo_f_linked topo_nbctag topo_members topo_bench topo_cache \
 	fault/libgpumap_topo.so fake/libgpumap.so)
 
-testprogs: lib $(TESTPROGS) $(TOPOPROGS)
+testprogs: lib mpibin $(TESTPROGS) $(TOPOPROGS)
+
+# gpumap-mpi of this MPI (the tests run MPICH's too: a lying launcher's
+# environment under each).
+mpibin:
+	$(GO) build $(GOTAGS) -o $(MPIBIN)/gpumap-mpi ./cmd/gpumap-mpi
 
 $(TESTBIN)/%: tests/testdata/%.c $(LIB)/libgpumap.so $(INC)/gpumap.h
 	@mkdir -p $(TESTBIN)
