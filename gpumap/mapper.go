@@ -91,16 +91,15 @@ func mapWith(g *graph.Graph, top *topology.Topology, opt Options, d *Duel) (*Res
 	res.Backend = b.Name()
 	if _, onCPU := b.(*cpu.Backend); !onCPU && opt.Algorithm == AutoAlgorithm && !oneToOne {
 		alg = Integrated // the data-parallel pipeline is what a GPU runs
-		why := fmt.Sprintf("at least %d edges", gpuBothMaxEdges)
-		if p.cfg.wide.Applies(p.g.N(), p.top.K()) {
-			why = "a wide machine"
-		}
-		if p.gpuMeasuresBoth() {
+		// The line above printed the CPU's choice; say what runs.
+		switch {
+		case p.gpuMeasuresBoth():
 			alg = Multisection // and IM beside it (gpuBoth)
 			t.logf("algorithm on the GPU: hm and im, the lower J kept (below %d edges)", gpuBothMaxEdges)
-		} else {
-			// The line above printed the CPU's choice; say what runs.
-			t.logf("algorithm on the GPU: im alone (%s)", why)
+		case p.cfg.wide.Applies(p.g.N(), p.top.K()):
+			t.logf("algorithm on the GPU: im alone (a wide machine)")
+		default:
+			t.logf("algorithm on the GPU: im alone (at least %d edges)", gpuBothMaxEdges)
 		}
 	} else if opt.Algorithm == AutoAlgorithm && !oneToOne && !tiny {
 		if p.measuresBoth() {
