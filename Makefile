@@ -245,6 +245,8 @@ cudaemu:
 # path, through the emulator: they must run, not skip.
 emutest: cudaemu
 	set -o pipefail; GPUMAP_CUDA_LIB=$(CUDAEMU) $(GO) test -v -count=1 -timeout 20m ./gpumap/backend/cuda/... | grep -E '^(--- |    |ok|FAIL|panic|cudaemu counters)'
+	# uploads under -race: checkptr once rejected the page-aligned start of a locked range
+	GPUMAP_CUDA_LIB=$(CUDAEMU) $(GO) test -race -count=1 -run 'TestStaged' ./gpumap/backend/cuda
 	set -o pipefail; GPUMAP_CUDA_LIB=$(CUDAEMU) $(GO) test -v -count=1 -timeout 10m -run GPU ./gpumap/ ./cmd/gpumap/ | grep -E '^(--- |    |ok|FAIL|panic)'
 
 GRAPHS ?= ../shared/graphs

@@ -242,13 +242,12 @@ func weights(g *graph.Graph) (w32 []int32, w64 []int64, wb int64) {
 // 6.3 against 11.2 ms at 2^20.
 func (b *Backend) copyPinned(dst driver.Ptr, src unsafe.Pointer, bytes int64) error {
 	const page = 4096
-	head := int(uintptr(src) & (page - 1))
-	lo := unsafe.Add(src, -head)
+	head := uintptr(src) & (page - 1)
 	span := (uint64(head) + uint64(bytes) + page - 1) &^ (page - 1)
 	pinned := false
 	if bytes >= 1<<16 && uploadMethod != uploadPageable {
 		b.hostStep("host_register", Counts{}, func() error {
-			pinned = driver.RegisterHost(lo, span) == nil
+			pinned = driver.RegisterHost(src, head, span) == nil
 			return nil
 		})
 	}
@@ -258,7 +257,7 @@ func (b *Backend) copyPinned(dst driver.Ptr, src unsafe.Pointer, bytes int64) er
 	}
 	err := b.hostStep("copy_h2d", c, func() error { return b.copyIn(dst, src, bytes, pinned) })
 	if pinned {
-		err = errors.Join(err, b.hostStep("host_unregister", Counts{}, func() error { return driver.UnregisterHost(lo) }))
+		err = errors.Join(err, b.hostStep("host_unregister", Counts{}, func() error { return driver.UnregisterHost(src, head) }))
 	}
 	return err
 }

@@ -148,8 +148,11 @@ static CUresult gm_htod(CUdeviceptr d, const void *h, size_t n) { return p_cuMem
 static CUresult gm_dtoh(void *h, CUdeviceptr d, size_t n) { return p_cuMemcpyDtoH_v2(h, d, n); }
 static CUresult gm_dtod(CUdeviceptr a, CUdeviceptr b, size_t n) { return p_cuMemcpyDtoD_v2(a, b, n); }
 static CUresult gm_memset32(CUdeviceptr d, unsigned v, size_t n) { return p_cuMemsetD32_v2(d, v, n); }
-static CUresult gm_host_register(void *p, size_t n) { return p_cuMemHostRegister_v2(p, n, 0); }
-static CUresult gm_host_unregister(void *p) { return p_cuMemHostUnregister(p); }
+// The page-aligned start lies before p's Go allocation: it is computed here,
+// in C, because Go's checkptr (-race) rejects a Go pointer moved outside its
+// allocation even if only C ever uses it.
+static CUresult gm_host_register(void *p, size_t head, size_t n) { return p_cuMemHostRegister_v2((char *)p - head, n, 0); }
+static CUresult gm_host_unregister(void *p, size_t head) { return p_cuMemHostUnregister((char *)p - head); }
 static CUresult gm_alloc_host(void **p, size_t n) { return p_cuMemAllocHost_v2(p, n); }
 static CUresult gm_free_host(void *p) { return p_cuMemFreeHost(p); }
 static CUresult gm_htod_async(CUdeviceptr d, const void *h, size_t n, CUstream s) {
@@ -484,16 +487,17 @@ func Elapsed(a, b *Event) (float32, error) {
 // Destroy releases the event.
 func (e *Event) Destroy() error { return check("cuEventDestroy", C.gm_event_destroy(e.e)) }
 
-// RegisterHost page-locks n bytes of host memory at p for fast copies
-// (cuMemHostRegister); UnregisterHost undoes it. The memory must stay
+// RegisterHost page-locks n bytes of host memory from head bytes before p
+// for fast copies (cuMemHostRegister); UnregisterHost, given the same p and
+// head, undoes it. The memory must stay
 // alive and unmoved until then (Go heap memory does not move).
-func RegisterHost(p unsafe.Pointer, n uint64) error {
-	return check("cuMemHostRegister", C.gm_host_register(p, C.size_t(n)))
+func RegisterHost(p unsafe.Pointer, head uintptr, n uint64) error {
+	return check("cuMemHostRegister", C.gm_host_register(p, C.size_t(head), C.size_t(n)))
 }
 
 // UnregisterHost releases a registration made by RegisterHost.
-func UnregisterHost(p unsafe.Pointer) error {
-	return check("cuMemHostUnregister", C.gm_host_unregister(p))
+func UnregisterHost(p unsafe.Pointer, head uintptr) error {
+	return check("cuMemHostUnregister", C.gm_host_unregister(p, C.size_t(head)))
 }
 
 // AllocHost allocates n bytes of page-locked host memory
