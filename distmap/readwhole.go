@@ -122,15 +122,20 @@ func StartWhole(path string, top *topology.Topology, opt Options, l Launch) *Who
 				w.run = nil
 			}
 		}()
-		mine, duel := wholePlan(w.g, top, opt, l.Size, l.Rank)
-		// Whether IM's rank shares this node is known once MPI is up
-		// (duelNodes): l names a job on one node, so a guessed HM counts
-		// IM's threads, and serve frees them only where duelNodes agrees.
-		imThreads := 0
-		if duel && l.Rank%2 == 0 {
+		mine, duel, lend := wholePlan(w.g, top, opt, l.Size, l.Rank)
+		// Whether IM's rank, or the rank that lends its CPUs, shares
+		// this node is known once MPI is up (duelNodes): l names a job
+		// on one node, so a guessed HM counts IM's threads and a lone
+		// pipeline rank 1's, and serve frees or widens to them only
+		// where duelNodes agrees.
+		imThreads, lent := 0, 0
+		switch {
+		case duel && l.Rank%2 == 0:
 			imThreads = duelThreads(mine[0], l.Size, l.Rank)
+		case lend && l.Rank == 0:
+			lent = mine[0].Threads
 		}
-		w.run = startWhole(w.g, top, mine, duel, l.Size, l.Rank, imThreads)
+		w.run = startWhole(w.g, top, borrow(mine, lent), duel, lend, l.Size, l.Rank, imThreads, lent)
 	}()
 	return w
 }
