@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"hash/fnv"
+	"hash/crc32"
 	"io"
 	"os"
 	"slices"
@@ -259,7 +259,13 @@ func (w *WholeRead) digest(hash bool) []int64 {
 	if !hash {
 		return d
 	}
-	h := fnv.New64a()
+	// Two CRC-32s (Castagnoli's and IEEE's polynomials, both computed
+	// by the CPU's instructions), 64 bits together: FNV-1a, a byte at a
+	// time, hashed 330-440 MB/s, on every rank's core while its pipeline
+	// ran (finan512: 3.3 MB), the CRCs 1.0-3.4 GB/s (BenchmarkDigest, 3
+	// runs each at load ~100).
+	c, i := crc32.New(castagnoli), crc32.NewIEEE()
+	h := io.MultiWriter(c, i)
 	h.Write(mpi.AsBytes(g.XAdj))
 	h.Write(mpi.AsBytes(g.Adj))
 	h.Write(mpi.AsBytes(g.VW))
@@ -271,9 +277,12 @@ func (w *WholeRead) digest(hash bool) []int64 {
 		h.Write([]byte{2})
 		h.Write(mpi.AsBytes(w64))
 	}
-	d[4] = int64(h.Sum64())
+	d[4] = int64(uint64(c.Sum32())<<32 | uint64(i.Sum32()))
 	return d
 }
+
+// castagnoli is the CRC-32C table (digest).
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // headerN returns the vertex count in the header of the graph file at
 // path: ok is false where the header cannot be read, or the file is
