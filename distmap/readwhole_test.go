@@ -144,3 +144,14 @@ func TestReadWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkDigest hashes a graph of finan512's size (75k vertices, 522k
+// adjacency entries) as Finish does on every rank.
+func BenchmarkDigest(b *testing.B) {
+	g := graph.RandomGeometric(74752, 3)
+	w := &WholeRead{n: int64(g.N()), g: g}
+	b.SetBytes(int64(4*len(g.Adj) + 8*len(g.XAdj) + 8*len(g.VW)))
+	for b.Loop() {
+		w.digest(true)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,7 +25,14 @@ import (
 // pipeline) are dealt out: with C of them, rank r runs pipeline r mod C
 // with the seed plus r/C (P > C: the extra ranks try further seeds), and
 // a rank of fewer than C runs pipelines r, r+P, ...; at P = 1 that is
-// gpumap.Map itself on the rank's threads. Where Map duels HM and IM
+// gpumap.Map itself on the rank's threads. One pipeline (C = 1) is
+// run by rank 0 on its threads and rank 1's, whose CPUs it takes where
+// rank 1 runs on its node (TakeCPUs), while rank 1 maps nothing: a
+// second seed on rank 1 ran each pipeline on one core where gpumap map
+// -t 2 runs it on two (an rgg of 2^17 vertices, 731k edges, at P=2: CPU
+// 3.27-3.35 s against 2.32-2.48 s lent, 3 pairs; J the same, seed 0's won
+// both ways; fast's J there +2.7%, seed 1's had won); at P=2 the mapping
+// is gpumap.Map's. Where Map duels HM and IM
 // (Split's duel), each rank running HM duels the IM of the rank after it
 // (the last one, at odd P, that of the rank before): the IM rank sends
 // its mapping, and HM stops after its top split, or after its splits of
@@ -96,20 +104,24 @@ func mapStarted(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Options
 		started = nil
 	}
 	var mine []gpumap.Options
-	var duel bool
+	var duel, lend bool
 	if started != nil {
-		mine, duel = started.mine, started.duel
+		mine, duel, lend = started.mine, started.duel, started.lend
 	} else {
-		mine, duel = wholePlan(cg, top, opt, size, rank)
+		mine, duel, lend = wholePlan(cg, top, opt, size, rank)
 	}
 	if size > 1 {
 		// The duel's messages and barrier need every rank to duel or
-		// none: a graph that differs between ranks (MapWhole's caller)
-		// is told, not left to hang. A started run is used where every
-		// rank has one (the same allreduce).
+		// none (and to lend or none: duelNodes is collective): a graph
+		// that differs between ranks (MapWhole's caller) is told, not
+		// left to hang. A started run is used where every rank has one
+		// (the same allreduce).
 		d, s := int64(0), int64(0)
-		if duel {
+		switch {
+		case duel:
 			d = 1
+		case lend:
+			d = 2
 		}
 		if started != nil {
 			s = 1
@@ -132,31 +144,37 @@ func mapStarted(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Options
 	// receive of the caller's can match them.
 	dc := c
 	var take hmTake
-	imThreads := 0
-	if duel {
+	imThreads, lent := 0, 0
+	if duel || lend {
 		var err error
-		if dc, err = mpi.Copy(c, true); err != nil {
-			started.drop()
-			return nil, graph.Metrics{}, err
+		if duel {
+			if dc, err = mpi.Copy(c, true); err != nil {
+				started.drop()
+				return nil, graph.Metrics{}, err
+			}
+			defer mpi.Free(dc)
 		}
-		defer mpi.Free(dc)
 		if take, err = duelNodes(dc, size, rank); err != nil {
 			started.drop()
 			return nil, graph.Metrics{}, err
 		}
 		take.widen = take.widen && opt.TakeCPUs
-		if rank%2 == 0 && take.threads {
+		switch {
+		case duel && rank%2 == 0 && take.threads:
 			imThreads = duelThreads(mine[0], size, rank)
+		case lend && rank == 0 && take.threads:
+			lent = mine[0].Threads
 		}
 	}
 	run := started
 	if run != nil {
-		// A started HM counted IM's threads (StartWhole); serve frees
-		// them only where take says that IM ran on this node.
+		// A started HM counted IM's threads, and a started lone
+		// pipeline rank 1's (StartWhole); serve frees or widens to them
+		// only where take says that the other rank runs on this node.
 		startedUsed.Add(1)
 		run.used = true
 	} else {
-		run = startWhole(cg, top, mine, duel, size, rank, imThreads)
+		run = startWhole(cg, top, borrow(mine, lent), duel, lend, size, rank, imThreads, lent)
 	}
 	whole, j, feasible, err := run.serve(dc, cg.N(), take)
 	if size > 1 {
@@ -189,17 +207,31 @@ func mapStarted(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Options
 }
 
 // wholePlan returns the pipelines that rank of size ranks runs of cg
-// (mapWhole), and whether they duel. It calls no MPI.
-func wholePlan(cg *graph.Graph, top *topology.Topology, opt Options, size, rank int) (mine []gpumap.Options, duel bool) {
+// (mapWhole), whether they duel, and whether rank 1 lends its CPUs to
+// rank 0's lone pipeline (lend: Split names one pipeline; the same on
+// every rank). It calls no MPI.
+func wholePlan(cg *graph.Graph, top *topology.Topology, opt Options, size, rank int) (mine []gpumap.Options, duel, lend bool) {
 	o := gpumap.DefaultOptions()
 	o.Preset, o.Eps, o.Threads, o.Seed = opt.Preset, opt.Eps, opt.Threads, opt.Seed
 	// The ranks of a node would each open the GPU.
 	o.Backend = gpumap.CPU
 	if size == 1 {
-		return []gpumap.Options{o}, false
+		return []gpumap.Options{o}, false, false
 	}
 	cands, duel := gpumap.Split(cg, top, o)
-	return dealt(cands, size, rank), duel
+	return dealt(cands, size, rank), duel, len(cands) == 1
+}
+
+// borrow returns mine, rank 0's lone pipeline (wholePlan's lend), with
+// lent more threads: rank 1's, where it runs on this node. The mapping
+// does not depend on the thread count.
+func borrow(mine []gpumap.Options, lent int) []gpumap.Options {
+	if lent == 0 {
+		return mine
+	}
+	x := slices.Clone(mine)
+	x[0].Threads += lent
+	return x
 }
 
 // hmPartner is the rank whose IM the HM of rank (even) duels: the next,
@@ -282,6 +314,10 @@ var pipelinesLive atomic.Int64
 // their IM's rank (for the tests).
 var hmWidened atomic.Int64
 
+// lentWidened counts the lone pipelines of this process that ran on the
+// CPUs that rank 1 lent (for the tests).
+var lentWidened atomic.Int64
+
 // duelTag tags the IM mapping that a rank sends the rank of its duel's
 // HM (sendIM, receiveIM).
 const duelTag = 24
@@ -293,6 +329,8 @@ type wholeRun struct {
 	rank, size int
 	mine       []gpumap.Options
 	duel       bool
+	lend       bool          // rank 1 lends its CPUs to rank 0's lone pipeline (wholePlan)
+	lent       int           // the threads of rank 1 that rank 0's pipeline runs on (counted in mine)
 	imThreads  int           // HM's Duel.Threads
 	give       chan []int32  // IM's mapping, for HM
 	freed      chan struct{} // HM's Duel.Freed
@@ -321,10 +359,10 @@ func (r *wholeRun) hm() bool { return r.duel && r.rank%2 == 0 }
 // P of its own beside the pipelines' threads (otherwise each return from
 // an MPI call waits for a pipeline's goroutine to be preempted, up to
 // 10-20 ms, while the other ranks spin in their MPI calls).
-func startWhole(cg *graph.Graph, top *topology.Topology, mine []gpumap.Options, duel bool, size, rank, imThreads int) *wholeRun {
-	r := &wholeRun{rank: rank, size: size, mine: mine, duel: duel, imThreads: imThreads,
+func startWhole(cg *graph.Graph, top *topology.Topology, mine []gpumap.Options, duel, lend bool, size, rank, imThreads, lent int) *wholeRun {
+	r := &wholeRun{rank: rank, size: size, mine: mine, duel: duel, lend: lend, lent: lent, imThreads: imThreads,
 		give: make(chan []int32, 1), freed: make(chan struct{}), out: make(chan outcome, len(mine))}
-	extra := 1
+	extra := 1 + lent
 	if r.hm() && imThreads > 1 {
 		extra = imThreads
 	}
@@ -392,6 +430,12 @@ func (r *wholeRun) drop() {
 func (r *wholeRun) serve(dc mpi.Comm, n int, take hmTake) (whole []int32, j int64, feasible bool, err error) {
 	defer r.restore()
 	j = math.MaxInt64
+	if r.lent > 0 && take.threads && take.widen && setProcessMask(take.wide) {
+		// Rank 1 maps nothing and waits in mpi.Barrier, which sleeps:
+		// its CPUs are the lone pipeline's from the start.
+		lentWidened.Add(1)
+		defer setProcessMask(take.own)
+	}
 	for range r.mine {
 		var o outcome
 		var e error
@@ -516,6 +560,9 @@ func dealt(cands []gpumap.Options, size, rank int) []gpumap.Options {
 			mine = append(mine, cands[i])
 		}
 		return mine
+	}
+	if c == 1 && rank == 1 {
+		return nil // lends its CPUs to rank 0 (wholePlan)
 	}
 	o := cands[rank%c]
 	o.Seed += uint64(rank / c)

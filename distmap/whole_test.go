@@ -227,7 +227,8 @@ func TestWholeDuel(t *testing.T) {
 
 // dealt gives every pipeline to some rank, each to one rank where there
 // are fewer ranks than pipelines, and further seeds of them in turn to
-// the ranks beyond.
+// the ranks beyond; a lone pipeline's rank 1 runs none (it lends its
+// CPUs to rank 0).
 func TestDealt(t *testing.T) {
 	a, b, c := gpumap.DefaultOptions(), gpumap.DefaultOptions(), gpumap.DefaultOptions()
 	a.Seed, b.Algorithm, c.Algorithm = 9, gpumap.Multisection, gpumap.Integrated
@@ -237,7 +238,8 @@ func TestDealt(t *testing.T) {
 		size  int
 		want  [][]gpumap.Options
 	}{
-		{[]gpumap.Options{a}, 3, [][]gpumap.Options{{a}, {seeded(a, 10)}, {seeded(a, 11)}}},
+		{[]gpumap.Options{a}, 3, [][]gpumap.Options{{a}, nil, {seeded(a, 11)}}},
+		{[]gpumap.Options{a}, 2, [][]gpumap.Options{{a}, nil}},
 		{[]gpumap.Options{b, c}, 2, [][]gpumap.Options{{b}, {c}}},
 		{[]gpumap.Options{b, c}, 5, [][]gpumap.Options{{b}, {c}, {seeded(b, 1)}, {seeded(c, 1)}, {seeded(b, 2)}}},
 		{[]gpumap.Options{a, b, c}, 2, [][]gpumap.Options{{a, c}, {b}}},
@@ -371,4 +373,83 @@ func rowsOf(w *graph.Graph, lo, hi int64) (xadj, adj, ew []int64) {
 		xadj = append(xadj, int64(len(adj)))
 	}
 	return xadj, adj, ew
+}
+
+// Where Split names one pipeline (here fast's), rank 1 maps nothing and
+// lends its CPUs to rank 0, whose pipeline runs on its own threads and
+// rank 1's: at P=2 the mapping is gpumap.Map's byte for byte (before,
+// rank 1 mapped seed+1 on its one core and the best of both won; an rgg
+// of 2^17 vertices at P=2 then took 2.3x the CPU of gpumap map -t 2, and
+// each seed ran on one core against -t 2's two), where the launcher bound
+// the ranks to CPUs of their own rank 0 widened its binding to rank 1's
+// and has its own back, and without TakeCPUs nothing is widened; at P=3
+// the third rank maps seed+2 and the best of the two wins
+// (wholeOneByOne).
+func TestWholeLend(t *testing.T) {
+	if !mpitest.Child() {
+		for _, p := range []int{2, 3} {
+			out := mpitest.Run(t, p, "TestWholeLend")
+			if ok := regexp.MustCompile(`(?m)^rank \d: ok$`).FindAllString(out, -1); len(ok) != p {
+				t.Fatalf("P=%d: %d of %d ranks passed:\n%s", p, len(ok), p, out)
+			}
+		}
+		return
+	}
+	defer rankRecover()
+	c, size, rank := rankComm(t)
+	top, _ := topology.Parse("4:8", "1:10")
+	w := graph.Grid(40, 40)
+	opt := Options{Eps: 0.03, Seed: 3, Threads: 1, Preset: gpumap.Fast, TakeCPUs: true}
+	own, _ := threadMask()
+	got, m, err := MapWhole(c, w, top, opt)
+	if err != nil {
+		rankFail("%v", err)
+	}
+	mine := make([]int64, len(own))
+	for i, w := range own {
+		mine[i] = int64(w)
+	}
+	masks, err := mpi.Allgather(c, mine, size)
+	if err != nil {
+		rankFail("%v", err)
+	}
+	after, _ := threadMask()
+	bound := !slices.Equal(masks[:len(own)], masks[len(own):2*len(own)])
+	if rank == 0 && (bound != (lentWidened.Load() == 1) || after != own) {
+		rankFail("P=%d: rank 0 took rank 1's CPUs %d times (bound to other CPUs than rank 1: %v), mask %x after, %x before",
+			size, lentWidened.Load(), bound, after[0], own[0])
+	}
+	if rank == 0 {
+		o := gpumap.DefaultOptions()
+		o.Preset, o.Eps, o.Seed, o.Threads, o.Backend = opt.Preset, opt.Eps, opt.Seed, 1, gpumap.CPU
+		if cands, _ := gpumap.Split(w, top, o); len(cands) != 1 {
+			rankFail("fast on a grid onto 4:8: %d pipelines, want 1", len(cands))
+		}
+		want, _ := wholeOneByOne(w, top, o, size)
+		if !slices.Equal(got, want.PE) || m.J != want.Metrics.J {
+			rankFail("P=%d: J %d, want J %d", size, m.J, want.Metrics.J)
+		}
+		if size == 2 {
+			one, err := gpumap.Map(w, top, o)
+			if err != nil {
+				rankFail("%v", err)
+			}
+			if !slices.Equal(got, one.PE) {
+				rankFail("P=2: J %d, not gpumap.Map's mapping (J %d)", m.J, one.Metrics.J)
+			}
+		}
+	}
+	lib := opt
+	lib.TakeCPUs = false
+	before := lentWidened.Load()
+	if _, _, err := MapWhole(c, w, top, lib); err != nil {
+		rankFail("%v", err)
+	}
+	if after, _ := threadMask(); lentWidened.Load() != before || after != own {
+		rankFail("without TakeCPUs rank 0 took rank 1's CPUs (%d times, mask %x after, %x before)", lentWidened.Load()-before, after[0], own[0])
+	}
+	fmt.Printf("rank %d: ok\n", rank)
+	if err := mpi.Finalize(); err != nil {
+		t.Fatal(err)
+	}
 }
