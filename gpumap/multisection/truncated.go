@@ -437,8 +437,10 @@ func (f *filler) improvePEs(buf []int32, ends []int, t int32, stamp int64) {
 				if a == b || g.VW[u] != g.VW[v] {
 					continue
 				}
+				// The edges between them stay cut, so they only lower
+				// the gain: counted once the rest gains.
 				ru, rv := conn[i*np:(i+1)*np], conn[j*np:(j+1)*np]
-				if ru[b]-ru[a]+rv[a]-rv[b]-2*w(i, j) > 0 {
+				if gain := ru[b] - ru[a] + rv[a] - rv[b]; gain > 0 && gain-2*w(i, j) > 0 {
 					move(i, b)
 					move(j, a)
 					improved = true
