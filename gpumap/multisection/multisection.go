@@ -106,6 +106,14 @@ type WideConfig struct {
 	// or two, and a partitioner call per group, by the tens of thousands,
 	// cost more than its cut is worth.
 	GrowPEs bool
+	// GrowSockets, with GrowPEs, maps the groups whose children are
+	// groups of single PEs (sockets), below the top's children, by
+	// growing and swaps as growPEs maps a group of PEs (each child's
+	// capacity: lmax per PE), then each child as growPEs does, instead of
+	// a split into the sockets and growChildrenPEs. Only on unit vertex
+	// weights (a socket within its capacity then fits its PEs) and
+	// subgraphs of at most FlatMaxN vertices.
+	GrowSockets bool
 	// KWay, when KWayChildren > 0, splits subgraphs into KWayChildren or
 	// more children with fewer than MidPerChild vertices each (and at
 	// least FinePerChild) by deep multilevel k-way partitioning
@@ -377,6 +385,10 @@ func (m *mapper) rec(x *par.Exec, g *graph.Graph, global []int32, grp topology.G
 		m.growPEs(g, global, grp, pe)
 		return
 	}
+	if m.growSockets(g, grp) {
+		m.growPEs(g, global, grp, pe)
+		return
+	}
 	var part []int32
 	if m.coarseSecond(grp) {
 		part = m.coarseSplit(x, g, grp)
@@ -502,6 +514,20 @@ func (m *mapper) kwaySplit(g *graph.Graph, grp topology.Group, k int) bool {
 	w := m.cfg.Wide
 	return m.wide && w.KWayChildren > 0 && grp.Size() != m.top.K() && k >= w.KWayChildren && g.N() < w.MidPerChild*k &&
 		!(w.Fine.Tries > 0 && g.N() < w.FinePerChild*k)
+}
+
+// growSockets reports whether rec maps g on grp by growPEs
+// (WideConfig.GrowSockets): grp's children are sockets, grp is neither the
+// root nor one of its children (the splits that Config.AfterTop and
+// AfterSecond see stay splits), g has at most FlatMaxN vertices, all of
+// weight 1.
+func (m *mapper) growSockets(g *graph.Graph, grp topology.Group) bool {
+	w := m.cfg.Wide
+	if !m.wide || !w.GrowPEs || !w.GrowSockets || grp.Level != 2 || grp.Level >= m.top.Root().Level-1 || g.N() > w.FlatMaxN {
+		return false
+	}
+	unit, _ := g.UnitWeights()
+	return unit
 }
 
 // smallFine reports whether the split of g on grp, below the top, into k
