@@ -761,14 +761,16 @@ var lightOneToOne = oneToOneConfig{seedsPer: 1 << 30, maxSeeds: 1, topPer: 1 << 
 // for every move, and on rgg 100,000 onto 4:8:16:8:8 (sockets' groups of
 // ~98 vertices) its 4 tries took CPU 1.07-1.17x main's.
 //
-// GrowSockets: the groups of 32 PEs (up to FlatMaxN unit vertices) are
+// GrowSockets: the groups of 32 PEs (up to 160 unit vertices) are
 // mapped by growing each socket from a pseudo-peripheral vertex (then next
 // to the last) up to its capacity or the end of its front, moves and
 // swaps between the sockets (improvePEs), then growPEs in each socket,
 // instead of Flat's 8-way split: J in the geometric mean of seeds 0-2
 // -0.13% (rgg 121k), -0.06% (seed 7), +0.11% (grid), +0.09%
-// (luxembourg_osm), -0.00% (rgg 100,000), CPU 0.89-0.99x, 0.87-0.96x,
-// 0.68-0.79x, 0.94-0.98x (A/B pairs, load 30-70). Growing to the equal
+// (luxembourg_osm), -0.02% (rgg 100,000, whose groups of ~98 vertices
+// the partitioner split), CPU 0.89-0.99x (rgg 121k), 0.87-0.96x (grid),
+// 0.68-0.79x (luxembourg_osm), 0.80-0.93x (rgg 100,000 against groups up
+// to 80 grown) (A/B pairs, load 30-70). Growing to the equal
 // share from the set's first vertex instead: luxembourg_osm +1.3% (its
 // sockets' cut +9%).
 var wideDefault = multisection.WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, GrowPEs: true, GrowSockets: true, FlatTries: 4, FlatMaxN: 80,
