@@ -768,9 +768,9 @@ var lightOneToOne = oneToOneConfig{seedsPer: 1 << 30, maxSeeds: 1, topPer: 1 << 
 // instead of Flat's 8-way split: J in the geometric mean of seeds 0-2
 // -0.13% (rgg 121k), -0.06% (seed 7), +0.11% (grid), +0.09%
 // (luxembourg_osm), -0.02% (rgg 100,000, whose groups of ~98 vertices
-// the partitioner split), CPU 0.89-0.99x (rgg 121k), 0.87-0.96x (grid),
-// 0.68-0.79x (luxembourg_osm), 0.80-0.93x (rgg 100,000 against groups up
-// to 80 grown) (A/B pairs, load 30-70). Growing to the equal
+// the partitioner split), CPU 0.82-1.13x (rgg 121k, 8 pairs in two
+// sittings), 0.87-0.91x (seed 7), 0.87-0.96x (grid), 0.68-0.79x
+// (luxembourg_osm), 0.90-0.95x (rgg 100,000). Growing to the equal
 // share from the set's first vertex instead: luxembourg_osm +1.3% (its
 // sockets' cut +9%).
 var wideDefault = multisection.WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, GrowPEs: true, GrowSockets: true, FlatTries: 4, FlatMaxN: 80,
