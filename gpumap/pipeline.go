@@ -761,13 +761,14 @@ var lightOneToOne = oneToOneConfig{seedsPer: 1 << 30, maxSeeds: 1, topPer: 1 << 
 // for every move, and on rgg 100,000 onto 4:8:16:8:8 (sockets' groups of
 // ~98 vertices) its 4 tries took CPU 1.07-1.17x main's.
 //
-// GrowSockets: the groups of 32 PEs (up to 160 unit vertices) are
+// GrowSockets: the groups of 32 PEs (up to 160 unit vertices, fewer
+// than 16 per socket: FinePerChild) are
 // mapped by growing each socket from a pseudo-peripheral vertex (then next
 // to the last) up to its capacity or the end of its front, moves and
 // swaps between the sockets (improvePEs), then growPEs in each socket,
 // instead of Flat's 8-way split: J in the geometric mean of seeds 0-2
 // -0.13% (rgg 121k), -0.06% (seed 7), +0.11% (grid), +0.09%
-// (luxembourg_osm), -0.02% (rgg 100,000, whose groups of ~98 vertices
+// (luxembourg_osm), -0.04% (rgg 100,000, whose groups of ~98 vertices
 // the partitioner split), CPU 0.82-1.13x (rgg 121k, 8 pairs in two
 // sittings), 0.87-0.91x (seed 7), 0.87-0.96x (grid), 0.68-0.79x
 // (luxembourg_osm), 0.90-0.95x (rgg 100,000). Growing to the equal
