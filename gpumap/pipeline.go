@@ -760,7 +760,21 @@ var lightOneToOne = oneToOneConfig{seedsPer: 1 << 30, maxSeeds: 1, topPer: 1 << 
 // subgraphs of up to 80 vertices (FlatMaxN): Flat's FM scans the boundary
 // for every move, and on rgg 100,000 onto 4:8:16:8:8 (sockets' groups of
 // ~98 vertices) its 4 tries took CPU 1.07-1.17x main's.
-var wideDefault = multisection.WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, GrowPEs: true, FlatTries: 4, FlatMaxN: 80,
+//
+// GrowSockets: the groups of 32 PEs (up to 160 unit vertices, fewer
+// than 16 per socket: FinePerChild) are
+// mapped by growing each socket from a pseudo-peripheral vertex (then next
+// to the last) up to its capacity or the end of its front, moves and
+// swaps between the sockets (improvePEs), then growPEs in each socket,
+// instead of Flat's 8-way split: J in the geometric mean of seeds 0-2
+// -0.13% (rgg 121k), -0.06% (seed 7), +0.11% (grid), +0.09%
+// (luxembourg_osm), -0.04% (rgg 100,000, whose groups of ~98 vertices
+// the partitioner split), CPU 0.82-1.13x (rgg 121k, 8 pairs in two
+// sittings), 0.87-0.91x (seed 7), 0.87-0.96x (grid), 0.68-0.79x
+// (luxembourg_osm), 0.90-0.95x (rgg 100,000). Growing to the equal
+// share from the set's first vertex instead: luxembourg_osm +1.3% (its
+// sockets' cut +9%).
+var wideDefault = multisection.WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, GrowPEs: true, GrowSockets: true, FlatTries: 4, FlatMaxN: 80,
 	FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1},
 	MidPerChild: 64, Mid: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 2,
 		FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}},

@@ -54,7 +54,7 @@ func TestImprovePEsMatchesRecount(t *testing.T) {
 		fa.capPE, fb.capPE = capPE, capPE
 		bufA, endsA := slices.Clone(buf), slices.Clone(ends)
 		bufB, endsB := slices.Clone(buf), slices.Clone(ends)
-		fa.improvePEs(bufA, endsA, 0, stamp)
+		fa.improvePEs(bufA, endsA, 0, stamp, capPE)
 		improvePEsRecount(fb, bufB, endsB, 0, stamp)
 		if !slices.Equal(bufA, bufB) || !slices.Equal(endsA, endsB) {
 			t.Fatalf("trial %d (%d vertices on %d PEs, capacity %d): %v %v, recounting %v %v",

@@ -260,6 +260,10 @@ func (f *filler) split(set []int32, t int32, grp topology.Group, stamp int64) in
 	ends := make([]int, len(children))
 	next := 0 // set[:next] is taken
 	seed := int32(-1)
+	sockets := f.capPE > 0 && children[0].Level == 1
+	if sockets {
+		seed = f.peripheral(set, t, stamp)
+	}
 	var frontier []int32
 	for i := range children {
 		if i == len(children)-1 {
@@ -275,6 +279,10 @@ func (f *filler) split(set []int32, t int32, grp topology.Group, stamp int64) in
 		// regular machine are equal).
 		rest := int64(len(children) - i)
 		target := (left + rest - 1) / rest
+		share := target
+		if sockets {
+			target = min(left, f.capPE*int64(children[i].Size()))
+		}
 		var w int64
 		frontier = frontier[:0]
 		for w < target {
@@ -291,6 +299,8 @@ func (f *filler) split(set []int32, t int32, grp topology.Group, stamp int64) in
 					v = frontier[pick]
 					frontier[pick] = frontier[len(frontier)-1]
 					frontier = frontier[:len(frontier)-1]
+				} else if sockets && w >= share {
+					break
 				} else {
 					for next < len(set) && f.taken[set[next]] {
 						next++
@@ -327,8 +337,11 @@ func (f *filler) split(set []int32, t int32, grp topology.Group, stamp int64) in
 		}
 		left -= w
 	}
-	if f.capPE > 0 && children[0].Level == 0 {
-		f.improvePEs(buf, ends, t, stamp)
+	if f.capPE > 0 && children[0].Level <= 1 {
+		// Into PEs, or into sockets (WideConfig.GrowSockets): the
+		// children are equally far apart, and a socket's capacity is its
+		// PEs'.
+		f.improvePEs(buf, ends, t, stamp, f.capPE*int64(children[0].Size()))
 	}
 	stamp++
 	lo := 0
@@ -339,10 +352,38 @@ func (f *filler) split(set []int32, t int32, grp topology.Group, stamp int64) in
 	return stamp
 }
 
-// improvePEs improves a split into single PEs, buf[ends[i-1]:ends[i]] on
-// PE i (vertices of group t marked with stamp), by local search on the
-// edge weight cut between the PEs: a vertex moves (off a PE above the
-// capacity first) to the PE with room
+// peripheral returns the last vertex that a breadth-first search of set
+// (vertices of group t marked with stamp, none taken) reaches from the
+// last one that a search from set[0] reaches.
+func (f *filler) peripheral(set []int32, t int32, stamp int64) int32 {
+	g := f.g
+	v := set[0]
+	q := make([]int32, 0, len(set))
+	for range 2 {
+		q = append(q[:0], v)
+		f.taken[v] = true
+		for i := 0; i < len(q); i++ {
+			x := q[i]
+			for e := g.XAdj[x]; e < g.XAdj[x+1]; e++ {
+				if u := g.Adj[e]; f.group[u] == t && f.mark[u] == stamp && !f.taken[u] {
+					f.taken[u] = true
+					q = append(q, u)
+				}
+			}
+		}
+		v = q[len(q)-1]
+		for _, x := range q {
+			f.taken[x] = false
+		}
+	}
+	return v
+}
+
+// improvePEs improves a split into single PEs (or into sockets,
+// WideConfig.GrowSockets), buf[ends[i-1]:ends[i]] on PE i (vertices of
+// group t marked with stamp), each PE of capacity capPE, by local search
+// on the edge weight cut between the PEs: a vertex moves (off a PE above
+// the capacity first) to the PE with room
 // that it is most connected to, and two vertices of equal weight on
 // different PEs swap, whenever that cuts less. The PEs of a group are
 // equally far apart and from every vertex outside it, so this cut is the
@@ -351,7 +392,7 @@ func (f *filler) split(set []int32, t int32, grp topology.Group, stamp int64) in
 // and updated as vertices move: recounted from the adjacency at every
 // check, the sums took 6% of the CPU time of a wide mapping (rgg 121k
 // onto 4:8:64:8:6). It rewrites buf and ends.
-func (f *filler) improvePEs(buf []int32, ends []int, t int32, stamp int64) {
+func (f *filler) improvePEs(buf []int32, ends []int, t int32, stamp int64, capPE int64) {
 	g := f.g
 	s, np := len(buf), len(ends)
 	load := make([]int64, np)
@@ -415,11 +456,11 @@ func (f *filler) improvePEs(buf []int32, ends []int, t int32, stamp int64) {
 			a := f.child[u]
 			row := conn[i*np : (i+1)*np]
 			best, bestConn := a, row[a]
-			if load[a] > f.capPE {
+			if load[a] > capPE {
 				bestConn = -1 // any PE with room (heavy vertices grew it too far)
 			}
 			for c := range int32(np) {
-				if c != a && load[c]+g.VW[u] <= f.capPE && row[c] > bestConn {
+				if c != a && load[c]+g.VW[u] <= capPE && row[c] > bestConn {
 					best, bestConn = c, row[c]
 				}
 			}
@@ -437,8 +478,10 @@ func (f *filler) improvePEs(buf []int32, ends []int, t int32, stamp int64) {
 				if a == b || g.VW[u] != g.VW[v] {
 					continue
 				}
+				// The edges between them stay cut, so they only lower
+				// the gain: counted once the rest gains.
 				ru, rv := conn[i*np:(i+1)*np], conn[j*np:(j+1)*np]
-				if ru[b]-ru[a]+rv[a]-rv[b]-2*w(i, j) > 0 {
+				if gain := ru[b] - ru[a] + rv[a] - rv[b]; gain > 0 && gain-2*w(i, j) > 0 {
 					move(i, b)
 					move(j, a)
 					improved = true

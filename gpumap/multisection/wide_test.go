@@ -330,3 +330,51 @@ func TestWideSplitsMatchWithUnboundedFM(t *testing.T) {
 		}
 	}
 }
+
+// GrowSockets maps the groups above the sockets by growing and swaps: the
+// mapping stays feasible and the same for any worker count, differs from
+// the one with the sockets' splits (the path ran), and on vertex weights
+// other than 1, where a socket within its capacity might not fit its
+// PEs, it is the mapping without GrowSockets.
+func TestGrowSockets(t *testing.T) {
+	top, _ := topology.Parse("4:8:16:8", "1:10:100:1000")
+	wide := WideConfig{PerPE: 4, MinK: 4096, SecondTries: 2, GrowPEs: true, FlatTries: 2, FlatMaxN: 80,
+		FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1}}
+	cfg := Config{Eps: 0.03, Seed: 3, TopTries: 2, Wide: wide}
+	grown := cfg
+	grown.Wide.GrowSockets = true
+	for _, weighted := range []bool{false, true} {
+		g := graph.RandomGeometric(6144, 11)
+		if weighted {
+			b := graph.NewBuilder(g.N())
+			for v := range g.N() {
+				if v%16 == 0 {
+					b.SetVertexWeight(v, 2)
+				}
+				for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+					if u := int(g.Adj[e]); u > v {
+						b.AddEdge(v, u, g.W(e))
+					}
+				}
+			}
+			var err error
+			if g, err = b.Build(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		plain := Map(par.New(1), g, top, cfg)
+		var ref []int32
+		for _, threads := range []int{1, 2, 3} {
+			pe := Map(par.New(threads), g, top, grown)
+			check(t, g, top, 0.03, pe)
+			if ref == nil {
+				ref = pe
+			} else if !slices.Equal(pe, ref) {
+				t.Fatalf("weighted %v, threads=%d: another mapping than threads=1", weighted, threads)
+			}
+		}
+		if same := slices.Equal(ref, plain); same != weighted {
+			t.Fatalf("weighted %v: the same mapping as without GrowSockets: %v", weighted, same)
+		}
+	}
+}
