@@ -160,6 +160,13 @@ func Map(b backend.Multisection, x *par.Exec, g *graph.Graph, top *topology.Topo
 	m.lmax = graph.Lmax(m.total, k, eps)
 	// Issue 26's bound, less the mapping's download and the margin.
 	m.budget = int64((1-d2hMargin)*float64(8*int64(g.N())+4<<20)) - 4*int64(g.N())
+	// A coarse graph's edge weights take 4 bytes on the device, 8 where
+	// the input's need 64 bits (cuda's coarseWeightBytes).
+	m.ewb = 4
+	if g.Wide() {
+		m.ewb = 8
+	}
+	m.inV = 16 + 4 + float64(m.ewb+4)*float64(g.DirectedEdges())/float64(max(g.N(), 1))
 	m.eps = eps
 	// Lmax is rounded up; with unit weights that slack is usable, as in
 	// the CPU multisection.
@@ -190,17 +197,27 @@ type mapper struct {
 	eps         float64
 	tm          Times
 	// down counts the bytes the host received (coarsest graphs and their
-	// vectors, as the CUDA backend copies them); budget is what V-cycles
-	// may bring it to (vcycleFits).
+	// vectors, as the CUDA backend copies them); budget is what they may
+	// come to (vcycleFits, tryFits, the coarsening's maxBytes).
 	down, budget int64
 	downV        int64 // vertices of the coarsest graphs downloaded
+	ewb          int64 // bytes of a coarse graph's edge weight
+	// inV is the input's bytes a vertex with its block (16 + 4 + the
+	// adjacency): what the first partitions of the levels below are
+	// priced at before this level's coarsest graph is known.
+	inV float64
 }
 
-// graphBytes is what downloading h copies: offsets and vertex weights 8
-// bytes each, neighbours 4, edge weights 4 or 8.
-func graphBytes(h *graph.Graph) int64 {
-	w32, w64 := h.Weights()
-	return 16*int64(h.N()) + 8 + 4*int64(len(h.Adj)) + 4*int64(len(w32)) + 8*int64(len(w64))
+// dlBytes is what downloading g copies (offsets and vertex weights 8
+// bytes each, neighbours 4, edge weights m.ewb: an upper bound for the
+// input itself, whose weights may take fewer), with its block vector
+// when vec. It depends only on g's size, so both backends decide alike.
+func (m *mapper) dlBytes(g backend.Graph, vec bool) int64 {
+	b := 16*int64(g.N()) + 8 + (4+m.ewb)*g.DirectedEdges()
+	if vec {
+		b += 4 * int64(g.N())
+	}
+	return b
 }
 
 // d2hMargin is the share of issue 26's bound on the device's traffic to
@@ -227,6 +244,15 @@ func (m *mapper) vcycleFits(per int64, perV float64, later int64) bool {
 	return float64(m.down+per)+perV*float64(later) <= float64(m.budget)
 }
 
+// room is what a partition or V-cycle may download when the first
+// partitions of the levels below (later vertices at perV bytes) are kept
+// their room: its coarsening goes on below its target size while its
+// coarsest graph is larger (maxBytes), so that the bound holds where the
+// tries' estimate (per) was low.
+func (m *mapper) room(perV float64, later int64) int64 {
+	return m.budget - m.down - int64(perV*float64(later))
+}
+
 // levels splits the machine top down and returns the mapping.
 func (m *mapper) levels(dg backend.Graph, n int) ([]int32, error) {
 	b := m.b
@@ -242,15 +268,17 @@ func (m *mapper) levels(dg backend.Graph, n int) ([]int32, error) {
 	}()
 	// later[i]: the vertices of the coarsest graphs that the tries of
 	// the splitting levels below the i-th download (at most n a try).
-	var later []int64
+	// first[i]: those of their first partitions alone.
+	var later, first []int64
 	np := 1
 	for grp := m.top.Root(); grp.Level > 0; grp = m.top.Children(grp)[0] {
 		a := len(m.top.Children(grp))
 		if a > 1 {
 			for i := range later {
 				later[i] += int64(max(m.cfg.Tries, 1)) * int64(min(n, m.cfg.CoarsenC*a*np))
+				first[i] += int64(min(n, m.cfg.CoarsenC*a*np))
 			}
-			later = append(later, 0)
+			later, first = append(later, 0), append(first, 0)
 		}
 		np *= a
 	}
@@ -295,7 +323,8 @@ func (m *mapper) levels(dg backend.Graph, n int) ([]int32, error) {
 			lim = max(lim, multisection.Limits(m.top.Children(grp), grp.Size(), w[j], m.total, m.top.K(), m.eps, depth, m.lmax, m.maxV)[0])
 		}
 		splitsLeft--
-		np, err := m.split(cur, part, len(groups), a, lim, groups[0].Level, later[len(later)-1-splitsLeft])
+		i := len(later) - 1 - splitsLeft
+		np, err := m.split(cur, part, len(groups), a, lim, groups[0].Level, later[i], first[i], splitsLeft+1)
 		if err != nil {
 			return nil, err
 		}
@@ -320,9 +349,15 @@ func (m *mapper) levels(dg backend.Graph, n int) ([]int32, error) {
 // group), into a blocks per group of at most lim each; with several tries
 // the lowest cut wins (the first on ties), then V-cycles run while they
 // fit the host's budget, counting the tries of the levels below (later:
-// the vertices of their coarsest graphs). The result is the caller's to
-// free.
-func (m *mapper) split(g backend.Graph, part backend.Vector, np, a int, lim int64, level int, later int64) (backend.Vector, error) {
+// the vertices of their coarsest graphs). The tries after the first run
+// while they fit it counting the first partitions of the levels below
+// only (first; splits: the levels that split, this one included): the
+// tries came before the budget, and gating them by later too would trade
+// this level's tries for the next's. The first partition must run: it
+// coarsens until its coarsest graph fits the larger of an equal share of
+// what is left and what is left less the levels below at the input's
+// bytes a vertex. The result is the caller's to free.
+func (m *mapper) split(g backend.Graph, part backend.Vector, np, a int, lim int64, level int, later, first int64, splits int) (backend.Vector, error) {
 	down, downV := m.down, m.downV
 	whole := np == 1
 	tries := max(m.cfg.Tries, 1)
@@ -333,15 +368,31 @@ func (m *mapper) split(g backend.Graph, part backend.Vector, np, a int, lim int6
 	}
 	var best backend.Vector
 	var bestCut int64
+	// this level's bytes per partition so far, and per vertex of its
+	// coarsest graphs
+	var per int64
+	var perV float64
 	for t := 0; t < tries; t++ {
+		maxBytes := max((m.budget-m.down)/int64(splits), m.room(m.inV, first))
+		if t > 0 {
+			if !m.vcycleFits(per, perV, first) {
+				if m.cfg.Progress != nil && whole {
+					fmt.Fprintf(m.cfg.Progress, "gpu-hm: split of the whole machine, tries %d-%d skipped: their downloads would pass 8n + 4 MiB\n", t, tries-1)
+				}
+				break
+			}
+			maxBytes = m.room(perV, first)
+		}
 		seed := m.subSeed(level, t, 0)
-		pv, err := m.partition(g, part, np, a, lim, seed, coarsest)
+		pv, err := m.partition(g, part, np, a, lim, seed, coarsest, maxBytes)
 		if err != nil {
 			if best != nil {
 				m.b.Free(best)
 			}
 			return nil, err
 		}
+		per = (m.down - down) / int64(t+1)
+		perV = float64(m.down-down) / float64(max(m.downV-downV, 1))
 		if tries == 1 && m.cfg.VCycles == 0 {
 			return pv, nil
 		}
@@ -365,11 +416,9 @@ func (m *mapper) split(g backend.Graph, part backend.Vector, np, a int, lim int6
 			m.b.Free(pv)
 		}
 	}
-	per := (m.down - down) / int64(tries) // this level's bytes per partition
-	perV := float64(m.down-down) / float64(max(m.downV-downV, 1))
 	for c := 0; c < m.cfg.VCycles && m.vcycleFits(per, perV, later); c++ {
 		seed := m.subSeed(level, c, 0x7663)
-		pv, err := m.vcycle(g, best, np, a, lim, seed, coarsest)
+		pv, err := m.vcycle(g, best, np, a, lim, seed, coarsest, m.room(perV, first))
 		if err != nil {
 			m.b.Free(best)
 			return nil, err
@@ -415,21 +464,22 @@ func (l *levels) free(b backend.Multisection) {
 	}
 }
 
-// coarsen matches and contracts g until it has at most minN vertices or a
-// matching stalls (the coarse graph keeps more than 95% of the vertices),
-// projecting part onto every level; with restrict, each matching runs on
+// coarsen matches and contracts g until it has at most minN vertices and
+// its download (with its blocks when part is set) takes at most maxBytes,
+// or a matching stalls (the coarse graph keeps more than 95% of the
+// vertices), projecting part onto every level; with restrict, each matching runs on
 // the level restricted to part's blocks and is contracted on the level
 // itself, so that the coarse graphs keep the cut edges (the V-cycles).
 // The partitions and the V-cycles coarsened with two copies of this loop.
 // On an error it frees what it made.
-func (m *mapper) coarsen(g backend.Graph, part backend.Vector, restrict bool, capW int64, seed uint64, minN int) (*levels, error) {
+func (m *mapper) coarsen(g backend.Graph, part backend.Vector, restrict bool, capW int64, seed uint64, minN int, maxBytes int64) (*levels, error) {
 	b := m.b
 	l := &levels{graphs: []backend.Graph{g}, parts: []backend.Vector{part}}
 	fail := func(err error) (*levels, error) {
 		l.free(b)
 		return nil, err
 	}
-	for cur := g; cur.N() > minN; {
+	for cur := g; cur.N() > minN || m.dlBytes(cur, part != nil) > maxBytes; {
 		last := l.parts[len(l.parts)-1]
 		matchSeed := seed + uint64(len(l.cmaps))*0x9e37
 		var match backend.Vector
@@ -483,11 +533,11 @@ func (m *mapper) coarsen(g backend.Graph, part backend.Vector, restrict bool, ca
 // coarse graphs keep the cut edges), the coarsest graph's blocks are
 // refined on the host (refineCoarsest), and the Jet loop refines every
 // level back up. The result is the caller's to free; blocks stays.
-func (m *mapper) vcycle(g backend.Graph, blocks backend.Vector, np, a int, lim int64, seed uint64, coarsest int) (backend.Vector, error) {
+func (m *mapper) vcycle(g backend.Graph, blocks backend.Vector, np, a int, lim int64, seed uint64, coarsest int, maxBytes int64) (backend.Vector, error) {
 	b := m.b
 	m.tm.Splits++
 	capW := max(lim/m.cfg.CapDiv, m.maxV, 1)
-	lv, err := m.coarsen(g, blocks, true, capW, seed, coarsest*np)
+	lv, err := m.coarsen(g, blocks, true, capW, seed, coarsest*np, maxBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -511,7 +561,7 @@ func (m *mapper) vcycle(g backend.Graph, blocks backend.Vector, np, a int, lim i
 	if err != nil {
 		return nil, err
 	}
-	m.down += graphBytes(cg) + 4*int64(len(cb))
+	m.down += m.dlBytes(graphs[len(graphs)-1], true)
 	m.downV += int64(cg.N())
 	_, alone := runstat.Timed(func() { m.refineCoarsest(cg, cb, np, a, lim, seed) })
 	m.tm.InitialHost += alone
@@ -574,11 +624,11 @@ func (m *mapper) refineCoarsest(cg *graph.Graph, blocks []int32, np, a int, lim 
 // groups' coarsest graphs partitioned on the host, then projection and
 // the Jet loop level by level on the machine of np*a PEs at distance 1,
 // where J is the level's cut.
-func (m *mapper) partition(g backend.Graph, part backend.Vector, np, a int, lim int64, seed uint64, coarsest int) (backend.Vector, error) {
+func (m *mapper) partition(g backend.Graph, part backend.Vector, np, a int, lim int64, seed uint64, coarsest int, maxBytes int64) (backend.Vector, error) {
 	b := m.b
 	m.tm.Splits++
 	capW := max(lim/m.cfg.CapDiv, m.maxV, 1)
-	lv, err := m.coarsen(g, part, false, capW, seed, coarsest*np)
+	lv, err := m.coarsen(g, part, false, capW, seed, coarsest*np, maxBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -602,7 +652,7 @@ func (m *mapper) partition(g backend.Graph, part backend.Vector, np, a int, lim 
 			return nil, err
 		}
 	}
-	m.down += graphBytes(cg) + 4*int64(len(cpart))
+	m.down += m.dlBytes(graphs[len(graphs)-1], part != nil)
 	m.downV += int64(cg.N())
 	var blocks []int32
 	_, alone := runstat.Timed(func() { blocks = m.initial(cg, cpart, np, a, lim, seed) })
