@@ -106,7 +106,9 @@ type Config struct {
 // downloads stay within it (vcycleFits): 2 cycles so 0.9557 (fit) and
 // 1.0047 (check; the budget skipped cycles on the 64^3 grid and wing onto
 // 4:8:6 while it counted every try of the levels below), 0.9524 and
-// 0.9998 once it counted their first partitions alone. Fewer
+// 0.9998 once it counted their first partitions alone; 3 cycles then
+// 0.9470 and 0.9976 (a few instances up by at most 0.24%, the 40x56x72
+// grid onto 4:8:2). Fewer
 // tries to pay for them (measured before the budget) cost J: 2 cycles with 3
 // tries below the top 0.9530, 1 cycle 0.9598 (check 1.0108); the top's
 // tries 6 -> 4 with 2 cycles and 3 tries 0.9738, with 3 cycles and 2 tries
@@ -117,7 +119,7 @@ var (
 		Initial: partition.Config{Tries: 8, LPRounds: 2, FMRounds: 2, FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}}}
 	Ultra = Config{CoarsenC: 30, TopCoarsest: 3000, CapDiv: 2, SlackDepth: 0.03, TopTries: 6, Tries: 4,
 		Jet: refinement.JetConfig{Iterations: 24}, CoarseIterations: 8,
-		VCycles: 2, Refine: partition.Config{FMRounds: 2, FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25},
+		VCycles: 3, Refine: partition.Config{FMRounds: 2, FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25},
 			Pair: refinement.PairFMConfig{Rounds: 2, Alpha: 60}},
 		Initial: partition.Config{Tries: 8, LPRounds: 2, FMRounds: 2, FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}}}
 )
