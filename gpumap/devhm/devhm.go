@@ -201,7 +201,7 @@ type mapper struct {
 	tm          Times
 	// down counts the bytes the host received (coarsest graphs and their
 	// vectors, as the CUDA backend copies them); budget is what they may
-	// come to (vcycleFits, tryFits, the coarsening's maxBytes).
+	// come to (vcycleFits; room, the coarsening's maxBytes).
 	down, budget int64
 	downV        int64 // vertices of the coarsest graphs downloaded
 	ewb          int64 // bytes of a coarse graph's edge weight
