@@ -20,6 +20,9 @@ import (
 // Graph is a task graph resident on a backend.
 type Graph interface {
 	N() int
+	// DirectedEdges is the number of adjacency entries (two per edge),
+	// known without a copy: GPU-HM sizes what it downloads by it.
+	DirectedEdges() int64
 }
 
 // Vector is an int32 per vertex resident on a backend.

@@ -42,7 +42,10 @@ func (c *counting) DownloadVector(v backend.Vector) ([]int32, error) {
 // TestEvalD2H measures GPU-HM ultra's traffic to the host against issue
 // 26's bound 8n + 4 MiB, onto 4:8:2 and 4:8:6, on the CPU backend (the
 // device's mapping, no emulator needed). A measurement: it runs only when
-// GPUMAP_HM_D2H lists graph files, rggN (N vertices, seed 1) or gridXxYxZ;
+// GPUMAP_HM_D2H lists graph files, rggN (N vertices, seed 1), gridXxYxZ
+// or randN_D (graph.Random: N vertices of mean degree D, unit weights,
+// seed 1); GPUMAP_HM_MACHINES (comma-separated) replaces the machines,
+// GPUMAP_HM_PRESET=default maps with GPU-HM's default instead of ultra;
 // GPUMAP_HM_VCYCLES, GPUMAP_HM_TRIES and GPUMAP_HM_TOPTRIES, when set,
 // replace ultra's VCycles, Tries and TopTries.
 //
@@ -54,8 +57,10 @@ func TestEvalD2H(t *testing.T) {
 	}
 	for _, name := range strings.Split(list, ",") {
 		var g *graph.Graph
-		var n, x, y, z int
-		if k, _ := fmt.Sscanf(name, "rgg%d", &n); k == 1 {
+		var n, x, y, z, d int
+		if k, _ := fmt.Sscanf(name, "rand%d_%d", &n, &d); k == 2 {
+			g = graph.Random(n, n*d/2, 1, 1, 1)
+		} else if k, _ := fmt.Sscanf(name, "rgg%d", &n); k == 1 {
 			g = graph.RandomGeometric(n, 1)
 		} else if k, _ := fmt.Sscanf(name, "grid%dx%dx%d", &x, &y, &z); k == 3 {
 			g = graph.Grid(x, y, z)
@@ -65,10 +70,20 @@ func TestEvalD2H(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		for _, h := range []string{"4:8:2", "4:8:6"} {
-			top, _ := topology.Parse(h, "1:10:100")
+		machines := []string{"4:8:2", "4:8:6"}
+		if s := os.Getenv("GPUMAP_HM_MACHINES"); s != "" {
+			machines = strings.Split(s, ",")
+		}
+		for _, h := range machines {
+			top, err := topology.Parse(h, "1:10:100")
+			if err != nil {
+				t.Fatal(err)
+			}
 			b := &counting{Backend: cpu.New(0)}
 			cfg := devhm.Ultra
+			if os.Getenv("GPUMAP_HM_PRESET") == "default" {
+				cfg = devhm.Default
+			}
 			if v, err := strconv.Atoi(os.Getenv("GPUMAP_HM_VCYCLES")); err == nil {
 				cfg.VCycles = v
 			}

@@ -26,6 +26,8 @@ type hostGraph struct{ g *graph.Graph }
 
 func (h hostGraph) N() int { return h.g.N() }
 
+func (h hostGraph) DirectedEdges() int64 { return h.g.DirectedEdges() }
+
 type hostVector []int32
 
 func (h hostVector) Len() int { return len(h) }

@@ -44,6 +44,8 @@ type devGraph struct {
 
 func (g *devGraph) N() int { return g.n }
 
+func (g *devGraph) DirectedEdges() int64 { return g.m2 }
+
 // graphBytes is the size of a graph's arrays.
 func graphBytes(n int, m2, wb int64) int64 { return 16*int64(n) + 8 + (8+wb)*m2 }
 
