@@ -10,12 +10,14 @@ import (
 // ties by pairNoise) where the three fit maxWeight and that pair has
 // taken no other vertex yet, visiting the single vertices in id order.
 // It returns, per pair's lower member, the vertex that joined it (-1:
-// none), and how many joined.
+// none), how many joined, and whether pairNoise broke a tie between two
+// distinct pairs for a vertex's choice (tied: the result depends on seed;
+// without such a tie it is the same for every seed).
 //
 // Matching more than pairs, as clustering does, costs the roads J where
 // coarse vertices near the weight cap stall (see Config.Stall); a single
 // vertex joining a pair is the smallest step from a matching.
-func attachSingles(g *graph.Graph, match []int32, maxWeight int64, seed uint64, block []int32) (joiner []int32, joined int) {
+func attachSingles(g *graph.Graph, match []int32, maxWeight int64, seed uint64, block []int32) (joiner []int32, joined int, tied bool) {
 	n := g.N()
 	joiner = make([]int32, n)
 	for v := range joiner {
@@ -27,6 +29,7 @@ func attachSingles(g *graph.Graph, match []int32, maxWeight int64, seed uint64, 
 		}
 		cv := g.VW[v]
 		best, bestR, bestH := int32(-1), -1.0, uint64(0)
+		tie := false // another pair than best is rated bestR
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 			u := g.Adj[e]
 			p := match[u]
@@ -43,6 +46,11 @@ func attachSingles(g *graph.Graph, match []int32, maxWeight int64, seed uint64, 
 			}
 			r := rating(g.W(e), cv, cp)
 			if r >= bestR {
+				if r == bestR && l != best {
+					tie = true
+				} else if r > bestR {
+					tie = false
+				}
 				if h := pairNoise(seed, v, u); better(r, h, bestR, bestH) {
 					best, bestR, bestH = l, r, h
 				}
@@ -51,9 +59,10 @@ func attachSingles(g *graph.Graph, match []int32, maxWeight int64, seed uint64, 
 		if best >= 0 {
 			joiner[best] = v
 			joined++
+			tied = tied || tie
 		}
 	}
-	return joiner, joined
+	return joiner, joined, tied
 }
 
 // attachMap numbers the groups of a matching with the vertices that

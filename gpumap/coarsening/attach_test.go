@@ -35,13 +35,13 @@ func TestAttachSinglesByHand(t *testing.T) {
 		{0, 1, 1}, {1, 2, 1}, {2, 3, 1}, {3, 4, 1}, {0, 4, 2}, {1, 5, 1}, {2, 6, 1},
 	})
 	match := []int32{1, 0, 3, 2, 4, 5, 6}
-	joiner, joined := attachSingles(g, match, 3, 1, nil)
+	joiner, joined, _ := attachSingles(g, match, 3, 1, nil)
 	if want := []int32{4, -1, -1, -1, -1, -1, -1}; !slices.Equal(joiner, want) || joined != 1 {
 		t.Fatalf("joiners %v (%d joined), want %v (1)", joiner, joined, want)
 	}
 	// Blocks: 4 may not join a pair of another block, so it takes {2,3},
 	// and 5 takes {0,1}.
-	joiner, joined = attachSingles(g, match, 3, 1, []int32{0, 0, 1, 1, 1, 0, 1})
+	joiner, joined, _ = attachSingles(g, match, 3, 1, []int32{0, 0, 1, 1, 1, 0, 1})
 	if want := []int32{5, -1, 4, -1, -1, -1, -1}; !slices.Equal(joiner, want) || joined != 2 {
 		t.Fatalf("with blocks: joiners %v (%d joined), want %v (2)", joiner, joined, want)
 	}

@@ -36,8 +36,17 @@ const (
 // vertex to its cluster's id, the id of one of its members. It is
 // sequential, so the same for any thread count.
 func Cluster(g *graph.Graph, maxWeight int64, seed uint64, block []int32, natural bool) []int32 {
+	label, _ := cluster(g, maxWeight, seed, block, natural)
+	return label
+}
+
+// cluster is Cluster, and reports whether pairNoise broke a tie between
+// two distinct clusters for a vertex's move or a singleton's favourite
+// (tied). Where natural and not tied, the clustering is the same for every
+// seed.
+func cluster(g *graph.Graph, maxWeight int64, seed uint64, block []int32, natural bool) (label []int32, tied bool) {
 	n := g.N()
-	label := make([]int32, n)
+	label = make([]int32, n)
 	cw := make([]int64, n) // cluster weights, indexed by cluster id
 	size := make([]int32, n)
 	for v := range label {
@@ -61,9 +70,15 @@ func Cluster(g *graph.Graph, maxWeight int64, seed uint64, block []int32, natura
 				gather(v)
 				own, cv := label[v], g.VW[v]
 				best, bestC, bestH := own, conn[own], uint64(0)
+				tie := false // another cluster than best (not own) is connected bestC
 				for _, c := range touched {
 					if c == own || cw[c]+cv > maxWeight {
 						continue
+					}
+					if conn[c] > bestC {
+						tie = false
+					} else if conn[c] == bestC && best != own {
+						tie = true
 					}
 					if h := pairNoise(seed, v, c); conn[c] > bestC || conn[c] == bestC && best != own && h > bestH {
 						best, bestC, bestH = c, conn[c], h
@@ -71,6 +86,7 @@ func Cluster(g *graph.Graph, maxWeight int64, seed uint64, block []int32, natura
 				}
 				reset()
 				if best != own {
+					tied = tied || tie
 					cw[own] -= cv
 					size[own]--
 					cw[best] += cv
@@ -84,8 +100,8 @@ func Cluster(g *graph.Graph, maxWeight int64, seed uint64, block []int32, natura
 			break
 		}
 	}
-	clusterSingletons(g, label, cw, size, maxWeight, block, conn, seed)
-	return label
+	tied = clusterSingletons(g, label, cw, size, maxWeight, block, conn, seed) || tied
+	return label, tied
 }
 
 // gatherConn adds v's connections to its neighbouring clusters (of v's
@@ -108,8 +124,9 @@ func gatherConn(g *graph.Graph, v int32, label, block []int32, conn []int64, tou
 // clusterSingletons merges the vertices still alone in their cluster,
 // grouped by their favourite cluster (the most strongly connected one,
 // full or not), into clusters of at most maxWeight, in id order within a
-// group. conn is zero scratch of g.N() entries.
-func clusterSingletons(g *graph.Graph, label []int32, cw []int64, size []int32, maxWeight int64, block []int32, conn []int64, seed uint64) {
+// group. conn is zero scratch of g.N() entries. It reports whether
+// pairNoise broke a tie between two favourites.
+func clusterSingletons(g *graph.Graph, label []int32, cw []int64, size []int32, maxWeight int64, block []int32, conn []int64, seed uint64) (tied bool) {
 	type single struct{ fav, v int32 }
 	var singles []single
 	var touched []int32
@@ -119,7 +136,13 @@ func clusterSingletons(g *graph.Graph, label []int32, cw []int64, size []int32, 
 		}
 		touched = gatherConn(g, v, label, block, conn, touched[:0])
 		fav, favC, favH := int32(-1), int64(0), uint64(0)
+		tie := false // another cluster than fav is connected favC
 		for _, c := range touched {
+			if conn[c] > favC {
+				tie = false
+			} else if fav >= 0 && conn[c] == favC {
+				tie = true
+			}
 			if h := pairNoise(seed, v, c); conn[c] > favC || conn[c] == favC && h > favH {
 				fav, favC, favH = c, conn[c], h
 			}
@@ -127,6 +150,7 @@ func clusterSingletons(g *graph.Graph, label []int32, cw []int64, size []int32, 
 		}
 		if fav >= 0 {
 			singles = append(singles, single{fav, v})
+			tied = tied || tie
 		}
 	}
 	slices.SortFunc(singles, func(a, b single) int {
@@ -157,6 +181,7 @@ func clusterSingletons(g *graph.Graph, label []int32, cw []int64, size []int32, 
 		}
 		i = j
 	}
+	return tied
 }
 
 // Groups are the members of each coarse vertex: a matching's pairs, or a

@@ -55,8 +55,19 @@ type Level struct {
 // With cfg.Block set, coarse vertices never straddle blocks, and every level
 // carries the projected blocks in Level.Block.
 func Coarsen(x *par.Exec, g *graph.Graph, cfg Config) []Level {
-	levels, _, _ := coarsen(x, g, cfg, false)
+	levels, _, _, _ := coarsen(x, g, cfg, false)
 	return levels
+}
+
+// CoarsenSeeded is Coarsen, and reports whether any choice that built the
+// levels came from cfg.Seed: a random-order or two-hop matching, a tie
+// between distinct pairs that a vertex's attaching broke by pairNoise
+// (Attach), a clustering of a stalled level in random order or with such
+// a tie (Stall). Where it reports false, Coarsen builds the same levels
+// under any other seed.
+func CoarsenSeeded(x *par.Exec, g *graph.Graph, cfg Config) (levels []Level, seeded bool) {
+	levels, _, _, seeded = coarsen(x, g, cfg, false)
+	return levels, seeded
 }
 
 // CoarsestSize returns the vertices and adjacency entries (len(Adj)) of
@@ -65,7 +76,7 @@ func Coarsen(x *par.Exec, g *graph.Graph, cfg Config) []Level {
 // needs only its size (the features' second level) saves its edge arrays,
 // which on a 2^20 grid are fresh pages written once and dropped.
 func CoarsestSize(x *par.Exec, g *graph.Graph, cfg Config) (n int, adj int64) {
-	levels, n, adj := coarsen(x, g, cfg, true)
+	levels, n, adj, _ := coarsen(x, g, cfg, true)
 	if n < 0 {
 		c := g
 		if len(levels) > 0 {
@@ -78,8 +89,9 @@ func CoarsestSize(x *par.Exec, g *graph.Graph, cfg Config) (n int, adj int64) {
 
 // coarsen builds the levels; with countLast it counts the coarsest level
 // instead of contracting it and returns its size (n < 0: nothing counted,
-// the coarsest level is the last one returned).
-func coarsen(x *par.Exec, g *graph.Graph, cfg Config, countLast bool) (levels []Level, n int, adj int64) {
+// the coarsest level is the last one returned), and whether a choice came
+// from cfg.Seed (see CoarsenSeeded).
+func coarsen(x *par.Exec, g *graph.Graph, cfg Config, countLast bool) (levels []Level, n int, adj int64, seeded bool) {
 	minShrink := cfg.MinShrink
 	if minShrink <= 0 {
 		minShrink = 0.05
@@ -99,12 +111,14 @@ func coarsen(x *par.Exec, g *graph.Graph, cfg Config, countLast bool) (levels []
 		var match []int32
 		if cfg.Matcher == MatchTwoHop && block == nil {
 			match = TwoHop(x, cur, TwoHopConfig{MaxWeight: cfg.MaxWeight, Seed: seed})
+			seeded = true
 		} else {
 			// Natural order only pays on the input's own numbering.
 			if cfg.Natural {
 				match = greedyNatural(x, cur, cfg.MaxWeight, block)
 			} else {
 				match = Greedy(cur, cfg.MaxWeight, seed, block, false)
+				seeded = true
 			}
 		}
 		cmap, leaders := CoarseMap(x, match)
@@ -117,13 +131,17 @@ func coarsen(x *par.Exec, g *graph.Graph, cfg Config, countLast bool) (levels []
 		// elsewhere the matching's single vertices may join its pairs.
 		clusters := cfg.Stall > 0 && stalled && firstStalled
 		if clusters {
-			lcmap, lgr := ClusterMap(Cluster(cur, cfg.MaxWeight, seed, block, cfg.Natural))
+			label, tied := cluster(cur, cfg.MaxWeight, seed, block, cfg.Natural)
+			seeded = seeded || tied || !cfg.Natural
+			lcmap, lgr := ClusterMap(label)
 			if lgr.N() < gr.N() {
 				cmap, gr = lcmap, lgr
 			}
 		}
 		if cfg.Attach && !clusters {
-			if joiner, joined := attachSingles(cur, match, cfg.MaxWeight, seed, block); joined > 0 {
+			joiner, joined, tied := attachSingles(cur, match, cfg.MaxWeight, seed, block)
+			seeded = seeded || tied
+			if joined > 0 {
 				cmap, gr = attachMap(x, match, joiner)
 			}
 		}
@@ -132,7 +150,7 @@ func coarsen(x *par.Exec, g *graph.Graph, cfg Config, countLast bool) (levels []
 			break
 		}
 		if countLast && !more(nc, lvl+1) {
-			return levels, nc, CoarseAdjacency(x, cur, cmap, gr)
+			return levels, nc, CoarseAdjacency(x, cur, cmap, gr), seeded
 		}
 		coarse := ContractGroups(x, cur, cmap, gr)
 		lvl := Level{Graph: coarse, CMap: cmap}
@@ -146,5 +164,5 @@ func coarsen(x *par.Exec, g *graph.Graph, cfg Config, countLast bool) (levels []
 		levels = append(levels, lvl)
 		cur = coarse
 	}
-	return levels, -1, 0
+	return levels, -1, 0, seeded
 }

@@ -562,9 +562,20 @@ func (m *mapper) tryConfig(pc partition.Config, grp topology.Group, t int) parti
 
 // sharesHierarchy reports whether split's tries of g share one multilevel
 // hierarchy: several tries on a graph large enough to run them side by
-// side, each with a coarsening that does not depend on its seed.
+// side, each with a coarsening whose matching does not draw from its seed.
+// They share try 0's levels even where its attaching or clustering drew
+// from try 0's seed (partition.Coarsen): deterministic, and the mapping
+// users have had from graphs of 2^16+ vertices since the tries shared one
+// hierarchy, but not the levels the other tries would build alone.
 func (m *mapper) sharesHierarchy(g *graph.Graph, grp topology.Group, maxW []int64, pc partition.Config, tries int) bool {
-	if tries < 2 || g.N() < refinement.ParallelFMMin {
+	return g.N() >= refinement.ParallelFMMin && m.seedFreeMatching(g, grp, maxW, pc, tries)
+}
+
+// seedFreeMatching reports whether split's tries of g are several, and
+// each is a multilevel partition of one hierarchy whose matching draws
+// nothing from its seed (partition.SharedCoarsening).
+func (m *mapper) seedFreeMatching(g *graph.Graph, grp topology.Group, maxW []int64, pc partition.Config, tries int) bool {
+	if tries < 2 {
 		return false
 	}
 	for t := 0; t < tries; t++ {
@@ -628,10 +639,11 @@ func (m *mapper) work() {
 // split partitions g into the children of a group. With several tries
 // (the split of the whole machine) the lowest cut wins, the first try on
 // ties: the same result for any thread count. Small graphs, with little
-// parallelism inside, run their tries side by side. Large ones run them
+// parallelism inside, run their tries side by side, on try 0's hierarchy
+// where it is every try's (partition.CoarsenExact). Large ones run them
 // side by side too when they share one multilevel hierarchy
-// (partition.SharedCoarsening: natural-order matching draws nothing from
-// the seed), built once on every thread, with the threads shared out among
+// (sharesHierarchy: try 0's, even where it drew from the seed), built once
+// on every thread, with the threads shared out among
 // the tries: the sequential stretches of one (greedy matching, the coarse
 // levels, FM replays) leave cores to the others, a try that finishes
 // leaves its threads to the parallel FM of those still running (par.Team),
@@ -679,7 +691,22 @@ func (m *mapper) split(x *par.Exec, g *graph.Graph, grp topology.Group, maxW []i
 		parts := make([][]int32, tries)
 		threads := x.Threads()
 		if g.N() < refinement.ParallelFMMin {
-			par.Each(threads, tries, func(t int, x *par.Exec) { parts[t] = one(t, x, nil) })
+			// Try 0's hierarchy is built first; the other tries take it
+			// where no choice of it came from the seed (the same
+			// partitions as coarsening each on its own), else build
+			// their own.
+			var levels *partition.Hierarchy
+			exact := false
+			if m.seedFreeMatching(g, grp, maxW, pc, tries) {
+				levels, exact = partition.CoarsenExact(x, g, maxW, tryConfig(0), tries)
+			}
+			par.Each(threads, tries, func(t int, x *par.Exec) {
+				if t == 0 || exact {
+					parts[t] = one(t, x, levels)
+				} else {
+					parts[t] = one(t, x, nil)
+				}
+			})
 		} else {
 			share := m.sharesHierarchy(g, grp, maxW, pc, tries)
 			var levels *partition.Hierarchy

@@ -56,10 +56,11 @@ type Config struct {
 	// bisections: it moves vertices at exact balance, where FM's single
 	// moves stall (FMRounds -1 leaves FM out of the levels).
 	Pair refinement.PairFMConfig
-	// Levels, when set, is the hierarchy Coarsen built for g, the same
-	// limits and this configuration (SharedCoarsening true): the
-	// multilevel scheme uses it instead of coarsening again, so tries that
-	// differ only in Seed can share one.
+	// Levels, when set, is the hierarchy Coarsen or CoarsenExact built
+	// for g, the same limits and this configuration but perhaps another
+	// Seed (SharedCoarsening true): the multilevel scheme uses it instead
+	// of coarsening again, so tries that differ only in Seed can share one
+	// (the same partition as without it where CoarsenExact reported true).
 	Levels *Hierarchy
 }
 
@@ -105,9 +106,13 @@ func Partition(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
 }
 
 // SharedCoarsening reports whether the multilevel partitions of one graph
-// under cfg build the same hierarchy whatever cfg.Seed is: one hierarchy,
-// natural-order greedy matching (which draws nothing from the seed). Tries
-// that differ only in their seeds may then share what Coarsen builds.
+// under cfg build one hierarchy whose matchings draw nothing from the seed
+// (natural-order greedy matching). It does not tell that the hierarchy is
+// the same whatever cfg.Seed is: where Attach breaks a tie between two
+// pairs, or Stall clusters a level with a tie, the levels come from the
+// seed (coarsening.CoarsenSeeded; on the real corpus's sparse graphs the
+// attaching decides ties). CoarsenExact tells; Coarsen shares the first
+// try's levels regardless.
 func SharedCoarsening(g *graph.Graph, maxW []int64, cfg Config) bool {
 	cfg = cfg.withDefaults()
 	k := len(maxW)
@@ -127,10 +132,27 @@ type Hierarchy struct {
 
 // Coarsen builds the hierarchy that Partition's multilevel scheme builds
 // for g, maxW and cfg (its first one; see SharedCoarsening), for the given
-// number of partitions to share.
+// number of partitions to share. A partition whose configuration differs
+// from cfg only in Seed gets cfg's levels, built from cfg.Seed where the
+// coarsening draws from it (Attach, Stall): deterministic, but not always
+// the partition it would get coarsening on its own (CoarsenExact).
 func Coarsen(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config, users int) *Hierarchy {
 	cfg = cfg.withDefaults()
 	return newHierarchy(coarsening.Coarsen(x, g, coarsenConfig(g, maxW, cfg, 0)), users)
+}
+
+// CoarsenExact builds Coarsen's hierarchy and reports whether no choice
+// of it came from cfg.Seed (coarsening.CoarsenSeeded): then it is the
+// hierarchy of every configuration that differs from cfg only in Seed,
+// for users partitions, and sharing it leaves their partitions as they
+// are. Otherwise it is cfg's own, for one partition.
+func CoarsenExact(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config, users int) (*Hierarchy, bool) {
+	cfg = cfg.withDefaults()
+	levels, seeded := coarsening.CoarsenSeeded(x, g, coarsenConfig(g, maxW, cfg, 0))
+	if seeded {
+		users = 1
+	}
+	return newHierarchy(levels, users), !seeded
 }
 
 func newHierarchy(levels []coarsening.Level, users int) *Hierarchy {
