@@ -83,7 +83,6 @@ type FM struct {
 	cfg  FMConfig
 	ct   *ConnTable
 	heap *pq.Heap
-	tgt  []int32
 	rounds
 	undone   int64 // moves rolled back this run (counted for tests)
 	tail     int   // moves rolled back since the last kept one, at a round's end
@@ -174,7 +173,6 @@ func (f *FM) Reset(s *State, cfg FMConfig) {
 	n := s.G.N()
 	f.s, f.cfg = s, cfg
 	f.heap.Reserve(n)
-	f.tgt = grow(f.tgt, n)
 	f.rounds.reset(n, cfg.Seed)
 	f.ct.reset(s)
 }
@@ -338,12 +336,14 @@ func (f *FM) consider(v int32) {
 }
 
 // file files v's best move (target t, gain g; t < 0: none) in the heap.
+// The target is not kept: search recomputes a popped vertex's move (the
+// block weights change under it), so a per-vertex target array was
+// written on every filing and never read.
 func (f *FM) file(v, t int32, g int64) {
 	if t < 0 {
 		f.heap.Remove(v)
 		return
 	}
-	f.tgt[v] = t
 	f.heap.Push(v, g, f.tie(v, f.cfg.Seed))
 }
 
@@ -410,7 +410,6 @@ func (f *FM) search() int64 {
 			continue
 		}
 		if gain < it.Gain && f.heap.Len() > 0 && gain < f.heap.Top().Gain {
-			f.tgt[v] = t
 			f.heap.Push(v, gain, it.Tie)
 			continue
 		}
