@@ -255,7 +255,7 @@ func (f *fm2) round1() int64 {
 	s := f.s
 	n := int32(s.G.N())
 	f.round++
-	var boundary []int32
+	boundary := f.seeds[:0]
 	if f.cfg.Active && f.round > f.firstRound {
 		g := s.G
 		add := func(v int32) {
@@ -271,12 +271,14 @@ func (f *fm2) round1() int64 {
 			}
 		}
 	} else if boundary = f.boundaryAfter(s.G, func(v int32) bool { return !f.frozen(v) && s.IsBoundary(v) }); boundary == nil {
+		boundary = f.seeds[:0]
 		for v := int32(0); v < n; v++ {
 			if !f.frozen(v) && s.IsBoundary(v) {
 				boundary = append(boundary, v)
 			}
 		}
 	}
+	f.seeds = boundary
 	f.prev = append(f.prev[:0], boundary...)
 	f.kept = f.kept[:0]
 	f.rng.Shuffle(len(boundary), func(i, j int) { boundary[i], boundary[j] = boundary[j], boundary[i] })
