@@ -1,6 +1,8 @@
 package refinement
 
 import (
+	"math/bits"
+
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
 )
@@ -236,13 +238,24 @@ func (c *ConnTable) Boundary(v int32) bool {
 }
 
 // costAt is v's objective contribution if it sat in block b.
+// It is nbhd.costAt on v's entries, b's label read once.
 func (c *ConnTable) costAt(v, b int32) int64 {
 	o := &c.s.Obj
 	base := c.at[v].off
+	blk, cw := c.blk[base:base+int64(c.at[v].cnt)], c.w[base:base+int64(c.at[v].cnt)]
 	var cost int64
-	for i := base; i < base+int64(c.at[v].cnt); i++ {
-		if x := c.blk[i]; x != b {
-			cost += c.w[i] * o.D(b, x)
+	if o.labels == nil {
+		for i, x := range blk {
+			if x != b {
+				cost += cw[i]
+			}
+		}
+		return cost
+	}
+	labels, lb := o.labels, o.labels[b]
+	for i, x := range blk {
+		if d := lb ^ labels[x]; d != 0 {
+			cost += cw[i] * o.distOfBit[63-bits.LeadingZeros64(d)]
 		}
 	}
 	return cost

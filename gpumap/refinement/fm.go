@@ -83,7 +83,6 @@ type FM struct {
 	cfg  FMConfig
 	ct   *ConnTable
 	heap *pq.Heap
-	tgt  []int32
 	rounds
 	undone   int64 // moves rolled back this run (counted for tests)
 	tail     int   // moves rolled back since the last kept one, at a round's end
@@ -100,6 +99,7 @@ type rounds struct {
 	kept       []int32  // vertices whose moves were kept this round
 	prev       []int32  // the last round's boundary of this run (increasing), for the next one's
 	stamp      []uint32 // scratch for collecting next round's seeds
+	seeds      []int32  // a round's seeds, the buffer reused (BenchmarkFM2 allocs/op 26-62 -> 2)
 	firstRound uint32
 	round      uint32
 	moves      []move
@@ -174,7 +174,6 @@ func (f *FM) Reset(s *State, cfg FMConfig) {
 	n := s.G.N()
 	f.s, f.cfg = s, cfg
 	f.heap.Reserve(n)
-	f.tgt = grow(f.tgt, n)
 	f.rounds.reset(n, cfg.Seed)
 	f.ct.reset(s)
 }
@@ -214,7 +213,7 @@ func (f *FM) round1() int64 {
 	s := f.s
 	n := int32(s.G.N())
 	f.round++
-	var boundary []int32
+	boundary := f.seeds[:0]
 	if f.cfg.Active && f.round > f.firstRound {
 		// Seeds: the boundary vertices at or next to last round's kept moves.
 		g := s.G
@@ -231,12 +230,14 @@ func (f *FM) round1() int64 {
 			}
 		}
 	} else if boundary = f.boundaryAfter(s.G, func(v int32) bool { return !f.ct.Frozen(v) && s.IsBoundary(v) }); boundary == nil {
+		boundary = f.seeds[:0]
 		for v := int32(0); v < n; v++ {
 			if !f.ct.Frozen(v) && s.IsBoundary(v) {
 				boundary = append(boundary, v)
 			}
 		}
 	}
+	f.seeds = boundary
 	f.prev = append(f.prev[:0], boundary...)
 	f.kept = f.kept[:0]
 	f.rng.Shuffle(len(boundary), func(i, j int) { boundary[i], boundary[j] = boundary[j], boundary[i] })
@@ -309,7 +310,7 @@ func (r *rounds) boundaryAfter(g *graph.Graph, seed func(v int32) bool) []int32 
 	if cand > n/8 {
 		return nil
 	}
-	var b []int32
+	b := r.seeds[:0]
 	add := func(v int32) {
 		if r.stamp[v] != r.round {
 			r.stamp[v] = r.round
@@ -327,6 +328,9 @@ func (r *rounds) boundaryAfter(g *graph.Graph, seed func(v int32) bool) []int32 
 			add(g.Adj[e])
 		}
 	}
+	if len(b) == 0 {
+		return nil // as the scan would find: round1 scans
+	}
 	slices.Sort(b)
 	return b
 }
@@ -338,12 +342,14 @@ func (f *FM) consider(v int32) {
 }
 
 // file files v's best move (target t, gain g; t < 0: none) in the heap.
+// The target is not kept: search recomputes a popped vertex's move (the
+// block weights change under it), so a per-vertex target array was
+// written on every filing and never read.
 func (f *FM) file(v, t int32, g int64) {
 	if t < 0 {
 		f.heap.Remove(v)
 		return
 	}
-	f.tgt[v] = t
 	f.heap.Push(v, g, f.tie(v, f.cfg.Seed))
 }
 
@@ -410,7 +416,6 @@ func (f *FM) search() int64 {
 			continue
 		}
 		if gain < it.Gain && f.heap.Len() > 0 && gain < f.heap.Top().Gain {
-			f.tgt[v] = t
 			f.heap.Push(v, gain, it.Tie)
 			continue
 		}

@@ -27,15 +27,24 @@ import (
 type fm2 struct {
 	s      *State
 	cfg    FMConfig
-	conn   []int64  // conn[2v+b]: v's edge weight to block b, valid when built
-	built  []uint32 // gen when v's connectivity is built
-	order  []int32  // when v was built in this run (ConnTable's arena offset)
+	vs     []fm2Vertex // per vertex, what a neighbour's move reads and writes
 	gen    uint32
 	nbuilt int32
 	hub    int64
 	work   int64
 	heap   *pq.Heap
 	rounds
+}
+
+// fm2Vertex is what fm2 keeps of a vertex in one record: a move's pass
+// over its row reads, for every neighbour, whether it is built, when, its
+// two connectivities and its lock, which four arrays (conn, built, order
+// and rounds.lock) held in four cache lines.
+type fm2Vertex struct {
+	conn  [2]int64 // v's edge weight to block 0 and 1, valid when built
+	built uint32   // gen when v's connectivity is built
+	order int32    // when v was built in this run (ConnTable's arena offset)
+	lock  uint32   // round in which v moved for good (rounds.lock's role)
 }
 
 var fm2Pool = sync.Pool{New: func() any {
@@ -70,21 +79,26 @@ func (f *fm2) reset(s *State, cfg FMConfig) {
 	n := s.G.N()
 	f.s, f.cfg = s, cfg
 	f.heap.Reserve(n)
-	f.conn = grow(f.conn, 2*n)
-	f.order = grow(f.order, n)
 	f.gen++
 	if f.gen == 0 {
-		clear(f.built[:cap(f.built)])
+		clear(f.vs[:cap(f.vs)])
 		f.gen = 1
 	}
-	f.built = growU32(f.built, n)
+	// Existing records keep their stamps (older generations and rounds:
+	// not built, not locked), new memory is zero.
+	if cap(f.vs) < n {
+		vs := make([]fm2Vertex, n)
+		copy(vs, f.vs)
+		f.vs = vs
+	}
+	f.vs = f.vs[:n]
 	f.rounds.reset(n, cfg.Seed)
 	f.nbuilt, f.work = 0, 0
 	f.hub = hubDegree(s.G)
 }
 
 func (f *fm2) frozen(v int32) bool {
-	if f.built[v] == f.gen {
+	if f.vs[v].built == f.gen {
 		return false
 	}
 	g := f.s.G
@@ -94,46 +108,40 @@ func (f *fm2) frozen(v int32) bool {
 // ensure builds v's connectivity (ConnTable.ensure, frozen vertices
 // aside: FM never asks about them).
 func (f *fm2) ensure(v int32) {
-	if f.built[v] == f.gen {
+	x := &f.vs[v]
+	if x.built == f.gen {
 		return
 	}
 	g := f.s.G
 	lo, hi := g.XAdj[v], g.XAdj[v+1]
 	f.work += hi - lo
-	f.built[v] = f.gen
-	f.order[v] = f.nbuilt
+	x.built = f.gen
+	x.order = f.nbuilt
 	f.nbuilt++
 	part := f.s.Part
 	var c [2]int64
 	for e := lo; e < hi; e++ {
 		c[part[g.Adj[e]]] += g.W(e)
 	}
-	f.conn[2*v], f.conn[2*v+1] = c[0], c[1]
-}
-
-// entries is the number of ConnTable entries of a built vertex.
-func (f *fm2) entries(v int32) int64 {
-	n := int64(0)
-	if f.conn[2*v] > 0 {
-		n++
-	}
-	if f.conn[2*v+1] > 0 {
-		n++
-	}
-	return n
+	x.conn = c
 }
 
 // best is BestMove for a built vertex: the other block when v has weight
 // to it and it can take v within its limit plus slack.
 func (f *fm2) best(v int32) (int32, int64) {
+	return f.bestOf(v, &f.vs[v].conn)
+}
+
+// bestOf is best with v's connectivities c at hand.
+func (f *fm2) bestOf(v int32, c *[2]int64) (int32, int64) {
 	s := f.s
 	p := s.Part[v]
 	o := 1 - p
-	co := f.conn[2*v+o]
+	co := c[o&1]
 	if co == 0 || s.BW[o]+s.G.VW[v] > s.MaxW[o]+f.cfg.Slack {
 		return -1, 0
 	}
-	return o, co - f.conn[2*v+p]
+	return o, co - c[p&1]
 }
 
 func (f *fm2) bestMove(v int32) (int32, int64) {
@@ -165,16 +173,16 @@ func (f *fm2) move(v, to int32) {
 	g := s.G
 	lo, hi := g.XAdj[v], g.XAdj[v+1]
 	f.work += hi - lo
-	built, gen, conn := f.built, f.gen, f.conn
+	vs, gen := f.vs, f.gen
 	for e := lo; e < hi; e++ {
-		u := g.Adj[e]
-		if built[u] != gen {
+		x := &vs[g.Adj[e]]
+		if x.built != gen {
 			continue
 		}
 		if w := g.W(e); w != 0 {
-			f.work += f.entries(u)
-			conn[2*u+from] -= w
-			conn[2*u+to] += w
+			f.work += entries2(x.conn[0], x.conn[1])
+			x.conn[from&1] -= w
+			x.conn[to&1] += w
 		}
 	}
 }
@@ -190,23 +198,23 @@ func (f *fm2) moveAndConsider(v, to int32) {
 	lo, hi := g.XAdj[v], g.XAdj[v+1]
 	f.work += hi - lo
 	mark, gen, round := f.nbuilt, f.gen, f.round
-	built, order, lock, conn := f.built, f.order, f.lock, f.conn
+	vs := f.vs
 	for e := lo; e < hi; e++ {
 		u := g.Adj[e]
-		if built[u] != gen {
-			if lock[u] != round && !f.frozen(u) {
+		x := &vs[u]
+		if x.built != gen {
+			if x.lock != round && !f.frozen(u) {
 				f.consider(u)
 			}
 			continue
 		}
-		if w := edgeW(w32, w64, e); w != 0 && order[u] < mark {
-			c := conn[2*u : 2*u+2 : 2*u+2]
-			f.work += entries2(c[0], c[1])
-			c[from] -= w
-			c[to] += w
+		if w := edgeW(w32, w64, e); w != 0 && x.order < mark {
+			f.work += entries2(x.conn[0], x.conn[1])
+			x.conn[from&1] -= w
+			x.conn[to&1] += w
 		}
-		if lock[u] != round {
-			t, gain := f.best(u)
+		if x.lock != round {
+			t, gain := f.bestOf(u, &x.conn)
 			f.file(u, t, gain)
 		}
 	}
@@ -247,7 +255,7 @@ func (f *fm2) round1() int64 {
 	s := f.s
 	n := int32(s.G.N())
 	f.round++
-	var boundary []int32
+	boundary := f.seeds[:0]
 	if f.cfg.Active && f.round > f.firstRound {
 		g := s.G
 		add := func(v int32) {
@@ -263,12 +271,14 @@ func (f *fm2) round1() int64 {
 			}
 		}
 	} else if boundary = f.boundaryAfter(s.G, func(v int32) bool { return !f.frozen(v) && s.IsBoundary(v) }); boundary == nil {
+		boundary = f.seeds[:0]
 		for v := int32(0); v < n; v++ {
 			if !f.frozen(v) && s.IsBoundary(v) {
 				boundary = append(boundary, v)
 			}
 		}
 	}
+	f.seeds = boundary
 	f.prev = append(f.prev[:0], boundary...)
 	f.kept = f.kept[:0]
 	f.rng.Shuffle(len(boundary), func(i, j int) { boundary[i], boundary[j] = boundary[j], boundary[i] })
@@ -286,7 +296,7 @@ func (f *fm2) round1() int64 {
 		f.heap.Clear()
 		for c := 0; c < f.cfg.Seeds && i < len(boundary); i++ {
 			v := boundary[i]
-			if f.lock[v] == f.round || f.cfg.SkipExplored && f.explored[v] == f.round {
+			if f.vs[v].lock == f.round || f.cfg.SkipExplored && f.explored[v] == f.round {
 				continue
 			}
 			if f.cfg.SeedFilter {
@@ -347,7 +357,7 @@ func (f *fm2) search() int64 {
 		if s.BW[t] <= s.MaxW[t] && s.BW[t]+w > s.MaxW[t] {
 			over++
 		}
-		f.lock[v] = f.round
+		f.vs[v].lock = f.round
 		f.moves = append(f.moves, move{v, from})
 		cur += gain
 		if over <= over0 && (cur > best || over < over0) {
@@ -370,7 +380,7 @@ func (f *fm2) search() int64 {
 		f.move(v, f.moves[i].from)
 		if f.retried[v] != f.round {
 			f.retried[v] = f.round
-			f.lock[v] = 0
+			f.vs[v].lock = 0
 		}
 	}
 	f.heap.Clear()

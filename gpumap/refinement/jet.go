@@ -521,7 +521,15 @@ func rebalanceOrder(part []int32, cand []bool, bucket func(v int32) int) []int32
 	// id order: stable, and linear (the comparison sort of (block, bucket,
 	// id) keys was half of Jet's rebalancing on road graphs).
 	const nb = 2 + 64 // buckets: gain > 0, gain 0, and one per bit length of a loss
-	var vs, keys []int32
+	// Counted first: the appends' regrowth (growslice) was the largest
+	// allocator of the default preset's profile on the corpus's fit half.
+	c := 0
+	for _, x := range cand {
+		if x {
+			c++
+		}
+	}
+	vs, keys := make([]int32, 0, c), make([]int32, 0, c)
 	maxKey := int32(-1)
 	for v := range cand {
 		if cand[v] {

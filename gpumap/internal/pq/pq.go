@@ -86,10 +86,20 @@ func (h *Heap) Push(v int32, gain int64, tie uint32) {
 // Top is the largest entry.
 func (h *Heap) Top() Item { return h.items[0] }
 
-// Pop removes and returns the largest entry.
+// Pop removes and returns the largest entry. It is Remove of the root:
+// the last entry takes the root's place and sifts down (it cannot rise
+// from the root, so Remove's up would only rewrite it where it is).
 func (h *Heap) Pop() Item {
 	it := h.items[0]
-	h.Remove(it.V)
+	last := len(h.items) - 1
+	h.pos[it.V] = -1
+	if last > 0 {
+		h.items[0] = h.items[last]
+		h.items = h.items[:last]
+		h.down(0)
+	} else {
+		h.items = h.items[:0]
+	}
 	return it
 }
 
@@ -106,9 +116,8 @@ func (h *Heap) Remove(v int32) {
 		h.pos[h.items[i].V] = int32(i)
 	}
 	h.items = h.items[:last]
-	if i < last {
-		h.down(i)
-		h.up(i)
+	if i < last && !h.down(i) {
+		h.up(i) // an entry that sank cannot also rise
 	}
 }
 
@@ -132,10 +141,12 @@ func (h *Heap) up(i int) {
 	pos[it.V] = int32(i)
 }
 
-func (h *Heap) down(i int) {
+// down reports whether the entry moved.
+func (h *Heap) down(i int) bool {
 	items, pos := h.items, h.pos
 	n := len(items)
 	it := items[i]
+	i0 := i
 	for {
 		l := 2*i + 1
 		if l >= n {
@@ -154,4 +165,5 @@ func (h *Heap) down(i int) {
 	}
 	items[i] = it
 	pos[it.V] = int32(i)
+	return i != i0
 }
