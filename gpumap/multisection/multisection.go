@@ -416,6 +416,10 @@ func (m *mapper) rec(x *par.Exec, g *graph.Graph, global []int32, grp topology.G
 		return
 	}
 	if grp.Level == 2 && m.wide && m.cfg.Wide.GrowPEs {
+		if sec != nil { // a split of the top's children: AfterSecond sees it
+			m.secondDone(sec, grp.Level, m.splitCost(x, g, grp, part), nil)
+			sec = nil
+		}
 		m.growChildrenPEs(g, global, grp, part, pe)
 		return
 	}
@@ -518,22 +522,44 @@ func (m *mapper) kwaySplit(g *graph.Graph, grp topology.Group, k int) bool {
 }
 
 // growSockets reports whether rec maps g on grp by growPEs
-// (WideConfig.GrowSockets): grp's children are sockets, grp is neither the
-// root nor one of its children (the splits that Config.AfterTop and
-// AfterSecond see stay splits), g has at most growSocketsMaxN vertices,
-// all of weight 1, and fewer than FinePerChild per socket (the Fine
-// splits). With more the sockets' cut grew: rgg 20,000 (seed 3) onto
+// (WideConfig.GrowSockets): grp's children are sockets, all of one size
+// (improvePEs gives every socket the first one's capacity: on sockets of
+// 6, 2 and 4 PEs per group of 32 the mapping of rgg 3k onto 4,608 PEs
+// was infeasible, max 11 > lmax 4), grp is neither the first split of
+// the machine nor one of its children, arity-1 levels skipped (the
+// splits that Config.AfterTop and AfterSecond see stay splits, and
+// whether the hooks are set does not change the mapping), g has at most
+// growSocketsMaxN vertices, all of weight 1, and fewer than FinePerChild
+// per socket (the Fine splits). With more the sockets' cut grew: rgg 20,000 (seed 3) onto
 // 6:4:32:4:2 and 12:4:16:8:2 (~20 vertices per socket) +8% and +7%, J
 // +0.55% (seeds 0-2) and +0.41% (seed 0), where 4:4:32:8:4, 8:8:16:8:2,
 // 6:8:16:8:4 and 4:4:64:8:2 (5-10 per socket) gained 0.1-0.3%.
 func (m *mapper) growSockets(g *graph.Graph, grp topology.Group) bool {
 	w := m.cfg.Wide
-	if !m.wide || !w.GrowPEs || !w.GrowSockets || grp.Level != 2 || grp.Level >= m.top.Root().Level-1 || g.N() > growSocketsMaxN ||
-		g.N() >= w.FinePerChild*len(m.top.Children(grp)) {
+	if !m.wide || !w.GrowPEs || !w.GrowSockets || grp.Level != 2 || g.N() > growSocketsMaxN {
 		return false
 	}
-	unit, _ := g.UnitWeights()
-	return unit
+	children := m.top.Children(grp)
+	if g.N() >= w.FinePerChild*len(children) {
+		return false
+	}
+	for _, c := range children[1:] {
+		if c.Size() != children[0].Size() {
+			return false
+		}
+	}
+	if unit, _ := g.UnitWeights(); !unit {
+		return false
+	}
+	// Two splits of more than one child above grp: the machine's first
+	// and its children's.
+	splits := 0
+	for l := grp.Level + 1; l <= m.top.Levels() && splits < 2; l++ {
+		if len(m.top.Children(m.top.GroupOf(l, grp.Lo))) > 1 {
+			splits++
+		}
+	}
+	return splits == 2
 }
 
 // growSocketsMaxN bounds the subgraphs of GrowSockets: improvePEs checks

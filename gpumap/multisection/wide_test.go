@@ -378,3 +378,73 @@ func TestGrowSockets(t *testing.T) {
 		}
 	}
 }
+
+// GrowSockets leaves groups whose sockets differ in size to the split
+// into sockets: improvePEs gives every socket the first one's capacity,
+// and on sockets of 6, 2, 4, ... PEs per group of 32 (the review's
+// machine) the grown mappings were infeasible.
+func TestGrowSocketsIrregular(t *testing.T) {
+	sizes := []int{6, 2, 4, 4, 4, 4, 4, 4}
+	var sock, grp, rack []int
+	s := 0
+	for r := range 2 {
+		for gi := range 4 {
+			for _, z := range sizes {
+				for range z {
+					sock = append(sock, s)
+					grp = append(grp, r*4+gi)
+					rack = append(rack, r)
+				}
+				s++
+			}
+		}
+	}
+	top, err := topology.NewTree([][]int{sock, grp, rack}, []int64{1, 10, 100, 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wide := WideConfig{PerPE: 4, MinK: 1, SecondTries: 3, GrowPEs: true, GrowSockets: true, FlatTries: 4, FlatMaxN: 80,
+		FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1}}
+	for seed := range uint64(4) {
+		g := graph.RandomGeometric(3*top.K(), seed+1)
+		cfg := Config{Eps: 0.03, Seed: seed, TopTries: 2, Wide: wide}
+		check(t, g, top, 0.03, Map(par.New(2), g, top, cfg))
+	}
+}
+
+// On 4:8:16:1 the groups of 32 PEs are the children of the machine's
+// first split (the root has one child): AfterSecond sees their splits
+// into sockets, once, with GrowSockets on, and the mapping is the one
+// without hooks (GrowSockets grew them into sockets, and AfterSecond
+// saw no split).
+func TestGrowSocketsKeepsSecondSplits(t *testing.T) {
+	top, _ := topology.Parse("4:8:16:1", "1:10:100:1000")
+	wide := WideConfig{PerPE: 4, MinK: 1, SecondTries: 2, GrowPEs: true, GrowSockets: true, FlatTries: 2, FlatMaxN: 80,
+		FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1}}
+	cfg := Config{Eps: 0.03, Seed: 3, TopTries: 2, Wide: wide}
+	g := graph.RandomGeometric(3*top.K(), 11)
+	plain := Map(par.New(1), g, top, cfg)
+	want := int64(0)
+	for v := range g.N() {
+		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+			if top.CommonLevel(int(plain[v]), int(plain[g.Adj[e]])) == 2 {
+				want += g.W(e) * top.Distances()[1]
+			}
+		}
+	}
+	want /= 2 // every edge seen from both ends
+	calls, cost, level := 0, int64(0), 0
+	cfg.AfterTop = func(int, []int32) bool { return true }
+	cfg.AfterSecond = func(l int, c int64) bool {
+		calls++ // one thread
+		level, cost = l, c
+		return true
+	}
+	pe := Map(par.New(1), g, top, cfg)
+	if calls != 1 || level != 2 || cost != want {
+		t.Fatalf("AfterSecond called %d times, last with level %d, cost %d; want once, 2, %d", calls, level, cost, want)
+	}
+	if !slices.Equal(pe, plain) {
+		t.Fatal("the mapping with hooks differs from the one without")
+	}
+}
