@@ -55,7 +55,7 @@ func TestMapFeasibleAndReproducible(t *testing.T) {
 // bound, 8n + 4 MiB, less the share (d2hMargin, 6%) left to the Jet loop's
 // scalars, which the count leaves out: on a 24^3 grid onto 4:8:6 the dense
 // coarsest graphs took 4,906,924 bytes, 1.14 of the bound, with ultra's
-// two V-cycles per split and no check.
+// two V-cycles per split then (3 now) and no check.
 func TestUltraDownloadsWithinBound(t *testing.T) {
 	g := graph.Grid(24, 24, 24)
 	top, _ := topology.Parse("4:8:6", "1:10:100")
@@ -117,6 +117,50 @@ func TestDownloadsWithinBoundDense(t *testing.T) {
 		}
 		if limit := 0.94 * float64(8*c.g.N()+4<<20); float64(b.bytes) > limit {
 			t.Errorf("n=%d onto %s (ultra %v): %d bytes to the host, %.3f of 0.94 (8n + 4 MiB)", c.g.N(), c.h, c.ultra, b.bytes, float64(b.bytes)/limit)
+		}
+	}
+}
+
+// The bound's exception: a coarsening that stalls (a matching keeps more
+// than 95% of the vertices) while its graph is above what the download
+// may take ends there, and devhm downloads that graph. Isolated vertices
+// never match, and a star's leaves match only with its centre: the
+// review measured 1M isolated vertices onto 4:8:6 at 5.0 times 8n + 4 MiB
+// and a star of 1M vertices at 3.7 (default) and 6.4 (ultra). This pins
+// the exception (the mapping stays feasible) until devhm handles such
+// graphs; TestDownloadsWithinBoundDense pins the bound elsewhere.
+func TestDownloadsAboveBoundWhereCoarseningStalls(t *testing.T) {
+	const n = 1 << 17
+	isolated, star := graph.NewBuilder(n), graph.NewBuilder(n)
+	isolated.AddEdge(0, 1, 1)
+	for v := 1; v < n; v++ {
+		star.AddEdge(0, v, 1)
+	}
+	top, _ := topology.Parse("4:8:6", "1:10:100")
+	for name, gb := range map[string]*graph.Builder{"isolated": isolated, "star": star} {
+		g, err := gb.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ultra := range []bool{false, true} {
+			cfg := devhm.Default
+			if ultra {
+				cfg = devhm.Ultra
+			}
+			cfg.Seed = 1
+			b := &counting{Backend: cpu.New(0)}
+			pe, _, err := devhm.Map(b, par.New(0), g, top, 0.03, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m, _ := graph.Evaluate(g, top, pe, 0.03); !m.Feasible {
+				t.Errorf("%s (ultra %v): infeasible", name, ultra)
+			}
+			r := float64(b.bytes) / float64(8*g.N()+4<<20)
+			t.Logf("%s of %d vertices onto 4:8:6 (ultra %v): %.2f of 8n + 4 MiB", name, n, ultra, r)
+			if r <= 1 {
+				t.Errorf("%s (ultra %v): %.2f of the bound: the exception is gone, update the docs", name, ultra, r)
+			}
 		}
 	}
 }
