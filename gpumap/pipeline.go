@@ -769,8 +769,8 @@ var lightOneToOne = oneToOneConfig{seedsPer: 1 << 30, maxSeeds: 1, topPer: 1 << 
 // instead of Flat's 8-way split: J in the geometric mean of seeds 0-2
 // -0.13% (rgg 121k), -0.06% (seed 7), +0.11% (grid), +0.09%
 // (luxembourg_osm), -0.04% (rgg 100,000, whose groups of ~98 vertices
-// the partitioner split), CPU 0.82-1.13x (rgg 121k, 8 pairs in two
-// sittings), 0.87-0.91x (seed 7), 0.87-0.96x (grid), 0.68-0.79x
+// the partitioner split), CPU 0.82-1.13x (rgg 121k, 12 pairs in three
+// sittings, summed 0.90x in the third), 0.87-0.91x (seed 7), 0.87-0.96x (grid), 0.68-0.79x
 // (luxembourg_osm), 0.90-0.95x (rgg 100,000). Growing to the equal
 // share from the set's first vertex instead: luxembourg_osm +1.3% (its
 // sockets' cut +9%).

@@ -563,10 +563,11 @@ func (m *mapper) growSockets(g *graph.Graph, grp topology.Group) bool {
 }
 
 // growSocketsMaxN bounds the subgraphs of GrowSockets: improvePEs checks
-// every pair of vertices for a swap. On rgg 100,000 onto 4:8:16:8:8 the
+// every pair of vertices for a swap. It binds only on groups of more than
+// 10 sockets: with 8 (or fewer), fewer than FinePerChild (16) per socket
+// is below 128 vertices already. On rgg 100,000 onto 4:8:16:8:8 the
 // groups of 32 PEs hold ~98 vertices (above FlatMaxN, so the partitioner
-// split them): grown, J -0.01% to -0.03% at seeds 0-2, CPU 0.80-0.93x
-// (3 pairs).
+// split them): grown, J -0.04% over seeds 0-2, CPU 0.90-0.95x (3 pairs).
 const growSocketsMaxN = 160
 
 // smallFine reports whether the split of g on grp, below the top, into k

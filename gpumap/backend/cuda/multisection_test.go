@@ -86,8 +86,8 @@ func TestMultisection(t *testing.T) {
 }
 
 // On a dense graph the coarsest graphs are dense too: the whole machine's
-// of a random graph of 20k vertices and mean degree 20 (2,214 vertices of
-// mean degree 157) took 0.65 of 8n + 4 MiB a try, and GPU-HM's default
+// coarsest graph of a random graph of 20k vertices and mean degree 20
+// (2,214 vertices of mean degree 157) took 0.65 of 8n + 4 MiB a try, and GPU-HM's default
 // (three tries) sent the host 2.17 of the bound. The device, counting
 // everything it copies to the host (the Jet loop's scalars too), stays
 // within the bound, and maps as the CPU backend does.
