@@ -126,16 +126,10 @@ func StartWhole(path string, top *topology.Topology, opt Options, l Launch) *Who
 		// Whether IM's rank, or the rank that lends its CPUs, shares
 		// this node is known once MPI is up (duelNodes): l names a job
 		// on one node, so a guessed HM counts IM's threads and a lone
-		// pipeline rank 1's, and serve frees or widens to them only
-		// where duelNodes agrees.
-		imThreads, lent := 0, 0
-		switch {
-		case duel && l.Rank%2 == 0:
-			imThreads = duelThreads(mine[0], l.Size, l.Rank)
-		case lend && l.Rank == 0:
-			lent = mine[0].Threads
-		}
-		w.run = startWhole(w.g, top, borrow(mine, lent), duel, lend, l.Size, l.Rank, imThreads, lent)
+		// pipeline rank 1's (lent only with opt.TakeCPUs: wholePlan),
+		// and serve frees or widens to them only where duelNodes agrees.
+		imThreads, lent := takenThreads(opt, duel, lend, l.Size, l.Rank)
+		w.run = startWhole(w.g, top, mine, duel, lend, l.Size, l.Rank, imThreads, lent)
 	}()
 	return w
 }
@@ -143,7 +137,8 @@ func StartWhole(path string, top *topology.Topology, opt Options, l Launch) *Who
 // Map maps g, the graph that Finish returned, onto top with opt, as
 // MapWhole does, with the pipelines that StartWhole started where it
 // started them on every rank, for this graph, machine and options
-// (Phases, Trace and TakeCPUs aside, which they do not read).
+// (Phases and Trace aside, which they do not read; TakeCPUs decides
+// whether rank 1 lends its CPUs to a lone pipeline: wholePlan).
 // Collective; every rank returns the same error.
 func (w *WholeRead) Map(c mpi.Comm, g *graph.Graph, top *topology.Topology, opt Options) ([]int32, graph.Metrics, error) {
 	defer func() { abortOnPanic(c, recover()) }()
@@ -151,7 +146,8 @@ func (w *WholeRead) Map(c mpi.Comm, g *graph.Graph, top *topology.Topology, opt 
 	run := w.run
 	w.run = nil // served once
 	if run != nil && (g != w.g || top != w.top || opt.Eps != w.opt.Eps || opt.Seed != w.opt.Seed ||
-		opt.Threads != w.opt.Threads || opt.Preset != w.opt.Preset || opt.Coarsest != w.opt.Coarsest) {
+		opt.Threads != w.opt.Threads || opt.Preset != w.opt.Preset || opt.Coarsest != w.opt.Coarsest ||
+		opt.TakeCPUs != w.opt.TakeCPUs) {
 		run.drop()
 		run = nil
 	}
