@@ -185,6 +185,7 @@ const (
 	fpPreset
 	fpCoarsest
 	fpTrace   // 1 where Options.Trace is set, +2 where Options.Phases is: tracing adds collectives
+	fpTake    // 1 where Options.TakeCPUs is set: a lone pipeline is lent rank 1's CPUs, or rank 1 maps seed+1 (mapWhole)
 	fpLevels  // -1: no topology
 	fpK       // PEs
 	fpTree    // a hash of an irregular machine's labels, 0 for a regular one
@@ -206,6 +207,9 @@ func optionsPrint(top *topology.Topology, opt Options) []int64 {
 	}
 	if opt.Phases != nil {
 		v[fpTrace] += 2
+	}
+	if opt.TakeCPUs {
+		v[fpTake] = 1
 	}
 	if top == nil {
 		v[fpLevels] = -1
@@ -293,6 +297,8 @@ func sameOptions(c mpi.Comm, r int, top *topology.Topology, opt Options) error {
 		msg = fmt.Sprintf("rank %d: coarsest size %d differs from rank 0's %d", r, opt.Coarsest, root[fpCoarsest])
 	case mine[fpTrace] != root[fpTrace]:
 		msg = fmt.Sprintf("rank %d: tracing %s, rank 0's %s", r, tracing(mine[fpTrace]), tracing(root[fpTrace]))
+	case mine[fpTake] != root[fpTake]:
+		msg = fmt.Sprintf("rank %d: taking CPUs %s, rank 0's %s", r, onOff(mine[fpTake]), onOff(root[fpTake]))
 	case machineOf(mine) != machineOf(root) || mine[fpTree] != root[fpTree]:
 		msg = fmt.Sprintf("rank %d: hierarchy %s differs from rank 0's %s", r, machineOf(mine), machineOf(root))
 	default:

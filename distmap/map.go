@@ -34,9 +34,13 @@ type Options struct {
 	// TakeCPUs lets the HM of a duel of a graph mapped whole widen the
 	// CPU affinity of every thread of its process to its IM rank's CPUs
 	// once IM is done, and set the calling thread's binding back after
-	// (mapWhole). Only a process whose threads are all gpumap's may set
-	// it (the gpumap-mpi command): a library caller's own threads keep
-	// the binding they chose.
+	// (mapWhole). Where such a graph is mapped with one pipeline, it
+	// also makes rank 1 lend rank 0 its threads, and its CPUs likewise,
+	// where it runs on rank 0's node (on another it idles: the mapping
+	// does not depend on the ranks' placement), instead of mapping
+	// seed+1. Only a process whose threads are all gpumap's may set it
+	// (the gpumap-mpi command): a library caller's own threads keep the
+	// binding they chose. Every rank sets it or none (sameOptions).
 	TakeCPUs bool
 }
 

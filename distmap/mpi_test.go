@@ -24,6 +24,7 @@ func TestAPI(t *testing.T) {
 			"vtxdist":  "kind 3: rank 2: vtxdist[1] = 1 differs from rank 0's 0: every rank must pass the same vtxdist",
 			"asym":     "kind 5: asymmetric edge: vertex 2 lists neighbour 0, but vertex 0 does not list 2",
 			"options":  "kind 3: rank 1: seed 7 differs from rank 0's 0: every rank must pass the same options",
+			"take":     "kind 3: rank 2: taking CPUs on, rank 0's off: every rank must pass the same options",
 			"machine":  "kind 3: rank 2: hierarchy 4 differs from rank 0's 2:2: every rank must pass the same options",
 			"distance": "kind 3: rank 1: distances 1:100 differ from rank 0's 1:10: every rank must pass the same options",
 			"eps":      "kind 3: rank 2: eps 0.5 differs from rank 0's 0.03: every rank must pass the same options",
@@ -91,6 +92,11 @@ func TestAPI(t *testing.T) {
 		o.Seed = 7
 	}
 	say("options", g, err, o)
+	// TakeCPUs decides whether rank 1 lends its CPUs (mapWhole).
+	g, err = New(c, vtx, p[0], p[1], nil, nil)
+	o = opt
+	o.TakeCPUs = rank == 2
+	say("take", g, err, o)
 	x := p[0]
 	if rank == 1 {
 		x = []int64{0}

@@ -126,16 +126,10 @@ func StartWhole(path string, top *topology.Topology, opt Options, l Launch) *Who
 		// Whether IM's rank, or the rank that lends its CPUs, shares
 		// this node is known once MPI is up (duelNodes): l names a job
 		// on one node, so a guessed HM counts IM's threads and a lone
-		// pipeline rank 1's, and serve frees or widens to them only
-		// where duelNodes agrees.
-		imThreads, lent := 0, 0
-		switch {
-		case duel && l.Rank%2 == 0:
-			imThreads = duelThreads(mine[0], l.Size, l.Rank)
-		case lend && l.Rank == 0:
-			lent = mine[0].Threads
-		}
-		w.run = startWhole(w.g, top, borrow(mine, lent), duel, lend, l.Size, l.Rank, imThreads, lent)
+		// pipeline rank 1's (lent only with opt.TakeCPUs: wholePlan),
+		// and serve frees or widens to them only where duelNodes agrees.
+		imThreads, lent := takenThreads(opt, duel, lend, l.Size, l.Rank)
+		w.run = startWhole(w.g, top, mine, duel, lend, l.Size, l.Rank, imThreads, lent)
 	}()
 	return w
 }
@@ -143,7 +137,8 @@ func StartWhole(path string, top *topology.Topology, opt Options, l Launch) *Who
 // Map maps g, the graph that Finish returned, onto top with opt, as
 // MapWhole does, with the pipelines that StartWhole started where it
 // started them on every rank, for this graph, machine and options
-// (Phases, Trace and TakeCPUs aside, which they do not read).
+// (Phases and Trace aside, which they do not read; TakeCPUs decides
+// whether rank 1 lends its CPUs to a lone pipeline: wholePlan).
 // Collective; every rank returns the same error.
 func (w *WholeRead) Map(c mpi.Comm, g *graph.Graph, top *topology.Topology, opt Options) ([]int32, graph.Metrics, error) {
 	defer func() { abortOnPanic(c, recover()) }()
@@ -151,7 +146,8 @@ func (w *WholeRead) Map(c mpi.Comm, g *graph.Graph, top *topology.Topology, opt 
 	run := w.run
 	w.run = nil // served once
 	if run != nil && (g != w.g || top != w.top || opt.Eps != w.opt.Eps || opt.Seed != w.opt.Seed ||
-		opt.Threads != w.opt.Threads || opt.Preset != w.opt.Preset || opt.Coarsest != w.opt.Coarsest) {
+		opt.Threads != w.opt.Threads || opt.Preset != w.opt.Preset || opt.Coarsest != w.opt.Coarsest ||
+		opt.TakeCPUs != w.opt.TakeCPUs) {
 		run.drop()
 		run = nil
 	}
@@ -259,11 +255,12 @@ func (w *WholeRead) digest(hash bool) []int64 {
 	if !hash {
 		return d
 	}
-	// Two CRC-32s (Castagnoli's and IEEE's polynomials, both computed
-	// by the CPU's instructions), 64 bits together: FNV-1a, a byte at a
-	// time, hashed 330-440 MB/s, on every rank's core while its pipeline
-	// ran (finan512: 3.3 MB), the CRCs 1.0-3.4 GB/s (BenchmarkDigest, 3
-	// runs each at load ~100).
+	// Two CRC-32s (Castagnoli's and IEEE's polynomials, where the CPU
+	// has CRC instructions; hash/crc32 falls back to a table elsewhere),
+	// 64 bits together: FNV-1a, a byte at a time, hashed 450-640 MB/s
+	// (BenchmarkDigestFNV) on every rank's core while its pipeline ran
+	// (finan512: 3.3 MB), the CRCs 6.1-9.2 GB/s (BenchmarkDigest; 4.36 MB,
+	// 3 runs each at load ~11).
 	c, i := crc32.New(castagnoli), crc32.NewIEEE()
 	h := io.MultiWriter(c, i)
 	h.Write(mpi.AsBytes(g.XAdj))

@@ -26,7 +26,10 @@ import (
 // StartWhole's, make every rank map again from the start, to the same
 // mapping as MapWhole's of rank 0's graph. Graphs: R-MAT 2^11 onto 4:8
 // (a duel that stops HM), a grid (a duel that HM wins or runs to its
-// end).
+// end), and a grid with fast and TakeCPUs (a lone pipeline that rank 1
+// lends its threads to: rank 0 runs it on 2x Threads, also where the
+// started run is dropped because the last rank lied, whose plan was
+// already widened).
 func TestStartWhole(t *testing.T) {
 	if !mpitest.Child() {
 		dir := t.TempDir()
@@ -57,7 +60,10 @@ func TestStartWhole(t *testing.T) {
 		rankFail("mpi.Launched: rank %d of %d (ok %v), MPI says %d of %d", lr, ls, lok, rank, size)
 	}
 	// check maps w's graph and compares with MapWhole's mapping; used:
-	// whether every rank used the started pipelines (else none).
+	// whether every rank used the started pipelines (else none); where
+	// lentWant is set, rank 0's lent pipeline (the last that
+	// startWhole started, before or in Map) ran on as many threads.
+	var lentWant int64
 	check := func(what string, w *WholeRead, o Options, used bool) {
 		before := startedUsed.Load()
 		g, err := w.Finish(c)
@@ -67,6 +73,9 @@ func TestStartWhole(t *testing.T) {
 		got, m, err := w.Map(c, g, top, o)
 		if err != nil {
 			rankFail("%s: %v", what, err)
+		}
+		if th := lentThreads.Load(); rank == 0 && lentWant != 0 && th != lentWant {
+			rankFail("%s, P=%d: the lent pipeline ran on %d threads, want %d", what, size, th, lentWant)
 		}
 		n := []int64{startedUsed.Load() - before}
 		if err := mpi.Allreduce(c, n, mpi.Sum); err != nil {
@@ -106,6 +115,20 @@ func TestStartWhole(t *testing.T) {
 	o := opt
 	o.Seed = 3
 	check("other options", StartWhole(path("rmat.graph"), top, opt, Launch{rank, size}), o, false)
+	if size > 1 {
+		fast := Options{Eps: 0.03, Seed: 2, Threads: 1, Preset: gpumap.Fast, TakeCPUs: true}
+		lentWant = 2 * int64(fast.Threads)
+		check("fast, lent", StartWhole(path("grid.graph"), top, fast, Launch{rank, size}), fast, true)
+		l := Launch{rank, size}
+		if rank == size-1 {
+			l.Rank = 0
+		}
+		check("fast, lent, the last rank lies", StartWhole(path("grid.graph"), top, fast, l), fast, false)
+		lentWant = 0
+		lib := fast
+		lib.TakeCPUs = false
+		check("fast, started with TakeCPUs, mapped without", StartWhole(path("grid.graph"), top, fast, Launch{rank, size}), lib, false)
+	}
 	fmt.Printf("rank %d: ok\n", rank)
 	if err := mpi.Finalize(); err != nil {
 		t.Fatal(err)

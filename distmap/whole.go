@@ -25,14 +25,20 @@ import (
 // pipeline) are dealt out: with C of them, rank r runs pipeline r mod C
 // with the seed plus r/C (P > C: the extra ranks try further seeds), and
 // a rank of fewer than C runs pipelines r, r+P, ...; at P = 1 that is
-// gpumap.Map itself on the rank's threads. One pipeline (C = 1) is
-// run by rank 0 on its threads and rank 1's, whose CPUs it takes where
-// rank 1 runs on its node (TakeCPUs), while rank 1 maps nothing: a
-// second seed on rank 1 ran each pipeline on one core where gpumap map
-// -t 2 runs it on two (an rgg of 2^17 vertices, 731k edges, at P=2: CPU
-// 3.27-3.35 s against 2.32-2.48 s lent, 3 pairs; J the same, seed 0's won
-// both ways; fast's J there +2.7%, seed 1's had won); at P=2 the mapping
-// is gpumap.Map's. Where Map duels HM and IM
+// gpumap.Map itself on the rank's threads. One pipeline (C = 1) with
+// Options.TakeCPUs set is lent: rank 0 runs it, rank 1 maps nothing,
+// and rank r >= 2 tries seed+r-1 (P ranks try seed..seed+P-2); where
+// rank 1 runs on rank 0's node, rank 0 runs the pipeline on its threads
+// and rank 1's, on both ranks' CPUs (a second seed on rank 1 ran each
+// pipeline on one core where gpumap map -t 2 runs it on two: an rgg of
+// 2^17 vertices, 731k edges, at P=2: CPU 3.27-3.35 s against 2.32-2.48 s
+// lent, 3 pairs; J the same, seed 0's won both ways; fast's J there
+// +2.7%, seed 1's had won), and at P=2 the mapping is gpumap.Map's.
+// Where rank 1 runs on another node it idles all the same: the mapping
+// does not depend on where the launcher put the ranks. Without TakeCPUs
+// (a library or C caller, whose threads rank 0 may not widen) rank 1
+// cannot lend its CPUs, and runs seed+1 as a second pipeline would
+// (rank r: seed+r). Where Map duels HM and IM
 // (Split's duel), each rank running HM duels the IM of the rank after it
 // (the last one, at odd P, that of the rank before): the IM rank sends
 // its mapping, and HM stops after its top split, or after its splits of
@@ -144,7 +150,6 @@ func mapStarted(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Options
 	// receive of the caller's can match them.
 	dc := c
 	var take hmTake
-	imThreads, lent := 0, 0
 	if duel || lend {
 		var err error
 		if duel {
@@ -159,12 +164,6 @@ func mapStarted(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Options
 			return nil, graph.Metrics{}, err
 		}
 		take.widen = take.widen && opt.TakeCPUs
-		switch {
-		case duel && rank%2 == 0 && take.threads:
-			imThreads = duelThreads(mine[0], size, rank)
-		case lend && rank == 0 && take.threads:
-			lent = mine[0].Threads
-		}
 	}
 	run := started
 	if run != nil {
@@ -174,7 +173,11 @@ func mapStarted(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Options
 		startedUsed.Add(1)
 		run.used = true
 	} else {
-		run = startWhole(cg, top, borrow(mine, lent), duel, lend, size, rank, imThreads, lent)
+		imThreads, lent := 0, 0
+		if take.threads {
+			imThreads, lent = takenThreads(opt, duel, lend, size, rank)
+		}
+		run = startWhole(cg, top, mine, duel, lend, size, rank, imThreads, lent)
 	}
 	whole, j, feasible, err := run.serve(dc, cg.N(), take)
 	if size > 1 {
@@ -207,9 +210,10 @@ func mapStarted(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Options
 }
 
 // wholePlan returns the pipelines that rank of size ranks runs of cg
-// (mapWhole), whether they duel, and whether rank 1 lends its CPUs to
-// rank 0's lone pipeline (lend: Split names one pipeline; the same on
-// every rank). It calls no MPI.
+// (mapWhole), with opt.Threads each, whether they duel, and whether rank
+// 1 lends its CPUs to rank 0's lone pipeline (lend: Split names one
+// pipeline and opt.TakeCPUs is set; the same on every rank, as
+// sameOptions checks). It calls no MPI.
 func wholePlan(cg *graph.Graph, top *topology.Topology, opt Options, size, rank int) (mine []gpumap.Options, duel, lend bool) {
 	o := gpumap.DefaultOptions()
 	o.Preset, o.Eps, o.Threads, o.Seed = opt.Preset, opt.Eps, opt.Threads, opt.Seed
@@ -219,18 +223,40 @@ func wholePlan(cg *graph.Graph, top *topology.Topology, opt Options, size, rank 
 		return []gpumap.Options{o}, false, false
 	}
 	cands, duel := gpumap.Split(cg, top, o)
-	return dealt(cands, size, rank), duel, len(cands) == 1
+	lend = len(cands) == 1 && opt.TakeCPUs
+	return dealt(cands, size, rank, lend), duel, lend
+}
+
+// takenThreads is how many threads the pipelines that wholePlan gives
+// rank of size ranks (with opt, duel and lend) take of another rank on
+// this node: a duel's HM its IM's once IM is done (imThreads:
+// duelThreads), rank 0's lone pipeline rank 1's from the start (lent:
+// opt.Threads, as many as its own; borrow caps the sum). Both come
+// from opt, never from a plan that borrow widened (a started run's, which
+// mapStarted may drop and start again). mapStarted calls it where
+// duelNodes says that the other rank runs on this node, StartWhole on a
+// launcher's guess that every rank does.
+func takenThreads(opt Options, duel, lend bool, size, rank int) (imThreads, lent int) {
+	switch {
+	case duel && rank%2 == 0:
+		imThreads = duelThreads(opt.Threads, size, rank)
+	case lend && rank == 0:
+		lent = opt.Threads
+	}
+	return imThreads, lent
 }
 
 // borrow returns mine, rank 0's lone pipeline (wholePlan's lend), with
-// lent more threads: rank 1's, where it runs on this node. The mapping
+// lent more threads: rank 1's, where it runs on this node
+// (takenThreads), up to gpumap.MaxThreads in all (-t 4096 at P=2 asked
+// Map for 8192 threads, which it refuses, where P=1 maps). The mapping
 // does not depend on the thread count.
 func borrow(mine []gpumap.Options, lent int) []gpumap.Options {
 	if lent == 0 {
 		return mine
 	}
 	x := slices.Clone(mine)
-	x[0].Threads += lent
+	x[0].Threads = min(x[0].Threads+lent, gpumap.MaxThreads)
 	return x
 }
 
@@ -243,20 +269,22 @@ func hmPartner(size, rank int) int {
 	return rank + 1
 }
 
-// hmTake is what a duel's HM may take of its IM's rank once IM is done:
-// its threads (IM ran on this node), and its CPUs (wider, where the
-// launcher bound the two ranks to different CPUs: OpenMPI's mpirun binds
-// each of 2 ranks to one core, so HM's extra threads shared HM's own
-// core, and HM took as long at P=2 as alone; finan512 at P=2: HM's
-// rank done 1.1 s after its start, against 0.5 s for the same duel in
-// one process).
+// hmTake is what a duel's HM may take of its IM's rank once IM is done,
+// or a lent lone pipeline on rank 0 of rank 1 from the start (wholePlan's
+// lend): its threads (the other rank runs on this node), and its CPUs
+// (wider, where the launcher bound the two ranks to different CPUs and
+// Options.TakeCPUs is set: OpenMPI's mpirun binds each of 2 ranks to one
+// core, so HM's extra threads shared HM's own core, and HM took as long
+// at P=2 as alone; finan512 at P=2: HM's rank done 1.1 s after its
+// start, against 0.5 s for the same duel in one process).
 type hmTake struct {
 	threads   bool
 	own, wide cpuMask // wide: own and IM's CPUs, where they differ
 	widen     bool
 }
 
-// duelNodes returns what the HM of rank (even) of dc may take of its IM
+// duelNodes returns what the HM of rank (even) of dc may take of its IM,
+// or rank 0's lent pipeline of rank 1 (hmPartner(size, 0) is 1 at P >= 2)
 // (collective: every rank tells its node and CPUs).
 func duelNodes(dc mpi.Comm, size, rank int) (hmTake, error) {
 	// Which ranks share a node: HM takes the threads of an IM done on
@@ -288,12 +316,12 @@ func duelNodes(dc mpi.Comm, size, rank int) (hmTake, error) {
 	return t, nil
 }
 
-// duelThreads is how many threads HM with options x on rank (even) may
-// take from its IM once that is done, where IM runs on the same node:
-// IM's rank's own, where it serves this HM alone.
-func duelThreads(x gpumap.Options, size, rank int) int {
-	if x.Threads > 0 && hmPartner(size, rank) == rank+1 {
-		return x.Threads
+// duelThreads is how many threads HM on rank (even), with threads of
+// its own, may take from its IM once that is done, where IM runs on the
+// same node: IM's rank's own, where it serves this HM alone.
+func duelThreads(threads, size, rank int) int {
+	if threads > 0 && hmPartner(size, rank) == rank+1 {
+		return threads
 	}
 	return 0
 }
@@ -318,6 +346,11 @@ var hmWidened atomic.Int64
 // CPUs that rank 1 lent (for the tests).
 var lentWidened atomic.Int64
 
+// lentThreads is the thread count of the last lone pipeline that rank 1
+// lent its threads to in this process, its own and rank 1's (for the
+// tests).
+var lentThreads atomic.Int64
+
 // duelTag tags the IM mapping that a rank sends the rank of its duel's
 // HM (sendIM, receiveIM).
 const duelTag = 24
@@ -327,10 +360,10 @@ const duelTag = 24
 // what they need of the other ranks the caller's goroutine does (serve).
 type wholeRun struct {
 	rank, size int
-	mine       []gpumap.Options
+	mine       []gpumap.Options // wholePlan's, with opt.Threads (not widened by lent)
 	duel       bool
 	lend       bool          // rank 1 lends its CPUs to rank 0's lone pipeline (wholePlan)
-	lent       int           // the threads of rank 1 that rank 0's pipeline runs on (counted in mine)
+	lent       int           // the threads of rank 1 that rank 0's pipeline runs on besides mine's
 	imThreads  int           // HM's Duel.Threads
 	give       chan []int32  // IM's mapping, for HM
 	freed      chan struct{} // HM's Duel.Freed
@@ -354,15 +387,21 @@ func (r *wholeRun) hm() bool { return r.duel && r.rank%2 == 0 }
 // startWhole starts the pipelines mine of rank of size ranks on cg
 // (wholePlan), one after another on a goroutine of its own. A duel's HM
 // (an even rank) takes imThreads more threads once IM is done (serve
-// frees them). GOMAXPROCS is raised by as many, and by one at least,
-// until serve returns: the caller's goroutine, which calls MPI, keeps a
+// frees them); rank 0's lent pipeline runs on lent more from the start
+// (borrow, capped at gpumap.MaxThreads). GOMAXPROCS is raised by as
+// many (plus one where lent), and by one at least, until serve returns: the caller's goroutine, which calls MPI, keeps a
 // P of its own beside the pipelines' threads (otherwise each return from
 // an MPI call waits for a pipeline's goroutine to be preempted, up to
 // 10-20 ms, while the other ranks spin in their MPI calls).
 func startWhole(cg *graph.Graph, top *topology.Topology, mine []gpumap.Options, duel, lend bool, size, rank, imThreads, lent int) *wholeRun {
 	r := &wholeRun{rank: rank, size: size, mine: mine, duel: duel, lend: lend, lent: lent, imThreads: imThreads,
 		give: make(chan []int32, 1), freed: make(chan struct{}), out: make(chan outcome, len(mine))}
-	extra := 1 + lent
+	run := borrow(mine, lent)
+	extra := 1
+	if lent > 0 {
+		extra += run[0].Threads - mine[0].Threads
+		lentThreads.Store(int64(run[0].Threads))
+	}
 	if r.hm() && imThreads > 1 {
 		extra = imThreads
 	}
@@ -371,7 +410,7 @@ func startWhole(cg *graph.Graph, top *topology.Topology, mine []gpumap.Options, 
 	pipelinesLive.Add(1)
 	go func() {
 		defer pipelinesLive.Add(-1)
-		for _, x := range mine {
+		for _, x := range run {
 			o := r.runOne(cg, top, x)
 			r.out <- o
 			if o.err != nil || o.panic != nil {
@@ -551,8 +590,10 @@ func (r *wholeRun) receiveIM(dc mpi.Comm, n int, take hmTake) (outcome, error) {
 }
 
 // dealt returns the options that rank of size ranks runs out of the
-// pipelines cands (see mapWhole).
-func dealt(cands []gpumap.Options, size, rank int) []gpumap.Options {
+// pipelines cands (see mapWhole): rank r runs cands[r mod C] with the
+// seed plus r/C, or where lend (C = 1, wholePlan), rank 1 nothing and
+// rank r >= 2 the seed plus r-1, so that P ranks try P-1 seeds in a row.
+func dealt(cands []gpumap.Options, size, rank int, lend bool) []gpumap.Options {
 	c := len(cands)
 	if size < c {
 		var mine []gpumap.Options
@@ -561,11 +602,15 @@ func dealt(cands []gpumap.Options, size, rank int) []gpumap.Options {
 		}
 		return mine
 	}
-	if c == 1 && rank == 1 {
-		return nil // lends its CPUs to rank 0 (wholePlan)
-	}
 	o := cands[rank%c]
-	o.Seed += uint64(rank / c)
+	switch {
+	case lend && rank == 1:
+		return nil // lends its CPUs to rank 0 (wholePlan)
+	case lend && rank > 1:
+		o.Seed += uint64(rank - 1)
+	default:
+		o.Seed += uint64(rank / c)
+	}
 	return []gpumap.Options{o}
 }
 

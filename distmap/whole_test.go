@@ -3,6 +3,7 @@ package distmap
 import (
 	"fmt"
 	"regexp"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -55,7 +56,7 @@ func TestWhole(t *testing.T) {
 		o := gpumap.DefaultOptions()
 		o.Eps, o.Seed, o.Threads, o.Backend = opt.Eps, opt.Seed, 1, gpumap.CPU
 		cands, _ := gpumap.Split(w, top, o)
-		want, _ := wholeOneByOne(w, top, o, size)
+		want, _ := wholeOneByOne(w, top, o, size, opt.TakeCPUs)
 		if !slices.Equal(all, want.PE) || res.Metrics.J != want.Metrics.J || res.Levels != 0 {
 			rankFail("n=%d P=%d: J %d (%d levels), want the best pipeline's J %d", w.N(), size, res.Metrics.J, res.Levels, want.Metrics.J)
 		}
@@ -78,16 +79,18 @@ func TestWhole(t *testing.T) {
 // wholeOneByOne is the mapping that mapWhole gives size ranks for w (the
 // best of the pipelines that dealt gives them, each mapped here by
 // gpumap.Map, and where Split reports a duel, each HM by gpumap.MapDuel
-// against its IM's mapping), and how many HM runs the duels stopped.
-func wholeOneByOne(w *graph.Graph, top *topology.Topology, o gpumap.Options, size int) (*gpumap.Result, int) {
+// against its IM's mapping), and how many HM runs the duels stopped;
+// take: Options.TakeCPUs (wholePlan's lend).
+func wholeOneByOne(w *graph.Graph, top *topology.Topology, o gpumap.Options, size int, take bool) (*gpumap.Result, int) {
 	cands, duel := gpumap.Split(w, top, o)
+	lend := len(cands) == 1 && take
 	var want *gpumap.Result
 	stopped := 0
 	res := make([]*gpumap.Result, size)
 	for r := range size {
 		mine := []gpumap.Options{o}
 		if size > 1 {
-			mine = dealt(cands, size, r)
+			mine = dealt(cands, size, r, lend)
 		}
 		if size > 1 && duel && r%2 == 0 {
 			continue // HM: below, once its IM has mapped
@@ -106,7 +109,7 @@ func wholeOneByOne(w *graph.Graph, top *topology.Topology, o gpumap.Options, siz
 			if im == size {
 				im = r - 1
 			}
-			m, err := gpumap.MapDuel(w, top, dealt(cands, size, r)[0], gpumap.Duel{IM: sent(res[im].PE)})
+			m, err := gpumap.MapDuel(w, top, dealt(cands, size, r, lend)[0], gpumap.Duel{IM: sent(res[im].PE)})
 			if err != nil {
 				rankFail("%v", err)
 			}
@@ -185,7 +188,7 @@ func TestWholeDuel(t *testing.T) {
 		if _, duel := gpumap.Split(w, top, o); !duel {
 			rankFail("R-MAT 2^11 onto 4:8: no duel")
 		}
-		want, wantStopped := wholeOneByOne(w, top, o, size)
+		want, wantStopped := wholeOneByOne(w, top, o, size, opt.TakeCPUs)
 		if !slices.Equal(got, want.PE) || m.J != want.Metrics.J || stopped[0] != int64(wantStopped) || stopped[0] < 1 {
 			rankFail("P=%d: J %d with %d HM stopped, want J %d with %d stopped", size, m.J, stopped[0], want.Metrics.J, wantStopped)
 		}
@@ -236,17 +239,23 @@ func TestDealt(t *testing.T) {
 	for _, x := range []struct {
 		cands []gpumap.Options
 		size  int
+		lend  bool
 		want  [][]gpumap.Options
 	}{
-		{[]gpumap.Options{a}, 3, [][]gpumap.Options{{a}, nil, {seeded(a, 11)}}},
-		{[]gpumap.Options{a}, 2, [][]gpumap.Options{{a}, nil}},
-		{[]gpumap.Options{b, c}, 2, [][]gpumap.Options{{b}, {c}}},
-		{[]gpumap.Options{b, c}, 5, [][]gpumap.Options{{b}, {c}, {seeded(b, 1)}, {seeded(c, 1)}, {seeded(b, 2)}}},
-		{[]gpumap.Options{a, b, c}, 2, [][]gpumap.Options{{a, c}, {b}}},
+		// Lent: rank 1 maps nothing, the others try seeds 9, 10, 11 (none skipped).
+		{[]gpumap.Options{a}, 4, true, [][]gpumap.Options{{a}, nil, {seeded(a, 10)}, {seeded(a, 11)}}},
+		{[]gpumap.Options{a}, 3, true, [][]gpumap.Options{{a}, nil, {seeded(a, 10)}}},
+		{[]gpumap.Options{a}, 2, true, [][]gpumap.Options{{a}, nil}},
+		// Not lent (no TakeCPUs): rank r tries seed+r.
+		{[]gpumap.Options{a}, 2, false, [][]gpumap.Options{{a}, {seeded(a, 10)}}},
+		{[]gpumap.Options{a}, 3, false, [][]gpumap.Options{{a}, {seeded(a, 10)}, {seeded(a, 11)}}},
+		{[]gpumap.Options{b, c}, 2, false, [][]gpumap.Options{{b}, {c}}},
+		{[]gpumap.Options{b, c}, 5, false, [][]gpumap.Options{{b}, {c}, {seeded(b, 1)}, {seeded(c, 1)}, {seeded(b, 2)}}},
+		{[]gpumap.Options{a, b, c}, 2, false, [][]gpumap.Options{{a, c}, {b}}},
 	} {
 		for r := range x.size {
-			if got := dealt(x.cands, x.size, r); !slices.Equal(got, x.want[r]) {
-				t.Errorf("%d pipelines, rank %d of %d: %+v, want %+v", len(x.cands), r, x.size, got, x.want[r])
+			if got := dealt(x.cands, x.size, r, x.lend); !slices.Equal(got, x.want[r]) {
+				t.Errorf("%d pipelines, lend %v, rank %d of %d: %+v, want %+v", len(x.cands), x.lend, r, x.size, got, x.want[r])
 			}
 		}
 	}
@@ -375,16 +384,17 @@ func rowsOf(w *graph.Graph, lo, hi int64) (xadj, adj, ew []int64) {
 	return xadj, adj, ew
 }
 
-// Where Split names one pipeline (here fast's), rank 1 maps nothing and
-// lends its CPUs to rank 0, whose pipeline runs on its own threads and
-// rank 1's: at P=2 the mapping is gpumap.Map's byte for byte (before,
-// rank 1 mapped seed+1 on its one core and the best of both won; an rgg
-// of 2^17 vertices at P=2 then took 2.3x the CPU of gpumap map -t 2, and
-// each seed ran on one core against -t 2's two), where the launcher bound
-// the ranks to CPUs of their own rank 0 widened its binding to rank 1's
-// and has its own back, and without TakeCPUs nothing is widened; at P=3
-// the third rank maps seed+2 and the best of the two wins
-// (wholeOneByOne).
+// Where Split names one pipeline (here fast's) and TakeCPUs is set,
+// rank 1 maps nothing and lends its CPUs to rank 0, whose pipeline runs
+// on its own threads and rank 1's (2x Threads, at most
+// gpumap.MaxThreads: -t 4096 maps as at P=1), with GOMAXPROCS back
+// after: at P=2 the mapping is gpumap.Map's byte for byte; where the
+// launcher bound the ranks to CPUs of their own, rank 0 widened its
+// binding to rank 1's and has its own back; at P=3 the third rank maps
+// seed+1 (seeds 8 and 9 tried: 9's J, 1956, beats 8's, 1978, and 10's,
+// 1975, which rank 2 tried before), and the best of the two wins
+// (wholeOneByOne). Without TakeCPUs (a library caller) nothing is
+// widened or lent and rank 1 maps seed+1: at P=2 seed 9's mapping wins.
 func TestWholeLend(t *testing.T) {
 	if !mpitest.Child() {
 		for _, p := range []int{2, 3} {
@@ -399,11 +409,40 @@ func TestWholeLend(t *testing.T) {
 	c, size, rank := rankComm(t)
 	top, _ := topology.Parse("4:8", "1:10")
 	w := graph.Grid(40, 40)
-	opt := Options{Eps: 0.03, Seed: 3, Threads: 1, Preset: gpumap.Fast, TakeCPUs: true}
+	opt := Options{Eps: 0.03, Seed: 8, Threads: 1, Preset: gpumap.Fast, TakeCPUs: true}
+	o := gpumap.DefaultOptions()
+	o.Preset, o.Eps, o.Seed, o.Threads, o.Backend = opt.Preset, opt.Eps, opt.Seed, 1, gpumap.CPU
+	// seedMap is gpumap.Map's mapping with seed s.
+	seedMap := func(s uint64) *gpumap.Result {
+		x := o
+		x.Seed = s
+		r, err := gpumap.Map(w, top, x)
+		if err != nil {
+			rankFail("%v", err)
+		}
+		return r
+	}
+	if rank == 0 {
+		if cands, _ := gpumap.Split(w, top, o); len(cands) != 1 {
+			rankFail("fast on a grid onto 4:8: %d pipelines, want 1", len(cands))
+		}
+		if j8, j9, j10 := seedMap(8).Metrics.J, seedMap(9).Metrics.J, seedMap(10).Metrics.J; j9 >= j8 || j9 >= j10 {
+			rankFail("grid 40x40: seed 9's J %d does not beat 8's %d and 10's %d", j9, j8, j10)
+		}
+	}
 	own, _ := threadMask()
+	lentThreads.Store(0)
+	p0 := runtime.GOMAXPROCS(0)
 	got, m, err := MapWhole(c, w, top, opt)
 	if err != nil {
 		rankFail("%v", err)
+	}
+	if p := runtime.GOMAXPROCS(0); p != p0 {
+		rankFail("P=%d: GOMAXPROCS %d after MapWhole, %d before", size, p, p0)
+	}
+	// The ranks of mpitest share this node: rank 0 runs on 2 threads.
+	if th := lentThreads.Load(); rank == 0 && th != 2*int64(opt.Threads) {
+		rankFail("P=%d: the lent pipeline ran on %d threads, want %d", size, th, 2*opt.Threads)
 	}
 	mine := make([]int64, len(own))
 	for i, w := range own {
@@ -420,33 +459,40 @@ func TestWholeLend(t *testing.T) {
 			size, lentWidened.Load(), bound, after[0], own[0])
 	}
 	if rank == 0 {
-		o := gpumap.DefaultOptions()
-		o.Preset, o.Eps, o.Seed, o.Threads, o.Backend = opt.Preset, opt.Eps, opt.Seed, 1, gpumap.CPU
-		if cands, _ := gpumap.Split(w, top, o); len(cands) != 1 {
-			rankFail("fast on a grid onto 4:8: %d pipelines, want 1", len(cands))
+		want, _ := wholeOneByOne(w, top, o, size, opt.TakeCPUs)
+		seeded := map[int]uint64{2: 8, 3: 9}[size] // the seed that wins
+		if one := seedMap(seeded); !slices.Equal(got, want.PE) || m.J != want.Metrics.J || !slices.Equal(got, one.PE) {
+			rankFail("P=%d: J %d, want J %d (seed %d's mapping: %v)", size, m.J, want.Metrics.J, seeded, slices.Equal(got, one.PE))
 		}
-		want, _ := wholeOneByOne(w, top, o, size)
-		if !slices.Equal(got, want.PE) || m.J != want.Metrics.J {
-			rankFail("P=%d: J %d, want J %d", size, m.J, want.Metrics.J)
-		}
-		if size == 2 {
-			one, err := gpumap.Map(w, top, o)
-			if err != nil {
-				rankFail("%v", err)
-			}
-			if !slices.Equal(got, one.PE) {
-				rankFail("P=2: J %d, not gpumap.Map's mapping (J %d)", m.J, one.Metrics.J)
-			}
-		}
+	}
+	// -t gpumap.MaxThreads maps as at P=1: rank 0 runs MaxThreads.
+	most := opt
+	most.Threads = gpumap.MaxThreads
+	lentThreads.Store(0)
+	if most, _, err := MapWhole(c, w, top, most); err != nil || !slices.Equal(most, got) {
+		rankFail("P=%d, -t %d: %v (the same mapping as -t 1: %v)", size, gpumap.MaxThreads, err, slices.Equal(most, got))
+	}
+	if th := lentThreads.Load(); rank == 0 && th != gpumap.MaxThreads {
+		rankFail("P=%d, -t %d: the lent pipeline ran on %d threads", size, gpumap.MaxThreads, th)
 	}
 	lib := opt
 	lib.TakeCPUs = false
 	before := lentWidened.Load()
-	if _, _, err := MapWhole(c, w, top, lib); err != nil {
+	lentThreads.Store(0)
+	libGot, libM, err := MapWhole(c, w, top, lib)
+	if err != nil {
 		rankFail("%v", err)
 	}
-	if after, _ := threadMask(); lentWidened.Load() != before || after != own {
-		rankFail("without TakeCPUs rank 0 took rank 1's CPUs (%d times, mask %x after, %x before)", lentWidened.Load()-before, after[0], own[0])
+	if after, _ := threadMask(); lentWidened.Load() != before || after != own || lentThreads.Load() != 0 {
+		rankFail("without TakeCPUs rank 0 took rank 1's CPUs (%d times, mask %x after, %x before) or threads (%d)",
+			lentWidened.Load()-before, after[0], own[0], lentThreads.Load())
+	}
+	if rank == 0 {
+		// Seeds 8, 9 (and 10 at P=3) tried: 9's wins.
+		want, _ := wholeOneByOne(w, top, o, size, lib.TakeCPUs)
+		if !slices.Equal(libGot, want.PE) || libM.J != want.Metrics.J || !slices.Equal(libGot, seedMap(9).PE) {
+			rankFail("P=%d without TakeCPUs: J %d, want J %d (seed 9's)", size, libM.J, want.Metrics.J)
+		}
 	}
 	fmt.Printf("rank %d: ok\n", rank)
 	if err := mpi.Finalize(); err != nil {

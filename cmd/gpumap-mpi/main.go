@@ -84,7 +84,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	// The command's threads are all gpumap's: a duel's HM may take its IM
-	// rank's CPUs (distmap.Options.TakeCPUs).
+	// rank's CPUs, and rank 0's lone pipeline rank 1's threads and CPUs
+	// on one node (distmap.Options.TakeCPUs).
 	opt := distmap.Options{Eps: *eps, Seed: *seed, Threads: *threads, Coarsest: *coarsest, TakeCPUs: true}
 	if *trace {
 		opt.Trace = stderr
@@ -127,9 +128,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// rank this is and that every rank runs on this node, its share of
 	// the mapping started, while MPI_Init runs (distmap.StartWhole; the
 	// guess is checked once MPI is up). On one node a duel's IM shares
-	// its HM's node, as the started HM assumes when it counts IM's
-	// threads; on several, where that is known only once MPI is up, the
-	// graph is read early and the mapping starts after MPI_Init.
+	// its HM's node, and rank 1 rank 0's, as the started HM assumes when
+	// it counts IM's threads and a started lone pipeline rank 1's; on
+	// several, where that is known only once MPI is up, the graph is read
+	// early and the mapping starts after MPI_Init.
 	var launch distmap.Launch
 	if r, s, ok := mpi.Launched(); ok && mpi.LaunchedOnOneNode() {
 		launch = distmap.Launch{Rank: r, Size: s}
