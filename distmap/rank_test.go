@@ -2,10 +2,12 @@ package distmap
 
 import (
 	"fmt"
+	"regexp"
 	"runtime"
 	"testing"
 
 	"github.com/gpumap/gpumap/mpirank/mpi"
+	"github.com/gpumap/gpumap/mpirank/mpi/mpitest"
 )
 
 // The ranks of an mpitest test (mpitest.Child) share this set-up: MPI on
@@ -38,5 +40,18 @@ func rankFail(format string, a ...any) {
 func rankRecover() {
 	if r := recover(); r != nil {
 		rankFail("panic: %v", r)
+	}
+}
+
+// runRanks runs the test name at each rank count of ps (mpitest.Run) and
+// fails unless every rank printed "rank r: ok".
+func runRanks(t *testing.T, name string, ps ...int) {
+	t.Helper()
+	ok := regexp.MustCompile(`(?m)^rank \d: ok$`)
+	for _, p := range ps {
+		out := mpitest.Run(t, p, name)
+		if n := len(ok.FindAllString(out, -1)); n != p {
+			t.Fatalf("P=%d: %d of %d ranks passed:\n%s", p, n, p, out)
+		}
 	}
 }

@@ -23,12 +23,7 @@ import (
 // with HM and IM) the mapping is gpumap.Map's, byte for byte.
 func TestWhole(t *testing.T) {
 	if !mpitest.Child() {
-		for _, p := range []int{1, 2, 3} {
-			out := mpitest.Run(t, p, "TestWhole")
-			if ok := regexp.MustCompile(`(?m)^rank \d: ok$`).FindAllString(out, -1); len(ok) != p {
-				t.Fatalf("P=%d: %d of %d ranks passed:\n%s", p, len(ok), p, out)
-			}
-		}
+		runRanks(t, "TestWhole", 1, 2, 3)
 		return
 	}
 	defer rankRecover()
@@ -143,12 +138,7 @@ func sent(pe []int32) <-chan []int32 {
 // wall).
 func TestWholeDuel(t *testing.T) {
 	if !mpitest.Child() {
-		for _, p := range []int{2, 3} {
-			out := mpitest.Run(t, p, "TestWholeDuel")
-			if ok := regexp.MustCompile(`(?m)^rank \d: ok$`).FindAllString(out, -1); len(ok) != p {
-				t.Fatalf("P=%d: %d of %d ranks passed:\n%s", p, len(ok), p, out)
-			}
-		}
+		runRanks(t, "TestWholeDuel", 2, 3)
 		return
 	}
 	defer rankRecover()
@@ -397,12 +387,7 @@ func rowsOf(w *graph.Graph, lo, hi int64) (xadj, adj, ew []int64) {
 // widened or lent and rank 1 maps seed+1: at P=2 seed 9's mapping wins.
 func TestWholeLend(t *testing.T) {
 	if !mpitest.Child() {
-		for _, p := range []int{2, 3} {
-			out := mpitest.Run(t, p, "TestWholeLend")
-			if ok := regexp.MustCompile(`(?m)^rank \d: ok$`).FindAllString(out, -1); len(ok) != p {
-				t.Fatalf("P=%d: %d of %d ranks passed:\n%s", p, len(ok), p, out)
-			}
-		}
+		runRanks(t, "TestWholeLend", 2, 3)
 		return
 	}
 	defer rankRecover()
