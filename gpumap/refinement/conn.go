@@ -1,8 +1,6 @@
 package refinement
 
 import (
-	"math/bits"
-
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
 )
@@ -255,7 +253,7 @@ func (c *ConnTable) costAt(v, b int32) int64 {
 	labels, lb := o.labels, o.labels[b]
 	for i, x := range blk {
 		if d := lb ^ labels[x]; d != 0 {
-			cost += cw[i] * o.distOfBit[63-bits.LeadingZeros64(d)]
+			cost += cw[i] * o.xorDist(d)
 		}
 	}
 	return cost

@@ -84,16 +84,17 @@ type FM struct {
 	ct   *ConnTable
 	heap *pq.Heap
 	rounds
-	undone   int64 // moves rolled back this run (counted for tests)
-	tail     int   // moves rolled back since the last kept one, at a round's end
-	tailWork int64 // entries counted since the last search that kept a move, at a round's end
+	lock     []uint32 // round in which the vertex moved for good (fm2 keeps it in fm2Vertex)
+	undone   int64    // moves rolled back this run (counted for tests)
+	tail     int      // moves rolled back since the last kept one, at a round's end
+	tailWork int64    // entries counted since the last search that kept a move, at a round's end
 }
 
 // rounds is the round and search bookkeeping that FM and its two-block
-// specialisation fm2 share: the stamps, the seeds' shuffle, the rounds'
-// stopping rule, the tie hash and the next round's boundary.
+// specialisation fm2 share: the stamps (but the lock: fm2 keeps it in its
+// per-vertex record), the seeds' shuffle, the rounds' stopping rule, the
+// tie hash and the next round's boundary.
 type rounds struct {
-	lock       []uint32 // round in which the vertex moved for good
 	retried    []uint32 // round in which the vertex was already given a retry
 	explored   []uint32 // round in which a failed search rolled the vertex back
 	kept       []int32  // vertices whose moves were kept this round
@@ -116,7 +117,6 @@ type move struct {
 // stamps keep increasing across resets, so stale entries read as "not
 // locked" without clearing.
 func (r *rounds) reset(n int, seed uint64) {
-	r.lock = growU32(r.lock, n)
 	r.retried = growU32(r.retried, n)
 	r.explored = growU32(r.explored, n)
 	r.stamp = growU32(r.stamp, n)
@@ -175,6 +175,7 @@ func (f *FM) Reset(s *State, cfg FMConfig) {
 	f.s, f.cfg = s, cfg
 	f.heap.Reserve(n)
 	f.rounds.reset(n, cfg.Seed)
+	f.lock = growU32(f.lock, n)
 	f.ct.reset(s)
 }
 

@@ -39,12 +39,12 @@ type fm2 struct {
 // fm2Vertex is what fm2 keeps of a vertex in one record: a move's pass
 // over its row reads, for every neighbour, whether it is built, when, its
 // two connectivities and its lock, which four arrays (conn, built, order
-// and rounds.lock) held in four cache lines.
+// and a lock array like FM.lock) held in four cache lines.
 type fm2Vertex struct {
 	conn  [2]int64 // v's edge weight to block 0 and 1, valid when built
 	built uint32   // gen when v's connectivity is built
 	order int32    // when v was built in this run (ConnTable's arena offset)
-	lock  uint32   // round in which v moved for good (rounds.lock's role)
+	lock  uint32   // round in which v moved for good (FM.lock's role)
 }
 
 var fm2Pool = sync.Pool{New: func() any {

@@ -45,6 +45,12 @@ func (o *Objective) D(a, b int32) int64 {
 	if x == 0 {
 		return 0
 	}
+	return o.xorDist(x)
+}
+
+// xorDist is the distance between two blocks whose labels differ: x, the
+// labels' xor, is not 0 (its highest bit is the level where they part).
+func (o *Objective) xorDist(x uint64) int64 {
 	return o.distOfBit[63-bits.LeadingZeros64(x)]
 }
 

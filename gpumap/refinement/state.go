@@ -1,8 +1,6 @@
 package refinement
 
 import (
-	"math/bits"
-
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
 )
@@ -146,7 +144,7 @@ func (h *nbhd) costAt(o *Objective, b int32) int64 {
 	for _, x := range h.blocks {
 		// x == b and blocks of equal labels are 0 apart: D adds nothing.
 		if d := lb ^ labels[x]; d != 0 {
-			c += conn[x] * o.distOfBit[63-bits.LeadingZeros64(d)]
+			c += conn[x] * o.xorDist(d)
 		}
 	}
 	return c
