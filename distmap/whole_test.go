@@ -154,16 +154,8 @@ func TestWholeDuel(t *testing.T) {
 	// Where the launcher bound the ranks to CPUs of their own (mpirun
 	// binds each of 2 ranks to a core), HM's rank took IM's CPUs for its
 	// extra thread once IM was done, and has its own binding back.
-	mine := make([]int64, len(own))
-	for i, w := range own {
-		mine[i] = int64(w)
-	}
-	masks, err := mpi.Allgather(c, mine, size)
-	if err != nil {
-		rankFail("%v", err)
-	}
+	bound := boundApart(c, own, size) && size == 2
 	after, _ := threadMask()
-	bound := size == 2 && !slices.Equal(masks[:len(own)], masks[len(own):])
 	if rank == 0 && (bound && hmWidened.Load() != 1 || after != own) {
 		rankFail("P=%d: HM's rank took IM's CPUs %d times (bound to other CPUs than IM: %v), mask %x after, %x before",
 			size, hmWidened.Load(), bound, after[0], own[0])
@@ -429,16 +421,8 @@ func TestWholeLend(t *testing.T) {
 	if th := lentThreads.Load(); rank == 0 && th != 2*int64(opt.Threads) {
 		rankFail("P=%d: the lent pipeline ran on %d threads, want %d", size, th, 2*opt.Threads)
 	}
-	mine := make([]int64, len(own))
-	for i, w := range own {
-		mine[i] = int64(w)
-	}
-	masks, err := mpi.Allgather(c, mine, size)
-	if err != nil {
-		rankFail("%v", err)
-	}
+	bound := boundApart(c, own, size)
 	after, _ := threadMask()
-	bound := !slices.Equal(masks[:len(own)], masks[len(own):2*len(own)])
 	if rank == 0 && (bound != (lentWidened.Load() == 1) || after != own) {
 		rankFail("P=%d: rank 0 took rank 1's CPUs %d times (bound to other CPUs than rank 1: %v), mask %x after, %x before",
 			size, lentWidened.Load(), bound, after[0], own[0])
@@ -483,4 +467,19 @@ func TestWholeLend(t *testing.T) {
 	if err := mpi.Finalize(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// boundApart reports whether the launcher bound ranks 0 and 1 to
+// different CPUs: own is this rank's binding before the call under test
+// (collective: every rank gathers every binding).
+func boundApart(c mpi.Comm, own cpuMask, size int) bool {
+	mine := make([]int64, len(own))
+	for i, w := range own {
+		mine[i] = int64(w)
+	}
+	masks, err := mpi.Allgather(c, mine, size)
+	if err != nil {
+		rankFail("%v", err)
+	}
+	return !slices.Equal(masks[:len(own)], masks[len(own):2*len(own)])
 }
