@@ -156,3 +156,79 @@ func TestGrowChildrenPEsAsRec(t *testing.T) {
 		}
 	}
 }
+
+// growChildrenSockets maps the children of a split into groups of
+// sockets that rec would grow (growSockets) as rec does child by child,
+// each on its own subgraph: the same PEs, with children that are empty,
+// hold a vertex of weight 2, hold too many vertices to grow (16+ per
+// socket), or are grown.
+func TestGrowChildrenSocketsAsRec(t *testing.T) {
+	top, _ := topology.Parse("4:8:4:2:2", "1:10:100:1000:10000")
+	grp := top.GroupOf(3, 0) // 4 groups of 32 PEs, two splits above them
+	for seed := range uint64(10) {
+		n := 330 + int(seed)
+		heavy := int(seed) % n
+		b := graph.NewBuilder(n)
+		r := graph.RandomGeometric(n, 5+seed)
+		for v := range n {
+			if v == heavy {
+				b.SetVertexWeight(v, 2)
+			}
+			for e := r.XAdj[v]; e < r.XAdj[v+1]; e++ {
+				if u := int(r.Adj[e]); u > v {
+					b.AddEdge(v, u, int64(1+(u+v)%3))
+				}
+			}
+		}
+		g, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Child 0 gets 130 vertices (too many to grow), child 1 none, the
+		// others the rest by turns (the heavy vertex's child is not grown).
+		part := make([]int32, n)
+		for v := range part {
+			if v >= 130 {
+				part[v] = int32(2 + v%2)
+			}
+		}
+		cfg := Config{Wide: WideConfig{GrowPEs: true, GrowSockets: true, FinePerChild: 16}}
+		m := newMapperFor(par.New(1), g, top, cfg, g.TotalVertexWeight(), 3, 0.03)
+		m.wide = true
+		grown := m.grownSockets(g, grp, part)
+		wantGrown := []bool{false, false, part[heavy] != 2, part[heavy] != 3}
+		if !slices.Equal(grown, wantGrown) {
+			t.Fatalf("seed %d: grown %v, want %v", seed, grown, wantGrown)
+		}
+		global := make([]int32, n)
+		for i := range global {
+			global[i] = int32(n - 1 - i) // PEs land at the vertices' global ids
+		}
+		got := make([]int32, n)
+		m.growChildrenSockets(g, global, grp, part, grown, got)
+		want := make([]int32, n)
+		blocks := partition.NewBlocks(g, part, 4)
+		for c, child := range top.Children(grp) {
+			if blocks.Size(c) == 0 {
+				continue
+			}
+			sub := blocks.Extract(c)
+			gl := make([]int32, len(sub.Global))
+			for i, v := range sub.Global {
+				gl[i] = global[v]
+			}
+			into := want
+			if !grown[c] {
+				into = got // the children rec maps as before
+			}
+			m.rec(par.New(1), sub.G, gl, child, into, nil)
+			if !grown[c] {
+				m.rec(par.New(1), sub.G, gl, child, want, nil)
+			}
+		}
+		m.work()
+		if !slices.Equal(got, want) {
+			t.Fatalf("seed %d: PEs %v, through rec %v", seed, got, want)
+		}
+	}
+}

@@ -766,3 +766,79 @@ func oneEachOf(g *graph.Graph, set []int32, k int) bool {
 	}
 	return true
 }
+
+// grownSockets reports, for every child of grp (split by part), whether
+// rec would map its subgraph by growing (a child with vertices and more
+// than one child of its own, growSockets); nil when none would. Those
+// children growChildrenSockets maps on g itself.
+func (m *mapper) grownSockets(g *graph.Graph, grp topology.Group, part []int32) []bool {
+	w := m.cfg.Wide
+	children := m.top.Children(grp)
+	if !m.wide || !w.GrowPEs || !w.GrowSockets || len(children) == 0 || children[0].Level != 2 {
+		return nil
+	}
+	size := make([]int, len(children))
+	heavy := make([]bool, len(children)) // a vertex of weight other than 1
+	for v, c := range part {
+		size[c]++
+		if g.VW[v] != 1 {
+			heavy[c] = true
+		}
+	}
+	var grown []bool
+	for c, child := range children {
+		if size[c] > 0 && len(m.top.Children(child)) > 1 && m.growSocketsOf(size[c], func() bool { return !heavy[c] }, child) {
+			if grown == nil {
+				grown = make([]bool, len(children))
+			}
+			grown[c] = true
+		}
+	}
+	return grown
+}
+
+// growChildrenSockets maps the children of grp that grown marks (g split
+// by part into grp's children) as rec maps each one's subgraph (growPEs),
+// on g itself, as growChildrenPEs does one level down: no subgraph, task
+// and filler per child. On rgg 121k onto 4:8:64:8:6 these are the 3,072
+// groups of 32 PEs (one of the four levels of subgraphs that Extract
+// built). The same mapping as through rec (TestGrowChildrenSocketsAsRec).
+func (m *mapper) growChildrenSockets(g *graph.Graph, global []int32, grp topology.Group, part []int32, grown []bool, pe []int32) {
+	n := g.N()
+	children := m.top.Children(grp)
+	first := make([]int32, len(children)+1)
+	for _, c := range part {
+		first[c+1]++
+	}
+	for c := range children {
+		first[c+1] += first[c]
+	}
+	members := make([]int32, n) // each child's vertices in increasing ids
+	fill := append([]int32(nil), first[:len(children)]...)
+	for v, c := range part {
+		members[fill[c]] = int32(v)
+		fill[c]++
+	}
+	f := ownFiller(g, m.top, part, m.lmax)
+	defer putFiller(f)
+	for c, child := range children {
+		if !grown[c] {
+			continue
+		}
+		// rec's checks before a child's split.
+		if m.stopped.Load() {
+			return
+		}
+		if m.cfg.Stop != nil && m.cfg.Stop() {
+			m.stopped.Store(true)
+			return
+		}
+		set := members[first[c]:first[c+1]]
+		// Stamps of child c start above every earlier child's; 0 is
+		// every mark at the start.
+		f.split(set, int32(c), child, int64(c+1)<<32)
+		for _, v := range set {
+			pe[global[v]] = f.pe[v]
+		}
+	}
+}
