@@ -736,21 +736,32 @@ func (m *mapper) split(x *par.Exec, g *graph.Graph, grp topology.Group, maxW []i
 		parts := make([][]int32, tries)
 		threads := x.Threads()
 		if g.N() < refinement.ParallelFMMin {
-			// Try 0's hierarchy is built first; the other tries take it
-			// where no choice of it came from the seed (the same
-			// partitions as coarsening each on its own), else build
-			// their own.
-			var levels *partition.Hierarchy
-			exact := false
-			if m.seedFreeMatching(g, grp, maxW, pc, tries) {
-				levels, exact = partition.CoarsenExact(x, g, maxW, tryConfig(0), tries)
+			// The tries whose matching draws nothing from the seed
+			// (partition.SharedCoarsening: natural order) share the
+			// first one's hierarchy where no other choice of it came
+			// from the seed (the same partitions as coarsening each on
+			// its own); the others build their own. On the wide instance
+			// (rgg 121k onto 4:8:64:8:6) the top's children's splits run
+			// 3 tries, the first and the third in natural order and the
+			// second in random order: none shared before.
+			levels := make([]*partition.Hierarchy, tries)
+			var shared []int
+			for t := range tries {
+				if partition.SharedCoarsening(g, maxW, tryConfig(t)) {
+					shared = append(shared, t)
+				}
+			}
+			if len(shared) >= 2 {
+				h, exact := partition.CoarsenExact(x, g, maxW, tryConfig(shared[0]), len(shared))
+				levels[shared[0]] = h
+				for _, t := range shared[1:] {
+					if exact {
+						levels[t] = h
+					}
+				}
 			}
 			par.Each(threads, tries, func(t int, x *par.Exec) {
-				if t == 0 || exact {
-					parts[t] = one(t, x, levels)
-				} else {
-					parts[t] = one(t, x, nil)
-				}
+				parts[t] = one(t, x, levels[t])
 			})
 		} else {
 			share := m.sharesHierarchy(g, grp, maxW, pc, tries)
