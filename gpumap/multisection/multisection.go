@@ -427,17 +427,8 @@ func (m *mapper) rec(x *par.Exec, g *graph.Graph, global []int32, grp topology.G
 	// when they are done: a worker extracts one when it takes its task.
 	blocks := partition.NewBlocks(g, part, len(children))
 	tasks := make([]func(x *par.Exec), 0, len(children))
-	var grown []bool
-	if below == nil { // the machine's first split has none (two splits above a child)
-		grown = m.grownSockets(g, grp, part)
-	}
-	if grown != nil {
-		tasks = append(tasks, func(x *par.Exec) {
-			m.growChildrenSockets(g, global, grp, part, grown, pe)
-		})
-	}
 	for j := range children {
-		if blocks.Size(j) == 0 || grown != nil && grown[j] {
+		if blocks.Size(j) == 0 {
 			continue
 		}
 		child := children[j]
@@ -544,21 +535,12 @@ func (m *mapper) kwaySplit(g *graph.Graph, grp topology.Group, k int) bool {
 // +0.55% (seeds 0-2) and +0.41% (seed 0), where 4:4:32:8:4, 8:8:16:8:2,
 // 6:8:16:8:4 and 4:4:64:8:2 (5-10 per socket) gained 0.1-0.3%.
 func (m *mapper) growSockets(g *graph.Graph, grp topology.Group) bool {
-	return m.growSocketsOf(g.N(), func() bool {
-		unit, _ := g.UnitWeights()
-		return unit
-	}, grp)
-}
-
-// growSocketsOf is growSockets of a subgraph of n vertices on grp; unit
-// tells whether they all weigh 1.
-func (m *mapper) growSocketsOf(n int, unit func() bool, grp topology.Group) bool {
 	w := m.cfg.Wide
-	if !m.wide || !w.GrowPEs || !w.GrowSockets || grp.Level != 2 || n > growSocketsMaxN {
+	if !m.wide || !w.GrowPEs || !w.GrowSockets || grp.Level != 2 || g.N() > growSocketsMaxN {
 		return false
 	}
 	children := m.top.Children(grp)
-	if n >= w.FinePerChild*len(children) {
+	if g.N() >= w.FinePerChild*len(children) {
 		return false
 	}
 	for _, c := range children[1:] {
@@ -566,7 +548,7 @@ func (m *mapper) growSocketsOf(n int, unit func() bool, grp topology.Group) bool
 			return false
 		}
 	}
-	if !unit() {
+	if unit, _ := g.UnitWeights(); !unit {
 		return false
 	}
 	// Two splits of more than one child above grp: the machine's first
