@@ -344,7 +344,6 @@ type duel struct {
 	// for any thread count: at -t 1 the two run side by side too, and
 	// HM waits at its top split for IM's mapping (waitIM), as where IM
 	// maps first.
-	imWatch   bool
 	waitIM    bool
 	cond      *sync.Cond // on mu: HM's top split, HM's end, IM's pause and end
 	hmDone    bool
@@ -910,7 +909,7 @@ func (p *pipeline) runPortfolio(cands []candidate, alg Algorithm, run func(*pipe
 		hm.afterSecond, hm.afterSecondPart = du.afterSecond, du.afterSecondPart
 		hm.stop = du.stopped.Load
 		if p.sparse() {
-			du.imWatch, together = true, true
+			together = true
 			du.waitIM = p.x.Threads() < 2
 			pipes[1].imAfterInitial = du.imAtInitial
 		}
