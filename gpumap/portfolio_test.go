@@ -776,3 +776,77 @@ func TestDefaultStopsHMWhereItsTopCutLoses(t *testing.T) {
 		}
 	}
 }
+
+// Issue 25, roads: default's IM ran to its end on every sparse graph,
+// though HM wins most of their duels and IM's Jet loop changes little
+// there. Now IM, once it has mapped its coarsest graph, waits for HM's
+// split of the whole machine and stops where its coarse top cut puts its
+// J more than imDuelMargin above HM's (imStops); HM then maps to its end.
+// On this road-like grid onto 4:4:3 IM's coarse top cut is 112 edges
+// against HM's 89 (predicted +20%; -a im J 1.2x -a hm's), so IM stops;
+// onto 4:8:2 the two top cuts are 57 and 52 (the duel as before). Default
+// is -a hm's mapping in both, the same at any thread count.
+func TestDefaultStopsIMWhereItsCoarseTopCutLoses(t *testing.T) {
+	const stopped = "im stopped after its initial mapping"
+	g := graph.RoadGrid(50, 50)
+	for _, c := range []struct {
+		h     string
+		stops bool
+	}{
+		{"4:4:3", true},
+		{"4:8:2", false},
+	} {
+		top, _ := topology.Parse(c.h, "1:10:100")
+		opt := DefaultOptions()
+		opt.Seed, opt.Backend, opt.Threads = 0, CPU, 1
+		var alone [2]*Result
+		for i, alg := range []Algorithm{Multisection, Integrated} {
+			opt.Algorithm = alg
+			res, err := Map(g, top, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			alone[i] = res
+		}
+		hm, im := alone[0], alone[1]
+		if float64(im.Metrics.J) < 1.05*float64(hm.Metrics.J) {
+			t.Fatalf("%s: -a hm J %d, -a im %d: the graph no longer shows the rule", c.h, hm.Metrics.J, im.Metrics.J)
+		}
+		opt.Algorithm = AutoAlgorithm
+		for _, threads := range []int{1, 2, 3} {
+			var progress strings.Builder
+			opt.Threads, opt.Progress = threads, &progress
+			res, err := Map(g, top, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			log := progress.String()
+			if got := strings.Contains(log, stopped); got != c.stops {
+				t.Errorf("%s, %d threads: %q %v, want %v\n%s", c.h, threads, stopped, got, c.stops, log)
+			}
+			if !slices.Equal(res.PE, hm.PE) {
+				t.Errorf("%s, %d threads: -a auto J %d, -a hm %d, -a im %d", c.h, threads, res.Metrics.J, hm.Metrics.J, im.Metrics.J)
+			}
+		}
+	}
+}
+
+// imStops is asked with IM's coarse J: it stops IM only where HM's top
+// cut is the lower by more than imDuelMargin of that J at the top's
+// distance.
+func TestIMStops(t *testing.T) {
+	for _, c := range []struct {
+		d, imTop, hmTop, j int64
+		want               bool
+	}{
+		{100, 37, 22, 5321, true},  // rome99 onto 4:8:2: +28% of J
+		{100, 45, 40, 6837, false}, // cal onto 4:8:6: +7.3%
+		{10, 63, 52, 756, true},    // cal onto 4:8:1: +14.6%
+		{100, 24, 27, 4272, false}, // HM's top cut the higher
+		{100, 10, 10, 1000, false},
+	} {
+		if got := imStops(c.d, c.imTop, c.hmTop, c.j); got != c.want {
+			t.Errorf("imStops(%d, %d, %d, %d) = %v, want %v", c.d, c.imTop, c.hmTop, c.j, got, c.want)
+		}
+	}
+}
