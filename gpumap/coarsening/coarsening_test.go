@@ -288,3 +288,36 @@ func TestCoarsestSizeMatchesCoarsen(t *testing.T) {
 		}
 	}
 }
+
+// A contraction on a team member that takes its team's threads between
+// rounds of tasks (the hierarchy built ahead when the features end) builds
+// the graph the contraction on one thread builds.
+func TestContractGrowingMidway(t *testing.T) {
+	g := graph.RandomGeometric(1<<18, 3)
+	match := Greedy(g, 0, 5, nil, false)
+	cmap, leaders := CoarseMap(par.New(1), match)
+	want := Contract(par.New(1), g, match, cmap, leaders)
+	if tasks := (len(leaders) + contractGrain - 1) / contractGrain; tasks <= 2*growRound {
+		t.Fatalf("%d tasks: too few for rounds", tasks)
+	}
+	for _, after := range []int{0, 1, 3} {
+		team := par.NewTeam(2, 2)
+		x, other := team.Member(1), team.Member(1)
+		done := make(chan struct{})
+		go func() {
+			// The other member finishes after a few loops of its own.
+			y := other
+			for range after {
+				y.For(1<<14, func(_, _, _ int) {})
+			}
+			team.Done(other)
+			close(done)
+		}()
+		got := contractGroups(x, g, cmap, MatchGroups(match, leaders), true)
+		<-done
+		if !slices.Equal(got.XAdj, want.XAdj) || !slices.Equal(got.Adj, want.Adj) || !slices.Equal(got.VW, want.VW) ||
+			!slices.Equal(got.EdgeWeights(), want.EdgeWeights()) {
+			t.Fatalf("after %d loops of the other member: the contraction differs", after)
+		}
+	}
+}

@@ -61,16 +61,32 @@ func Contract(x *par.Exec, g *graph.Graph, match, cmap, leaders []int32) *graph.
 // ContractGroups is Contract for any groups (a clustering's, ClusterMap):
 // the members of a coarse vertex contribute their edges in their order.
 func ContractGroups(x *par.Exec, g *graph.Graph, cmap []int32, gr Groups) *graph.Graph {
+	return contractGroups(x, g, cmap, gr, false)
+}
+
+// contractGroups is ContractGroups; with grow, an executor that may grow
+// (par.Exec.Grows) runs the tasks in rounds of growRound and takes the
+// threads freed between them (x.Grow), as coarsen does between levels.
+func contractGroups(x *par.Exec, g *graph.Graph, cmap []int32, gr Groups, grow bool) *graph.Graph {
 	if g.Wide() {
-		return contract[int64](x, g, cmap, &gr)
+		return contract[int64](x, g, cmap, &gr, grow)
 	}
-	return contract[int32](x, g, cmap, &gr)
+	return contract[int32](x, g, cmap, &gr, grow)
 }
 
 // contractGrain is the number of coarse vertices per contraction task.
 const contractGrain = 1 << 13
 
-func contract[W int32 | int64](x *par.Exec, g *graph.Graph, cmap []int32, gr *Groups) *graph.Graph {
+// growRound is the number of contraction tasks between two calls of Grow
+// while the executor may grow. The whole machine's hierarchy, built on one
+// thread beside the features (partition.Ahead), took the features'
+// thread only at its next level: on a 2^20-vertex rgg at -t 2 its first
+// contraction went on alone for 130 ms after the features ended, the
+// other core idle, while the split waited for it (execution trace). A
+// task of 2^13 coarse vertices takes 1-3 ms there.
+const growRound = 8
+
+func contract[W int32 | int64](x *par.Exec, g *graph.Graph, cmap []int32, gr *Groups, grow bool) *graph.Graph {
 	nc := gr.N()
 	tasks := max((nc+contractGrain-1)/contractGrain, 1)
 	type piece struct {
@@ -89,7 +105,7 @@ func contract[W int32 | int64](x *par.Exec, g *graph.Graph, cmap []int32, gr *Gr
 			putNeighbourSet(ns)
 		}
 	}()
-	x.Each(tasks, func(worker, t int) {
+	task := func(worker, t int) {
 		ns := scratch[worker]
 		lo, hi := t*nc/tasks, (t+1)*nc/tasks
 		// The members' degrees bound the task's output: room for it up
@@ -124,7 +140,20 @@ func contract[W int32 | int64](x *par.Exec, g *graph.Graph, cmap []int32, gr *Gr
 			deg[c] = int64(ns.finish())
 		}
 		pieces[t] = piece{append([]int32(nil), ns.adj...), append([]W(nil), ns.ew...)}
-	})
+	}
+	for done := 0; done < tasks; {
+		n := tasks - done
+		if grow && x.Grows() {
+			n = min(n, growRound)
+		}
+		for len(scratch) < x.Workers(n) {
+			scratch = append(scratch, getNeighbourSet[W]())
+		}
+		x.Each(n, func(worker, t int) { task(worker, done+t) })
+		if done += n; grow {
+			x.Grow() // the copy below too
+		}
+	}
 	total := par.ExclusiveScan(x, deg[:nc])
 	deg[nc] = total
 	cg := &graph.Graph{XAdj: deg, VW: vw}

@@ -152,7 +152,7 @@ func coarsen(x *par.Exec, g *graph.Graph, cfg Config, countLast bool) (levels []
 		if countLast && !more(nc, lvl+1) {
 			return levels, nc, CoarseAdjacency(x, cur, cmap, gr), seeded
 		}
-		coarse := ContractGroups(x, cur, cmap, gr)
+		coarse := contractGroups(x, cur, cmap, gr, true)
 		lvl := Level{Graph: coarse, CMap: cmap}
 		if block != nil {
 			lvl.Block = make([]int32, nc)

@@ -50,9 +50,17 @@ func parseParallel(body []byte, h header) *Graph {
 	// arrays once (append grows them if the guess is short).
 	adjPerByte := float64(2*h.m) / float64(len(body))
 	linesPerByte := float64(n) / float64(len(body))
+	win, shared := sharedWindows(x, body, start, h)
+	var g *Graph
+	if shared != nil {
+		g = &Graph{XAdj: make([]int64, n+1), VW: make([]int64, n)}
+	}
 	ps := make([]textPiece, pieces)
 	x.Each(pieces, func(_, i int) {
 		l := float64(start[i+1] - start[i])
+		if shared != nil {
+			ps[i].adj = shared[win[i]:win[i]:win[i+1]]
+		}
 		ps[i].parse(body[start[i]:start[i+1]], h, int(1.05*linesPerByte*l)+16, int(1.05*adjPerByte*l)+64)
 	})
 	first := make([]int64, pieces+1) // index of each piece's first vertex line
@@ -66,7 +74,9 @@ func parseParallel(body []byte, h header) *Graph {
 		return nil // too few vertex lines
 	}
 	withFixed := h.hasSize || h.hasVW // a vertex line cannot be empty
-	g := &Graph{XAdj: make([]int64, n+1), VW: make([]int64, n)}
+	if g == nil {
+		g = &Graph{XAdj: make([]int64, n+1), VW: make([]int64, n)}
+	}
 	x.Each(pieces, func(_, i int) {
 		p := &ps[i]
 		for j, d := range p.deg {
@@ -97,8 +107,27 @@ func parseParallel(body []byte, h header) *Graph {
 	if g.XAdj[n] != 2*h.m {
 		return nil
 	}
+	for i := range ps {
+		if shared != nil && cap(ps[i].adj) != win[i+1]-win[i] {
+			shared = nil // a window was short (it cannot be): copy as below
+		}
+	}
 	var ew []int32
-	if pieces == 1 {
+	if shared != nil {
+		// Each piece's neighbours move to their place, in order: a
+		// piece's place starts no later than its window (the earlier
+		// windows hold at least their pieces' neighbours) and ends before
+		// the next window, so no move overwrites neighbours not moved yet.
+		// Where the windows are exact (no blank lines, comments or runs of
+		// blanks) nothing moves.
+		for i := range ps {
+			if off := g.XAdj[min(first[i], n)]; off != int64(win[i]) {
+				copy(shared[off:], ps[i].adj)
+			}
+			ps[i].adj, ps[i].deg = nil, nil
+		}
+		g.Adj = shared[: 2*h.m : 2*h.m]
+	} else if pieces == 1 {
 		// One piece (every text below parseChunk): its arrays are the
 		// CSR's. A copy was new memory to fault in, and in a fresh
 		// process the page faults were as much of the reader's CPU as
@@ -139,6 +168,51 @@ func parseParallel(body []byte, h header) *Graph {
 	return g
 }
 
+// sharedWindows returns, for text of several pieces without vertex sizes,
+// vertex weights and edge weights, one array for the neighbours of every
+// piece and each piece's window in it (piece i's from win[i] to
+// win[i+1]); nil when the windows would waste more than an eighth of the
+// 2m neighbours or the text has fewer than n lines. A piece parses into
+// its window, and parseParallel moves the windows together in place and
+// makes the CSR's other arrays before the parse too. Before, each piece
+// parsed into an array of its own, copied afterwards into the CSR's
+// neighbour array, made after the parse: on memory the collector had
+// freed, the make zeroed 25 MB on one thread (a 2^20-vertex 3D grid at
+// -t 2: 100-200 ms of its read with the other core idle, in some runs'
+// execution traces), and the copy with its page faults was a quarter of
+// the reader's CPU on a 2^20-vertex rgg (55 MB). Made first, the arrays
+// are fresh memory, which needs no zeroing. A window is sized by its
+// piece's blanks and line ends: every neighbour ends at one of them or at
+// the end of the text (pieces start at line starts, so only the last may
+// end without a line end).
+func sharedWindows(x *par.Exec, body []byte, start []int, h header) ([]int, []int32) {
+	pieces := len(start) - 1
+	if pieces == 1 || h.hasSize || h.hasVW || h.hasEW {
+		return nil, nil
+	}
+	win := make([]int, pieces+1)
+	ends := make([]int, pieces)
+	x.Each(pieces, func(_, i int) {
+		t := body[start[i]:start[i+1]]
+		ends[i] = bytes.Count(t, lineEnd)
+		win[i+1] = bytes.Count(t, blank) + bytes.Count(t, tab) + ends[i]
+		if len(t) > 0 && t[len(t)-1] != '\n' {
+			win[i+1]++ // the text's last line, without a line end
+		}
+	})
+	lines := 1
+	for i := range pieces {
+		win[i+1] += win[i]
+		lines += ends[i]
+	}
+	if int64(win[pieces]) > 2*h.m+2*h.m/8 || int64(lines) < h.n {
+		return nil, nil
+	}
+	return win, make([]int32, win[pieces])
+}
+
+var blank, tab, lineEnd = []byte{' '}, []byte{'\t'}, []byte{'\n'}
+
 // textPiece is what parseParallel reads from one piece of text.
 type textPiece struct {
 	deg    []int32 // per vertex line: its neighbours, -1 for a line without a token
@@ -151,10 +225,13 @@ type textPiece struct {
 }
 
 // parse reads the lines of text. Neighbours are checked to be in [1,n]
-// only; self loops and the order are sortedAndSymmetric's business.
+// only; self loops and the order are sortedAndSymmetric's business. The
+// neighbours go to p.adj where it is set (a window of a shared array).
 func (p *textPiece) parse(text []byte, h header, lineCap, adjCap int) {
 	p.deg = make([]int32, 0, lineCap)
-	p.adj = make([]int32, 0, adjCap)
+	if p.adj == nil {
+		p.adj = make([]int32, 0, adjCap)
+	}
 	if h.hasVW {
 		p.vw = make([]int64, 0, lineCap)
 	}

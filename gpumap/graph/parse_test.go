@@ -181,3 +181,101 @@ func TestSortedAndSymmetricMatchesExact(t *testing.T) {
 		}
 	}
 }
+
+// Unweighted text parses into windows of one neighbour array, moved
+// together afterwards where blank lines, comments and runs of blanks left
+// them room (sharedWindows): the same graph as the sequential parser, with
+// exact windows and with moves, in pieces of a few bytes and of a few
+// lines.
+func TestSharedWindowsParse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	moved := 0 // trials whose windows had room (odd ones) and were used
+	for trial := 0; trial < 40; trial++ {
+		// A ring and random chords, unweighted.
+		n := 3 + rng.IntN(300)
+		adj := make([]map[int]bool, n)
+		for v := range adj {
+			adj[v] = map[int]bool{}
+		}
+		link := func(u, v int) {
+			if u != v {
+				adj[u][v], adj[v][u] = true, true
+			}
+		}
+		for v := range n {
+			link(v, (v+1)%n)
+		}
+		for i := rng.IntN(3 * n); i > 0; i-- {
+			link(rng.IntN(n), rng.IntN(n))
+		}
+		m := 0
+		var lines []string
+		for v := range n {
+			var nb []string
+			for u := range n {
+				if adj[v][u] {
+					nb = append(nb, fmt.Sprint(u+1))
+				}
+			}
+			m += len(nb)
+			ln := strings.Join(nb, " ")
+			if trial%2 == 1 && rng.IntN(20) == 0 {
+				ln = strings.Replace(ln, " ", " \t ", 1) // a run of blanks
+			}
+			if trial%2 == 1 && rng.IntN(20) == 0 {
+				ln = "% a comment\n" + ln
+			}
+			lines = append(lines, ln+"\n")
+		}
+		text := []byte(fmt.Sprintf("%d %d\n%s", n, m/2, strings.Join(lines, "")))
+		if trial%2 == 1 {
+			text = append(text, '\n') // a blank line after the last vertex
+		}
+		p := &metisParser{data: text}
+		hdr, _ := p.nextLine()
+		h, err := parseHeader(hdr, p.line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := text[p.pos:]
+		parallelParseMin = math.MaxInt // the sequential parser
+		want, err := ParseMETIS(text)
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		chunk := 1 + rng.IntN(40)
+		if trial%4 >= 2 {
+			chunk = 200 + rng.IntN(200)
+		}
+		parallelParsing(t, chunk)
+		pieces := (len(body) + chunk - 1) / chunk
+		start := make([]int, pieces+1)
+		for i := 1; i < pieces; i++ {
+			s := max(len(body)*i/pieces, start[i-1])
+			if j := bytes.IndexByte(body[s:], '\n'); j >= 0 {
+				s += j + 1
+			} else {
+				s = len(body)
+			}
+			start[i] = s
+		}
+		start[pieces] = len(body)
+		_, shared := sharedWindows(par.New(2), body, start, h)
+		switch {
+		case shared == nil && pieces > 1 && trial%2 == 0:
+			t.Fatalf("trial %d: exact windows were not used (%d pieces)", trial, pieces)
+		case shared != nil && trial%2 == 1 && int64(len(shared)) > 2*h.m:
+			moved++
+		}
+		got := parseParallel(body, h)
+		if got == nil {
+			t.Fatalf("trial %d: the parallel parser declined a valid file:\n%s", trial, text)
+		}
+		if !equalGraphs(got, want) {
+			t.Fatalf("trial %d: the parallel parser's graph differs", trial)
+		}
+	}
+	if moved < 5 {
+		t.Fatalf("only %d trials moved windows", moved)
+	}
+}

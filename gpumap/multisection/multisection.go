@@ -425,7 +425,7 @@ func (m *mapper) rec(x *par.Exec, g *graph.Graph, global []int32, grp topology.G
 	}
 	// The children's subgraphs are built when their turn comes and dropped
 	// when they are done: a worker extracts one when it takes its task.
-	blocks := partition.NewBlocks(g, part, len(children))
+	blocks := partition.NewBlocksOn(x, g, part, len(children))
 	tasks := make([]func(x *par.Exec), 0, len(children))
 	for j := range children {
 		if blocks.Size(j) == 0 {

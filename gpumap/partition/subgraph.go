@@ -1,6 +1,11 @@
 package partition
 
-import "github.com/gpumap/gpumap/gpumap/graph"
+import (
+	"slices"
+
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/internal/par"
+)
 
 // Sub is an induced subgraph together with the ids of its vertices in the
 // parent graph.
@@ -22,20 +27,59 @@ type Blocks struct {
 
 // NewBlocks indexes the k blocks of part on g.
 func NewBlocks(g *graph.Graph, part []int32, k int) *Blocks {
+	return NewBlocksOn(par.New(1), g, part, k)
+}
+
+// NewBlocksOn is NewBlocks on x's threads: every chunk of vertices counts
+// its vertices per block, and then places them after the earlier chunks'
+// (the same index for any thread count). The whole machine's split
+// indexed its blocks on the caller alone before the children's tasks were
+// queued: 63 ms of a 2^20-vertex 3D grid's run at -t 2 with the other
+// core idle (an execution trace), two arrays of 4 bytes per vertex to
+// fault in.
+func NewBlocksOn(x *par.Exec, g *graph.Graph, part []int32, k int) *Blocks {
 	n := g.N()
 	bs := &Blocks{g: g, part: part, first: make([]int32, k+1), members: make([]int32, n), local: make([]int32, n)}
-	for _, b := range part {
-		bs.first[b+1]++
+	c := x.Chunks(n)
+	if c*k > n {
+		c = 1 // more counters than vertices (many blocks)
 	}
+	// at[i*k+b]: chunk i's vertices in block b, then the index within b
+	// of the first of them.
+	at := make([]int32, c*k)
+	// x.For cuts [0,n) into x.Chunks(n) = c chunks.
+	chunk := func(body func(i, lo, hi int)) {
+		if c == 1 {
+			body(0, 0, n)
+			return
+		}
+		x.For(n, body)
+	}
+	// Each chunk counts in a slice of its own: the chunks' counters side
+	// by side in at share cache lines.
+	chunk(func(i, lo, hi int) {
+		cnt := make([]int32, k)
+		for _, b := range part[lo:hi] {
+			cnt[b]++
+		}
+		copy(at[i*k:], cnt)
+	})
 	for b := 0; b < k; b++ {
-		bs.first[b+1] += bs.first[b]
+		var s int32
+		for i := 0; i < c; i++ {
+			s, at[i*k+b] = s+at[i*k+b], s
+		}
+		bs.first[b+1] = bs.first[b] + s
 	}
-	fill := make([]int32, k)
-	for v, b := range part {
-		bs.local[v] = fill[b]
-		bs.members[bs.first[b]+fill[b]] = int32(v)
-		fill[b]++
-	}
+	chunk(func(i, lo, hi int) {
+		fill := slices.Clone(at[i*k : (i+1)*k])
+		for v := lo; v < hi; v++ {
+			b := part[v]
+			bs.local[v] = fill[b]
+			bs.members[bs.first[b]+fill[b]] = int32(v)
+			fill[b]++
+		}
+	})
 	return bs
 }
 

@@ -55,3 +55,16 @@ func (x *Exec) Grow() int {
 	}
 	return x.threads
 }
+
+// Grows reports whether Grow may give x more threads than it has now: a
+// team member or a share's worker short of all the threads. Long loops
+// of such an executor may run in rounds and grow between them.
+func (x *Exec) Grows() bool {
+	switch {
+	case x.share != nil:
+		return x.threads < x.share.threads
+	case x.team != nil:
+		return x.threads < x.team.threads
+	}
+	return false
+}

@@ -63,3 +63,31 @@ func TestTeamMembersRace(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// Grows says whether Grow may add threads: a team member or a share's
+// worker short of all the threads, never an executor of its own.
+func TestGrows(t *testing.T) {
+	team := NewTeam(2, 2)
+	a, b := team.Member(1), team.Member(1)
+	if !a.Grows() {
+		t.Fatal("a member with 1 of the team's 2 threads does not grow")
+	}
+	team.Done(b)
+	a.Grow()
+	if a.Grows() {
+		t.Fatal("a member with all the team's threads still grows")
+	}
+	s := NewShare(2)
+	w := s.Member()
+	if !w.Grows() {
+		t.Fatal("a share's worker with 1 of 2 threads does not grow")
+	}
+	s.Run(w, func(x *Exec) {
+		if x.Grows() {
+			t.Fatal("a share's only task, on both threads, still grows")
+		}
+	})
+	if New(2).Grows() || New(1).Grows() {
+		t.Fatal("an executor without a team or share grows")
+	}
+}
