@@ -120,3 +120,30 @@ func TestTopDownOnHubGraphs(t *testing.T) {
 	}
 	t.Logf("top-down J %d, whole machine %d (%.3fx)", first.Metrics.J, m.J, float64(first.Metrics.J)/float64(m.J))
 }
+
+// TestGPUTopDownAsTheCPU: where default's IM maps top-down, the GPU
+// backend maps the top split's groups as the CPU does (the integrated
+// loop is the same on both) and the groups' subgraphs on the CPU, so the
+// mapping is the CPU backend's, byte for byte. Needs the emulated driver.
+func TestGPUTopDownAsTheCPU(t *testing.T) {
+	needEmulator(t)
+	top, _ := topology.Parse("4:8:2", "1:10:100")
+	rmat := graph.RMAT(15, 8, 11)
+	var pes [2][]int32
+	for i, b := range []Backend{CPU, GPU} {
+		var log bytes.Buffer
+		opt := DefaultOptions()
+		opt.Algorithm, opt.Backend, opt.Threads, opt.Progress = Integrated, b, 2, &log
+		res, err := Map(rmat, top, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(log.String(), "top-down") {
+			t.Fatalf("backend %v: IM did not map top-down:\n%s", b, log.String())
+		}
+		pes[i] = res.PE
+	}
+	if !slices.Equal(pes[0], pes[1]) {
+		t.Errorf("the GPU backend's top-down IM differs from the CPU's")
+	}
+}
