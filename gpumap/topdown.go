@@ -109,12 +109,15 @@ func (p *pipeline) topDownIM(b backend.Backend, c integrated.Config, tries int) 
 }
 
 // subEps is the imbalance that gives a group of per PEs holding weight w
-// the limit lmax per PE (graph.Lmax), at most; -1 where w > per*lmax.
+// the limit lmax per PE (graph.Lmax), at most, and at least w/per (the
+// group's own average); -1 where w > per*lmax.
 func subEps(w int64, per int, lmax int64) float64 {
 	if w > int64(per)*lmax || w <= 0 {
 		return -1
 	}
-	eps := float64(int64(per)*lmax)/float64(w) - 1
+	// At most MaxEps, which Map accepts: a light group under heavy PE
+	// limits then gets a tighter limit than lmax, which it still meets.
+	eps := min(float64(int64(per)*lmax)/float64(w)-1, MaxEps)
 	for eps > 0 && graph.Lmax(w, per, eps) > lmax {
 		eps = max(0, eps-1e-9*(1+eps))
 	}

@@ -60,6 +60,12 @@ func TestSubEps(t *testing.T) {
 			t.Errorf("%+v: eps %v gives Lmax %d", c, eps, got)
 		}
 	}
+	// A light group under heavy limits: an imbalance Map accepts, a limit
+	// the group meets.
+	eps := subEps(1, 4, 1<<40)
+	if !ValidEps(eps) || graph.Lmax(1, 4, eps) < 1 || graph.Lmax(1, 4, eps) > 1<<40 {
+		t.Errorf("weight 1 on 4 PEs of limit 2^40: eps %v, Lmax %d", eps, graph.Lmax(1, 4, eps))
+	}
 	if eps := subEps(6913, 32, 216); eps >= 0 {
 		t.Errorf("a group heavier than its PEs' limits: eps %v", eps)
 	}
