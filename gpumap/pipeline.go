@@ -319,7 +319,7 @@ func (p *pipeline) integrated() []int32 {
 	var tm integrated.Times
 	var err error
 	p.t.phase("integrated", func() {
-		pe, tm, err = p.mapIM(b, c, tries)
+		pe, tm, err = p.mapIMClustered(b, c, tries)
 	})
 	if errors.Is(err, integrated.ErrStopped) {
 		return nil // the duel stopped IM (imStops)
@@ -331,7 +331,7 @@ func (p *pipeline) integrated() []int32 {
 		b = cpu.New(p.opt.Threads)
 		p.backend = b
 		p.t.phase("integrated", func() {
-			pe, tm, err = p.mapIM(b, c, tries)
+			pe, tm, err = p.mapIMClustered(b, c, tries)
 		})
 	}
 	if err != nil {
@@ -357,22 +357,43 @@ func (p *pipeline) integrated() []int32 {
 	return pe
 }
 
+// mapIMClustered is mapIM, top-down where IM clusters a graph that it
+// coarsens (topDownIM).
+func (p *pipeline) mapIMClustered(b backend.Backend, c integrated.Config, tries int) ([]int32, integrated.Times, error) {
+	if c.Cluster && !p.imUncoarsened() {
+		pe, tm, err := p.topDownIM(b, c, tries)
+		if err != nil {
+			return nil, tm, err
+		}
+		if pe != nil {
+			p.t.logf("integrated: top-down, the top split's groups first")
+			return pe, tm, nil
+		}
+	}
+	return p.mapIM(b, c, tries)
+}
+
 // mapIM is integrated.Map with c, tries times with successive seeds
 // where tries > 1; it keeps the lowest J, feasible mappings first, and
 // adds the tries' times up (the levels are the kept one's).
 func (p *pipeline) mapIM(b backend.Backend, c integrated.Config, tries int) ([]int32, integrated.Times, error) {
+	return p.mapIMOn(b, p.top, c, tries)
+}
+
+// mapIMOn is mapIM onto the machine top.
+func (p *pipeline) mapIMOn(b backend.Backend, top *topology.Topology, c integrated.Config, tries int) ([]int32, integrated.Times, error) {
 	var best []int32
 	var bestM graph.Metrics
 	var sum integrated.Times
 	for i := range tries {
 		ci := c
 		ci.Seed = c.Seed + uint64(i)*0x9e3779b97f4a7c15
-		pe, tm, err := integrated.Map(b, p.x, p.g, p.top, p.opt.Eps, ci)
+		pe, tm, err := integrated.Map(b, p.x, p.g, top, p.opt.Eps, ci)
 		if err != nil || tries == 1 {
 			return pe, tm, err
 		}
 		sum.Add(tm)
-		m, err := graph.Evaluate(p.g, p.top, pe, p.opt.Eps)
+		m, err := graph.Evaluate(p.g, top, pe, p.opt.Eps)
 		if err != nil {
 			return nil, sum, err
 		}
