@@ -59,10 +59,6 @@ type pipeline struct {
 	// stop, when set, stops HM once it says true
 	// (multisection.Config.Stop); HM's mapping is then nil.
 	stop func() bool
-	// imAfterInitial, when set, sees IM's coarsest graph and its initial
-	// mapping where IM maps once (integrated.Config.AfterInitial): false
-	// stops IM, whose mapping is then nil.
-	imAfterInitial func(coarsest *graph.Graph, pe []int32) bool
 }
 
 func (p *pipeline) fail(err error) {
@@ -313,17 +309,11 @@ func (p *pipeline) integrated() []int32 {
 			inputMultisections.Add(1)
 		}
 	}
-	if tries == 1 {
-		c.AfterInitial = p.imAfterInitial
-	}
 	var tm integrated.Times
 	var err error
 	p.t.phase("integrated", func() {
 		pe, tm, err = p.mapIMClustered(b, c, tries)
 	})
-	if errors.Is(err, integrated.ErrStopped) {
-		return nil // the duel stopped IM (imStops)
-	}
 	if errors.Is(err, cuda.ErrTooLarge) || errors.Is(err, cuda.ErrOutOfMemory) {
 		// Too big for the device: run the same pipeline on the CPU.
 		p.t.logf("%v: using the CPU", err)

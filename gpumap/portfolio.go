@@ -280,33 +280,6 @@ func hmStopsSecond(top, second, jIM int64) bool {
 	return float64(top+second) > duelSecondMargin*float64(jIM)
 }
 
-// imDuelMargin: on sparse graphs (pipeline.sparse: road networks, power
-// grids) IM stops after its initial mapping where its J, predicted from
-// that mapping, is more than this fraction above HM's (imStops). There
-// IM's Jet loop changes little: IM's final J over its coarsest graph's
-// mapping's J is 0.91-1.00 on the fit half of the real corpus (rome99,
-// TG, cal onto 4:8:{1,2,4,6}, -t 1; the report half's roads 0.92-1.08),
-// against 0.37-1.00 on the other families (opt: greenbea onto 4:8:2, 0.44,
-// where IM's coarse top cut was 2.3x HM's and IM won by 17%), where the
-// rule is not asked. The prediction (IM's coarse J against the same with
-// HM's top cut in place of IM's) missed by at most 8.1 points on the fit
-// half (TG onto 4:8:1: +17.2% predicted, IM 9.1% above HM) and 6.2 on the
-// report half (luxembourg_osm onto 4:8:1); the fit half's largest miss
-// less the 2% that -a auto may lose is 0.061, and at 0.08 IM stops on 6
-// of the fit half's 16 sparse instances and 8 of the report half's 20
-// (roads and power grids onto 4:8:{1,2,4,6}), IM lost all of them by 6.6%
-// or more, and every mapping is main's (bench/results-roads-2core.txt).
-const imDuelMargin = 0.08
-
-// imStops reports whether IM stops after its initial mapping, whose J on
-// the coarsest graph is jCoarse and whose cut at the machine's top split
-// weighs imTop, each edge at distance d, where HM's split of the whole
-// machine cuts hmTop: HM's J is predicted as IM's with HM's top cut in
-// place of IM's, as hmStops does the other way round.
-func imStops(d, imTop, hmTop, jCoarse int64) bool {
-	return float64(d)*float64(imTop-hmTop) > imDuelMargin*float64(jCoarse)
-}
-
 // duel is the state that default's HM and IM share where it duels
 // (duels): HM's top cut, once HM has split the whole machine, the cost of
 // its splits of the top's children, once those are done, IM's mapping,
@@ -337,78 +310,6 @@ type duel struct {
 	imSec    int64 // IM's cost from imSecAt up to the top split
 	stopped  atomic.Bool
 	why      string // the decisions' progress line
-	// On sparse graphs IM, once it has mapped its coarsest graph, waits
-	// for HM's top split and stops where imStops says so (imAtInitial);
-	// HM then maps to its end without a duel. IM's decision comes first
-	// and depends on the two mappings alone, so the result is the same
-	// for any thread count: at -t 1 the two run side by side too, and
-	// HM waits at its top split for IM's mapping (waitIM), as where IM
-	// maps first.
-	waitIM    bool
-	cond      *sync.Cond // on mu: HM's top split, HM's end, IM's pause and end
-	hmDone    bool
-	imPaused  bool // IM waits for HM's top split (imAtInitial)
-	imStopped bool
-}
-
-// hmStart, where HM waits for IM (waitIM: one thread), holds HM back
-// until IM waits for HM's top split or is done, so that the two take
-// turns on the thread instead of being time-sliced: interleaved, default
-// took 0.99-1.21x main's CPU at -t 1 where IM went on (cal onto 4:8:6,
-// 4 pairs; with turns 0.94-1.15x).
-func (d *duel) hmStart() {
-	if !d.waitIM {
-		return
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for !d.imPaused && !d.imDone {
-		d.cond.Wait()
-	}
-}
-
-// newDuel is a duel of p's HM and IM.
-func newDuel(p *pipeline) *duel {
-	d := &duel{p: p}
-	d.cond = sync.NewCond(&d.mu)
-	return d
-}
-
-// imAtInitial sees IM's coarsest graph g and its initial mapping pe,
-// waits for HM's top split (or HM's end) and reports whether IM goes on
-// (imStops).
-func (d *duel) imAtInitial(g *graph.Graph, pe []int32) bool {
-	p := d.p
-	level := topSplitLevel(p.top)
-	x := par.New(1)
-	imTop := cutWeight(x, g, func(u, v int32) bool { return p.top.CommonLevel(int(pe[u]), int(pe[v])) >= level })
-	m, err := graph.Evaluate(g, p.top, pe, p.opt.Eps)
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.imPaused = true
-	d.cond.Broadcast()
-	for d.level == 0 && !d.hmDone {
-		d.cond.Wait()
-	}
-	if err != nil || d.level != level || d.stopped.Load() {
-		return true
-	}
-	dist := p.top.Distances()[level-1]
-	if !imStops(dist, imTop, d.hmTop, m.J) {
-		return true
-	}
-	d.imStopped = true
-	d.why = fmt.Sprintf("default: hm, im stopped after its initial mapping (its coarsest graph's top cut %d edges of distance %d, hm's top split %d: im's J predicted %.1f%% above hm's from its coarse J %d)",
-		imTop, dist, d.hmTop, 100*float64(dist)*float64(imTop-d.hmTop)/float64(m.J-dist*(imTop-d.hmTop)), m.J)
-	return false
-}
-
-// hmFinished records HM's end (mapped, stopped or failed).
-func (d *duel) hmFinished() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.hmDone = true
-	d.cond.Broadcast()
 }
 
 // afterTop records HM's split of the whole machine (part, the child of
@@ -418,12 +319,6 @@ func (d *duel) afterTop(x *par.Exec, level int, part []int32) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.level, d.hmTop = level, hmTop
-	if d.cond != nil {
-		d.cond.Broadcast()
-		for d.waitIM && !d.imDone {
-			d.cond.Wait()
-		}
-	}
 	d.decide()
 	return !d.stopped.Load()
 }
@@ -508,13 +403,6 @@ func (d *duel) imFinished(im []int32) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.im, d.imDone = im, true
-	if d.cond != nil {
-		d.cond.Broadcast()
-	}
-	if d.imStopped {
-		d.off = true // HM maps to its end
-		return
-	}
 	d.decide()
 }
 
@@ -822,17 +710,10 @@ func countedCost(pr Preset, alg Algorithm, m int64, k int, fm int64) int64 {
 // speed depends on it, every candidate's mapping is the same for any
 // thread count.
 func (p *pipeline) side(n int, f func(i int, x *par.Exec, b backend.Backend)) {
-	p.sideBy(n, false, f)
-}
-
-// sideBy is side, which runs the n side by side also on one thread where
-// together is set (each on a thread of its own, time-sliced): default's
-// duel on sparse graphs, where IM waits for HM's top split.
-func (p *pipeline) sideBy(n int, together bool, f func(i int, x *par.Exec, b backend.Backend)) {
 	x, b := p.x, p.backend
 	defer func() { p.x, p.backend = x, b }() // f may have run p itself on a member
 	threads := x.Threads()
-	if n < 2 || threads < 2 && !together {
+	if min(threads, n) < 2 {
 		for i := range n {
 			f(i, x, b)
 		}
@@ -900,19 +781,13 @@ func (p *pipeline) runPortfolio(cands []candidate, alg Algorithm, run func(*pipe
 	// (candidate 0) stops once the duel says so (see duel).
 	var du *duel
 	order := []int{0, 1}
-	together := false // default's two candidates run side by side at -t 1 too
 	if p.duels() && len(cands) == 2 && cands[0].alg == Multisection && cands[1].alg == Integrated {
-		du = newDuel(p)
+		du = &duel{p: p}
 		order = []int{1, 0}
 		hm := pipes[0]
 		hm.afterTop = func(level int, part []int32) bool { return du.afterTop(hm.x, level, part) }
 		hm.afterSecond, hm.afterSecondPart = du.afterSecond, du.afterSecondPart
 		hm.stop = du.stopped.Load
-		if p.sparse() {
-			together = true
-			du.waitIM = p.x.Threads() < 2
-			pipes[1].imAfterInitial = du.imAtInitial
-		}
 	} else if p.sharesMap() {
 		p.t.logf("default: hm and im (im refines hm's multisection, so both run)")
 	} else if p.measuresBoth() {
@@ -924,16 +799,10 @@ func (p *pipeline) runPortfolio(cands []candidate, alg Algorithm, run func(*pipe
 	one := func(i int, x *par.Exec, b backend.Backend) {
 		q := pipes[i]
 		q.x, q.backend = x, b
-		if du != nil && i == 0 {
-			du.hmStart()
-		}
 		w0 := q.work.Load()
 		pes[i], ran[i] = run(q, cands[i].alg), true
 		if du != nil && i == 1 {
 			du.imFinished(pes[1])
-		}
-		if du != nil && i == 0 {
-			du.hmFinished()
 		}
 		fms[i] = q.work.Load() - w0
 		costs[i] = countedCost(cands[i].preset, cands[i].alg, m, k, fms[i])
@@ -943,7 +812,7 @@ func (p *pipeline) runPortfolio(cands []candidate, alg Algorithm, run func(*pipe
 	// optimisation model with long rows default's HM took 4-5 s of one
 	// core while IM was done in 0.5 s, and its thread then ran strong's
 	// next candidates instead (5.78 s wall at -t 2, past strong's 5 s).
-	p.sideBy(defaults, together, func(j int, x *par.Exec, b backend.Backend) {
+	p.side(defaults, func(j int, x *par.Exec, b backend.Backend) {
 		i := j
 		if defaults == len(order) {
 			i = order[j]
@@ -952,7 +821,6 @@ func (p *pipeline) runPortfolio(cands []candidate, alg Algorithm, run func(*pipe
 	})
 	if du != nil {
 		pipes[0].afterTop, pipes[0].afterSecond, pipes[0].afterSecondPart, pipes[0].stop = nil, nil, nil, nil // the duel is decided
-		pipes[1].imAfterInitial = nil
 	}
 	// Both chains start from the costlier default: the candidates ran on
 	// both workers, and the one done first helped the other (an upper

@@ -1,7 +1,6 @@
 package integrated
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -29,12 +28,6 @@ type Config struct {
 	// the default preset).
 	Cluster  bool
 	Progress io.Writer // per-phase times; nil for silence
-	// AfterInitial, when set, sees the coarsest graph and its initial
-	// mapping where Map coarsened the graph and the machine is not wide,
-	// before the levels are uncoarsened and refined: false stops Map,
-	// which returns ErrStopped (the default preset's duel: IM stops where
-	// HM's split of the whole machine says that IM will lose).
-	AfterInitial func(coarsest *graph.Graph, pe []int32) bool
 	// InitialPE, when not nil on a graph that Map does not coarsen
 	// (Uncoarsened), is the mapping that Initial's multisection computes
 	// for it: the caller computed it already (the default preset's HM
@@ -56,9 +49,6 @@ func (c Config) coarsenC() int {
 	}
 	return c.CoarsenC
 }
-
-// ErrStopped is Map's error where Config.AfterInitial stopped it.
-var ErrStopped = errors.New("integrated: stopped after the initial mapping")
 
 // Phase times of one run. Initial includes the coarsest graph's trip to
 // the host and back; InitialHost is the host's own work in it (the
@@ -181,10 +171,6 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 			pe = multisection.Map(x, coarsest, top, ic)
 		}
 	})
-	if cfg.AfterInitial != nil && !wide && len(cmaps) > 0 && !cfg.AfterInitial(coarsest, pe) {
-		tm.Initial = time.Since(start)
-		return nil, tm, ErrStopped
-	}
 	if dpe, err = b.UploadVector(pe); err != nil {
 		return nil, tm, err
 	}

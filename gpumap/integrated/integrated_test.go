@@ -1,7 +1,6 @@
 package integrated_test
 
 import (
-	"errors"
 	"slices"
 	"testing"
 
@@ -62,41 +61,5 @@ func TestClusterCoarsening(t *testing.T) {
 	}
 	if pe, _ := mapRMAT(t, matchOnly{cpu.New(2)}, 2, true); !slices.Equal(pe, matched) {
 		t.Errorf("a backend without clustering: Cluster changed the mapping")
-	}
-}
-
-// AfterInitial sees the coarsest graph and its mapping once, before the
-// uncoarsening: false stops Map with ErrStopped, true leaves the mapping
-// as without it.
-func TestAfterInitial(t *testing.T) {
-	g := graph.RoadGrid(40, 40)
-	top, err := topology.Parse("4:8:2", "1:10:100")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := gpumap.IntegratedConfig(gpumap.Default)
-	want, _, err := integrated.Map(cpu.New(1), par.New(1), g, top, 0.03, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, goOn := range []bool{true, false} {
-		calls := 0
-		c.AfterInitial = func(coarsest *graph.Graph, pe []int32) bool {
-			calls++
-			if coarsest.N() >= g.N() || len(pe) != coarsest.N() {
-				t.Errorf("AfterInitial saw %d vertices and a mapping of %d (input %d)", coarsest.N(), len(pe), g.N())
-			}
-			return goOn
-		}
-		pe, _, err := integrated.Map(cpu.New(1), par.New(1), g, top, 0.03, c)
-		if calls != 1 {
-			t.Errorf("AfterInitial called %d times", calls)
-		}
-		if goOn && (err != nil || !slices.Equal(pe, want)) {
-			t.Errorf("AfterInitial going on changed the mapping (err %v)", err)
-		}
-		if !goOn && (!errors.Is(err, integrated.ErrStopped) || pe != nil) {
-			t.Errorf("AfterInitial stopping: err %v, mapping of %d", err, len(pe))
-		}
 	}
 }
