@@ -157,27 +157,6 @@ func TestGrowChildrenPEsAsRec(t *testing.T) {
 	}
 }
 
-// A filler lists a group of PEs' children (single PEs) itself: the list
-// Topology.Children gives, on regular and irregular machines.
-func TestFillerChildrenOfPEGroups(t *testing.T) {
-	regular, _ := topology.Parse("4:8:6", "1:10:100")
-	irregular, err := topology.NewTree([][]int{{0, 0, 0, 1, 1, 2, 2, 2, 2, 2}, {0, 0, 0, 0, 0, 1, 1, 1, 1, 1}}, []int64{1, 10, 100})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := graph.RandomGeometric(10, 1)
-	for _, top := range []*topology.Topology{regular, irregular} {
-		f := ownFiller(g, top, nil, 2)
-		for p := 0; p < top.K(); {
-			grp := top.GroupOf(1, p)
-			if got, want := f.children(grp), top.Children(grp); !slices.Equal(got, want) {
-				t.Fatalf("%v: children %v, Topology.Children %v", grp, got, want)
-			}
-			p = grp.Hi
-		}
-		putFiller(f)
-	}
-}
 // BenchmarkGrowPEsGroups: 64 groups of 32 PEs (8 sockets of 4) of 40
 // vertices each (blocks of consecutive ids of rgg 2,560) mapped by
 // growPEs, as GrowSockets maps them on wide machines.
