@@ -287,7 +287,26 @@ func (t *Topology) Root() Group { return Group{t.Levels(), 0, t.k} }
 
 // Children returns the level-(g.Level-1) groups inside g, in PE order.
 // Children of a level-1 group (a socket) are its PEs.
-func (t *Topology) Children(g Group) []Group { return t.AppendChildren(nil, g) }
+func (t *Topology) Children(g Group) []Group {
+	if g.Level <= 0 {
+		return nil
+	}
+	return t.AppendChildren(make([]Group, 0, t.childCount(g)), g)
+}
+
+// childCount is the number of g's children (g.Level >= 1).
+func (t *Topology) childCount(g Group) int {
+	switch {
+	case g.Level == 1:
+		return g.Size()
+	case t.arity != nil:
+		return g.Size() / t.span[g.Level-1]
+	}
+	st := t.starts[g.Level-2]
+	lo := sort.Search(len(st), func(i int) bool { return int(st[i]) >= g.Lo })
+	hi := sort.Search(len(st), func(i int) bool { return int(st[i]) >= g.Hi })
+	return hi - lo
+}
 
 // AppendChildren appends g's children (Children) to dst and returns the
 // extended slice: with room in dst it allocates nothing. The wide paths'

@@ -287,7 +287,8 @@ func TestDefaultDistances(t *testing.T) {
 // AppendChildren appends, after what dst holds, the groups one level down
 // that cover g in PE order (found here by GroupOf), on every group of a
 // regular and an irregular machine, and allocates nothing where dst has
-// room (the wide paths' fillers rely on it).
+// room (the wide paths' fillers rely on it); Children gives the same
+// groups in a slice of their number.
 func TestAppendChildren(t *testing.T) {
 	regular, _ := Parse("4:8:6", "1:10:100")
 	irregular, err := NewTree([][]int{{0, 0, 0, 1, 1, 2, 2, 2, 2, 2}, {0, 0, 0, 0, 0, 1, 1, 1, 1, 1}}, []int64{1, 10, 100})
@@ -310,8 +311,8 @@ func TestAppendChildren(t *testing.T) {
 				if got := top.AppendChildren(buf[:1], g); !slices.Equal(got, want) {
 					t.Fatalf("%v: AppendChildren %v, want %v", g, got, want)
 				}
-				if got := top.Children(g); !slices.Equal(got, want[1:]) {
-					t.Fatalf("%v: Children %v, want %v", g, got, want[1:])
+				if got := top.Children(g); !slices.Equal(got, want[1:]) || cap(got) != len(got) {
+					t.Fatalf("%v: Children %v (capacity %d), want %v", g, got, cap(got), want[1:])
 				}
 				if a := testing.AllocsPerRun(10, func() { buf = top.AppendChildren(buf[:1], g) }); a != 0 {
 					t.Fatalf("%v: AppendChildren with room allocated %v times", g, a)
