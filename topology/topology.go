@@ -312,7 +312,8 @@ func (t *Topology) childCount(g Group) int {
 // extended slice: with room in dst it allocates nothing. The wide paths'
 // fillers list children into scratch of their own: two slices per
 // Children call were 70% of the objects that growPEs allocated for a
-// group of 32 PEs (BenchmarkGrowPEsGroups), and 9% of its time.
+// group of 32 PEs (multisection.BenchmarkGrowPEsGroups), and 9% of its
+// time.
 func (t *Topology) AppendChildren(dst []Group, g Group) []Group {
 	if g.Level <= 0 {
 		return dst
