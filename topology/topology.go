@@ -126,11 +126,11 @@ func NewTree(groups [][]int, dist []int64) (*Topology, error) {
 	}
 	// Children counts per level give the field widths.
 	maxChildren := make([]int, L)
+	var children []Group
 	for i := 1; i <= L; i++ {
 		t.forEachGroup(i, func(g Group) {
-			if c := len(t.childStarts(g)); c > maxChildren[i-1] {
-				maxChildren[i-1] = c
-			}
+			children = t.AppendChildren(children[:0], g)
+			maxChildren[i-1] = max(maxChildren[i-1], len(children))
 		})
 	}
 	t.initBits(maxChildren)
@@ -291,36 +291,53 @@ func (t *Topology) Children(g Group) []Group {
 	if g.Level <= 0 {
 		return nil
 	}
-	st := t.childStarts(g)
-	out := make([]Group, len(st))
-	for i, lo := range st {
-		hi := g.Hi
-		if i+1 < len(st) {
-			hi = st[i+1]
-		}
-		out[i] = Group{g.Level - 1, lo, hi}
-	}
-	return out
+	return t.AppendChildren(make([]Group, 0, t.childCount(g)), g)
 }
 
-func (t *Topology) childStarts(g Group) []int {
-	var out []int
+// childCount is the number of g's children (g.Level >= 1).
+func (t *Topology) childCount(g Group) int {
+	switch {
+	case g.Level == 1:
+		return g.Size()
+	case t.arity != nil:
+		return g.Size() / t.span[g.Level-1]
+	}
+	st := t.starts[g.Level-2]
+	lo := sort.Search(len(st), func(i int) bool { return int(st[i]) >= g.Lo })
+	hi := sort.Search(len(st), func(i int) bool { return int(st[i]) >= g.Hi })
+	return hi - lo
+}
+
+// AppendChildren appends g's children (Children) to dst and returns the
+// extended slice: with room in dst it allocates nothing. The wide paths'
+// fillers list children into scratch of their own: two slices per
+// Children call were 70% of the objects that growPEs allocated for a
+// group of 32 PEs (multisection.BenchmarkGrowPEsGroups), and 9% of its
+// time.
+func (t *Topology) AppendChildren(dst []Group, g Group) []Group {
+	if g.Level <= 0 {
+		return dst
+	}
 	if g.Level == 1 || t.arity != nil {
 		step := 1
 		if t.arity != nil {
 			step = t.span[g.Level-1]
 		}
 		for p := g.Lo; p < g.Hi; p += step {
-			out = append(out, p)
+			dst = append(dst, Group{g.Level - 1, p, min(p+step, g.Hi)})
 		}
-		return out
+		return dst
 	}
 	st := t.starts[g.Level-2]
 	i := sort.Search(len(st), func(i int) bool { return int(st[i]) >= g.Lo })
 	for ; i < len(st) && int(st[i]) < g.Hi; i++ {
-		out = append(out, int(st[i]))
+		hi := g.Hi
+		if i+1 < len(st) && int(st[i+1]) < g.Hi {
+			hi = int(st[i+1])
+		}
+		dst = append(dst, Group{g.Level - 1, int(st[i]), hi})
 	}
-	return out
+	return dst
 }
 
 func (t *Topology) forEachGroup(level int, f func(Group)) {

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -280,5 +281,44 @@ func TestDefaultDistances(t *testing.T) {
 	}
 	if len(DefaultDistances(0)) != 0 {
 		t.Error("no levels, no distances")
+	}
+}
+
+// AppendChildren appends, after what dst holds, the groups one level down
+// that cover g in PE order (found here by GroupOf), on every group of a
+// regular and an irregular machine, and allocates nothing where dst has
+// room (the wide paths' fillers rely on it); Children gives the same
+// groups in a slice of their number.
+func TestAppendChildren(t *testing.T) {
+	regular, _ := Parse("4:8:6", "1:10:100")
+	irregular, err := NewTree([][]int{{0, 0, 0, 1, 1, 2, 2, 2, 2, 2}, {0, 0, 0, 0, 0, 1, 1, 1, 1, 1}}, []int64{1, 10, 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := Group{9, 9, 9}
+	for _, top := range []*Topology{regular, irregular} {
+		buf := make([]Group, 1, 1+top.K())
+		for l := 1; l <= top.Levels(); l++ {
+			for p := 0; p < top.K(); {
+				g := top.GroupOf(l, p)
+				want := []Group{prefix}
+				for q := g.Lo; q < g.Hi; {
+					c := top.GroupOf(l-1, q)
+					want = append(want, c)
+					q = c.Hi
+				}
+				buf[0] = prefix
+				if got := top.AppendChildren(buf[:1], g); !slices.Equal(got, want) {
+					t.Fatalf("%v: AppendChildren %v, want %v", g, got, want)
+				}
+				if got := top.Children(g); !slices.Equal(got, want[1:]) || cap(got) != len(got) {
+					t.Fatalf("%v: Children %v (capacity %d), want %v", g, got, cap(got), want[1:])
+				}
+				if a := testing.AllocsPerRun(10, func() { buf = top.AppendChildren(buf[:1], g) }); a != 0 {
+					t.Fatalf("%v: AppendChildren with room allocated %v times", g, a)
+				}
+				p = g.Hi
+			}
+		}
 	}
 }

@@ -2,6 +2,7 @@ package multisection
 
 import (
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -157,47 +158,35 @@ func TestGrowChildrenPEsAsRec(t *testing.T) {
 	}
 }
 
-// A filler lists a group of PEs' children (single PEs) itself: the list
-// Topology.Children gives, on regular and irregular machines.
-func TestFillerChildrenOfPEGroups(t *testing.T) {
-	regular, _ := topology.Parse("4:8:6", "1:10:100")
-	irregular, err := topology.NewTree([][]int{{0, 0, 0, 1, 1, 2, 2, 2, 2, 2}, {0, 0, 0, 0, 0, 1, 1, 1, 1, 1}}, []int64{1, 10, 100})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := graph.RandomGeometric(10, 1)
-	for _, top := range []*topology.Topology{regular, irregular} {
-		f := ownFiller(g, top, nil, 2)
-		for p := 0; p < top.K(); {
-			grp := top.GroupOf(1, p)
-			if got, want := f.children(grp), top.Children(grp); !slices.Equal(got, want) {
-				t.Fatalf("%v: children %v, Topology.Children %v", grp, got, want)
-			}
-			p = grp.Hi
-		}
-		putFiller(f)
-	}
-}
-// BenchmarkGrowPEsGroups: 64 groups of 32 PEs (8 sockets of 4) of 40
-// vertices each (blocks of consecutive ids of rgg 2,560) mapped by
-// growPEs, as GrowSockets maps them on wide machines.
+// BenchmarkGrowPEsGroups: 64 groups of 32 PEs (8 sockets of 4), each
+// with a block of consecutive ids of an rgg, mapped by growPEs, as
+// GrowSockets maps them on wide machines: 40 vertices per group at lmax
+// 2, and 98 at lmax 4 (rgg 100,000 onto 4:8:16:8:8, 32,768 PEs, eps
+// 0.03: lmax 4, ~98 vertices per group of 32 PEs).
 func BenchmarkGrowPEsGroups(b *testing.B) {
 	top, _ := topology.Parse("4:8:64:2:2", "1:10:100:1000:10000")
 	grp := top.GroupOf(3, 0)
-	g := graph.RandomGeometric(2560, 3)
-	part := make([]int32, g.N())
-	for v := range part {
-		part[v] = int32(v / 40)
-	}
-	subs := partition.Split(g, part, 64)
 	children := top.Children(grp)
-	cfg := Config{Wide: WideConfig{GrowPEs: true, GrowSockets: true, FinePerChild: 16}}
-	m := newMapperFor(par.New(1), g, top, cfg, g.TotalVertexWeight(), 2, 0.03)
-	m.wide = true
-	pe := make([]int32, g.N())
-	for b.Loop() {
-		for c, s := range subs {
-			m.growPEs(s.G, s.Global, children[c], pe)
-		}
+	for _, c := range []struct {
+		per  int
+		lmax int64
+	}{{40, 2}, {98, 4}} {
+		b.Run(strconv.Itoa(c.per), func(b *testing.B) {
+			g := graph.RandomGeometric(64*c.per, 3)
+			part := make([]int32, g.N())
+			for v := range part {
+				part[v] = int32(v / c.per)
+			}
+			subs := partition.Split(g, part, 64)
+			cfg := Config{Wide: WideConfig{GrowPEs: true, GrowSockets: true, FinePerChild: 16}}
+			m := newMapperFor(par.New(1), g, top, cfg, g.TotalVertexWeight(), c.lmax, 0.03)
+			m.wide = true
+			pe := make([]int32, g.N())
+			for b.Loop() {
+				for c, s := range subs {
+					m.growPEs(s.G, s.Global, children[c], pe)
+				}
+			}
+		})
 	}
 }

@@ -12,7 +12,8 @@ import (
 // moves and swaps it makes must be those of the same search recounting
 // every sum from the adjacency (improvePEsRecount, its first form), on
 // random sets of a random weighted graph with random starts and
-// capacities.
+// capacities. 3,000 sets (0.09 s): with 300, dropping the recount of
+// onPE after a swap still passed.
 func TestImprovePEsMatchesRecount(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 26))
 	const n = 120
@@ -33,7 +34,7 @@ func TestImprovePEsMatchesRecount(t *testing.T) {
 		return &filler{g: g, group: make([]int32, n), mark: make([]int64, n), child: make([]int32, n), at: make([]int32, n)}
 	}
 	fa, fb := newFiller(), newFiller()
-	for trial := range 300 {
+	for trial := range 3000 {
 		s := 2 + rng.IntN(24)
 		np := 2 + rng.IntN(6)
 		set := rng.Perm(n)[:s]

@@ -664,10 +664,14 @@ func (m *mapper) work() {
 }
 
 // split partitions g into the children of a group. With several tries
-// (the split of the whole machine) the lowest cut wins, the first try on
-// ties: the same result for any thread count. Small graphs, with little
-// parallelism inside, run their tries side by side, on try 0's hierarchy
-// where it is every try's (partition.CoarsenExact). Large ones run them
+// (the split of the whole machine, and on wide machines its children's)
+// the lowest cut wins, the first try on ties: the same result for any
+// thread count. Small graphs, with little parallelism inside, run their
+// tries side by side; the tries in natural order
+// (partition.SharedCoarsening) share the first one's hierarchy where
+// partition.CoarsenExact reports it exact (no choice of it came from the
+// seed: the levels each would build alone), the others build their own.
+// Large ones run them
 // side by side too when they share one multilevel hierarchy
 // (sharesHierarchy: try 0's, even where it drew from the seed), built once
 // on every thread, with the threads shared out among

@@ -223,18 +223,13 @@ type filler struct {
 	conn  []int64 // edge weight into the set being grown
 	taken []bool
 	// capPE > 0 improves every split into single PEs by moves and swaps
-	// (improvePEs) that keep each PE within capPE; child is their
-	// scratch.
-	capPE int64
-	child []int32
-	// improvePEs' scratch: at (a vertex's position in the set, like
-	// child sized for the graph), the set's edges and its edge weights
-	// to the PEs, reused from set to set. One task's alone: improvePEs
-	// runs only where capPE > 0, on the wide paths' one filler per task
-	// (growPEs), never on FillGroups' filler, which x.Each shares.
-	at                 []int32
-	first, nbr         []int32
-	nbw, cn, ext, onPE []int64
+	// (improvePEs) that keep each PE within capPE; child (the PE of a
+	// vertex of the set) and at (its position in the set) are their
+	// per-vertex scratch. improvePEs runs only where capPE > 0, on the
+	// wide paths' one filler per task (growPEs, growChildrenPEs), never
+	// on FillGroups' filler, which x.Each shares.
+	capPE     int64
+	child, at []int32
 	// own, when not nil, is the scratch of split and improvePEs,
 	// reused from call to call: the filler is one task's (growPEs,
 	// growChildrenPEs). FillGroups' filler, which x.Each shares, has
@@ -243,19 +238,23 @@ type filler struct {
 }
 
 // fillScratch is a filler's scratch for one task: the group of every
-// vertex where the task owns it (zero: growPEs), split's sets of the
-// children (bufs, ends) by the level of the group split (the split of a
-// group runs its children's, one level down, one after the other, so
-// each level's are free again once its split returns), the front of the
-// set growing, the search queue of peripheral, and improvePEs' loads,
-// positions and copy of the set.
+// vertex where the task owns it (zero: growPEs); by the level of the
+// group split, split's list of its children (kids) and their sets (bufs,
+// ends) (the split of a group runs its children's, one level down, one
+// after the other, so each level's are free again once its split
+// returns); the front of the set growing; the search queue of
+// peripheral; and improvePEs' loads, positions and copy of the set, the
+// set's edges (first, nbr, nbw), each vertex's edge weight to every PE
+// (cn), the most a move of each gains (ext) and the largest of those on
+// each PE (onPE).
 type fillScratch struct {
-	pes                     []topology.Group
-	group, frontier, q, set []int32
-	bufs                    [][]int32
-	ends                    [][]int
-	load                    []int64
-	pos                     []int
+	kids                     [][]topology.Group
+	group, frontier, q, set  []int32
+	bufs                     [][]int32
+	ends                     [][]int
+	first, nbr               []int32
+	load, nbw, cn, ext, onPE []int64
+	pos                      []int
 }
 
 // fillers keeps the wide paths' fillers from call to call: growPEs runs
@@ -299,24 +298,6 @@ func ownFiller(g *graph.Graph, top *topology.Topology, group []int32, capPE int6
 	return f
 }
 
-// children returns grp's children. A group of PEs' are its PEs, listed in
-// the task's scratch where it has one: Topology.Children's two slices per
-// call were 70% of the objects that growPEs allocated for a group of 32
-// PEs (BenchmarkGrowPEsGroups), and 9% of its time. No split of a group of
-// PEs runs inside another's (its children are single PEs), so the list is
-// free again when the next one asks.
-func (f *filler) children(grp topology.Group) []topology.Group {
-	if grp.Level != 1 || f.own == nil {
-		return f.top.Children(grp)
-	}
-	pes := f.own.pes[:0]
-	for p := grp.Lo; p < grp.Hi; p++ {
-		pes = append(pes, topology.Group{Level: 0, Lo: p, Hi: p + 1})
-	}
-	f.own.pes = pes
-	return pes
-}
-
 // putFiller hands f, from ownFiller, back for another task.
 func putFiller(f *filler) {
 	f.g, f.top, f.group = nil, nil, nil
@@ -326,9 +307,7 @@ func putFiller(f *filler) {
 // levelBuf returns split's scratch for the children's sets of a group on
 // level l: room for n vertices, and k ends.
 func (sc *fillScratch) levelBuf(l, n, k int) ([]int32, []int) {
-	for len(sc.bufs) <= l {
-		sc.bufs, sc.ends = append(sc.bufs, nil), append(sc.ends, nil)
-	}
+	sc.levels(l)
 	if cap(sc.bufs[l]) < n {
 		sc.bufs[l] = make([]int32, 0, n)
 	}
@@ -336,6 +315,21 @@ func (sc *fillScratch) levelBuf(l, n, k int) ([]int32, []int) {
 		sc.ends[l] = make([]int, k)
 	}
 	return sc.bufs[l][:0], sc.ends[l][:k]
+}
+
+// children returns grp's children, listed in split's scratch of grp's
+// level (topology.Topology.AppendChildren).
+func (sc *fillScratch) children(top *topology.Topology, grp topology.Group) []topology.Group {
+	sc.levels(grp.Level)
+	sc.kids[grp.Level] = top.AppendChildren(sc.kids[grp.Level][:0], grp)
+	return sc.kids[grp.Level]
+}
+
+// levels makes room for split's scratch of levels up to l.
+func (sc *fillScratch) levels(l int) {
+	for len(sc.bufs) <= l {
+		sc.bufs, sc.ends, sc.kids = append(sc.bufs, nil), append(sc.ends, nil), append(sc.kids, nil)
+	}
 }
 
 // split assigns set (a group's in increasing ids, a child's in the order
@@ -349,7 +343,12 @@ func (f *filler) split(set []int32, t int32, grp topology.Group, stamp int64) in
 		}
 		return stamp
 	}
-	children := f.children(grp)
+	var children []topology.Group
+	if f.own != nil {
+		children = f.own.children(f.top, grp)
+	} else {
+		children = f.top.Children(grp)
+	}
 	if len(children) == 1 {
 		return f.split(set, t, children[0], stamp)
 	}
@@ -534,7 +533,7 @@ func (f *filler) improvePEs(buf []int32, ends []int, t int32, stamp int64, capPE
 	for i, v := range buf {
 		f.at[v] = int32(i)
 	}
-	first, nbr, nbw := f.first[:0], f.nbr[:0], f.nbw[:0]
+	first, nbr, nbw := sc.first[:0], sc.nbr[:0], sc.nbw[:0]
 	for _, v := range buf {
 		first = append(first, int32(len(nbr)))
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
@@ -544,7 +543,7 @@ func (f *filler) improvePEs(buf []int32, ends []int, t int32, stamp int64, capPE
 		}
 	}
 	first = append(first, int32(len(nbr)))
-	conn := f.cn[:0]
+	conn := sc.cn[:0]
 	for range s * np {
 		conn = append(conn, 0)
 	}
@@ -553,7 +552,7 @@ func (f *filler) improvePEs(buf []int32, ends []int, t int32, stamp int64, capPE
 			conn[i*np+int(f.child[buf[nbr[j]]])] += nbw[j]
 		}
 	}
-	f.first, f.nbr, f.nbw, f.cn = first, nbr, nbw, conn
+	sc.first, sc.nbr, sc.nbw, sc.cn = first, nbr, nbw, conn
 	// move puts buf[i] on PE c, keeping conn.
 	move := func(i int, c int32) {
 		a := f.child[buf[i]]
@@ -617,15 +616,15 @@ func (f *filler) improvePEs(buf []int32, ends []int, t int32, stamp int64, capPE
 		// On the wide instance (rgg 121k onto 4:8:64:8:6, seed 1) the
 		// pairs looked at fell from 10.9M to 5.0M (25k passes over sets
 		// of ~20 vertices).
-		ext := f.ext[:0]
+		ext := sc.ext[:0]
 		for i := range s {
 			ext = append(ext, extOf(i))
 		}
-		onPE := f.onPE[:0]
+		onPE := sc.onPE[:0]
 		for range np {
 			onPE = append(onPE, math.MinInt64) // no vertex
 		}
-		f.ext, f.onPE = ext, onPE
+		sc.ext, sc.onPE = ext, onPE
 		fillOnPE := func() {
 			for c := range onPE {
 				onPE[c] = math.MinInt64
@@ -739,6 +738,7 @@ func (m *mapper) growPEs(g *graph.Graph, global []int32, grp topology.Group, pe 
 func (m *mapper) growChildrenPEs(g *graph.Graph, global []int32, grp topology.Group, part []int32, pe []int32) {
 	n := g.N()
 	children := m.top.Children(grp)
+	var pes []topology.Group // the children's PEs, one child at a time
 	first := make([]int32, len(children)+1)
 	for _, c := range part {
 		first[c+1]++
@@ -756,7 +756,7 @@ func (m *mapper) growChildrenPEs(g *graph.Graph, global []int32, grp topology.Gr
 	defer putFiller(f)
 	for c, child := range children {
 		set := members[first[c]:first[c+1]]
-		pes := m.top.Children(child)
+		pes = m.top.AppendChildren(pes[:0], child)
 		if oneEachOf(g, set, len(pes)) {
 			for i, v := range set {
 				f.pe[v] = int32(pes[i].Lo)
