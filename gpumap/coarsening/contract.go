@@ -86,6 +86,10 @@ const contractGrain = 1 << 13
 // task of 2^13 coarse vertices takes 1-3 ms there.
 const growRound = 8
 
+// contractRound, when set (by a test), is called with the tasks of each
+// round of a contraction.
+var contractRound func(tasks int)
+
 func contract[W int32 | int64](x *par.Exec, g *graph.Graph, cmap []int32, gr *Groups, grow bool) *graph.Graph {
 	nc := gr.N()
 	tasks := max((nc+contractGrain-1)/contractGrain, 1)
@@ -150,6 +154,9 @@ func contract[W int32 | int64](x *par.Exec, g *graph.Graph, cmap []int32, gr *Gr
 			scratch = append(scratch, getNeighbourSet[W]())
 		}
 		x.Each(n, func(worker, t int) { task(worker, done+t) })
+		if contractRound != nil {
+			contractRound(n)
+		}
 		if done += n; grow {
 			x.Grow() // the copy below too
 		}
