@@ -83,7 +83,9 @@ const contractGrain = 1 << 13
 // thread only at its next level: on a 2^20-vertex rgg at -t 2 its first
 // contraction went on alone for 130 ms after the features ended, the
 // other core idle, while the split waited for it (execution trace). A
-// task of 2^13 coarse vertices takes 1-3 ms there.
+// task of 2^13 coarse vertices took 2-10 ms of its thread's CPU there
+// (the first level under Greedy, 66 tasks in 9 rounds, 6 runs: median
+// per round 2.6-6.8 ms; bench/results-threads-2core.txt).
 const growRound = 8
 
 // contractRound, when set (by a test), is called with the tasks of each
