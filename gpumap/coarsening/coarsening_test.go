@@ -291,15 +291,37 @@ func TestCoarsestSizeMatchesCoarsen(t *testing.T) {
 
 // A contraction on a team member that takes its team's threads between
 // rounds of tasks (the hierarchy built ahead when the features end) builds
-// the graph the contraction on one thread builds.
+// the graph the contraction on one thread builds; a member whose team is
+// done before it starts runs one round of growRound tasks, grows to all
+// the threads and runs the rest in one round.
 func TestContractGrowingMidway(t *testing.T) {
 	g := graph.RandomGeometric(1<<18, 3)
 	match := Greedy(g, 0, 5, nil, false)
 	cmap, leaders := CoarseMap(par.New(1), match)
 	want := Contract(par.New(1), g, match, cmap, leaders)
-	if tasks := (len(leaders) + contractGrain - 1) / contractGrain; tasks <= 2*growRound {
+	tasks := (len(leaders) + contractGrain - 1) / contractGrain
+	if tasks <= 2*growRound {
 		t.Fatalf("%d tasks: too few for rounds", tasks)
 	}
+	same := func(got *graph.Graph) bool {
+		return slices.Equal(got.XAdj, want.XAdj) && slices.Equal(got.Adj, want.Adj) && slices.Equal(got.VW, want.VW) &&
+			slices.Equal(got.EdgeWeights(), want.EdgeWeights())
+	}
+	var rounds []int
+	contractRound = func(n int) { rounds = append(rounds, n) }
+	defer func() { contractRound = nil }()
+	team := par.NewTeam(2, 2)
+	x, other := team.Member(1), team.Member(1)
+	team.Done(other)
+	got := contractGroups(x, g, cmap, MatchGroups(match, leaders), true)
+	if !same(got) {
+		t.Fatal("the contraction grown after its first round differs")
+	}
+	if x.Threads() != 2 || !slices.Equal(rounds, []int{growRound, tasks - growRound}) {
+		t.Fatalf("rounds of %v tasks, %d threads after; want [%d %d] and 2 threads",
+			rounds, x.Threads(), growRound, tasks-growRound)
+	}
+	contractRound = nil
 	for _, after := range []int{0, 1, 3} {
 		team := par.NewTeam(2, 2)
 		x, other := team.Member(1), team.Member(1)
@@ -315,8 +337,7 @@ func TestContractGrowingMidway(t *testing.T) {
 		}()
 		got := contractGroups(x, g, cmap, MatchGroups(match, leaders), true)
 		<-done
-		if !slices.Equal(got.XAdj, want.XAdj) || !slices.Equal(got.Adj, want.Adj) || !slices.Equal(got.VW, want.VW) ||
-			!slices.Equal(got.EdgeWeights(), want.EdgeWeights()) {
+		if !same(got) {
 			t.Fatalf("after %d loops of the other member: the contraction differs", after)
 		}
 	}

@@ -83,8 +83,14 @@ const contractGrain = 1 << 13
 // thread only at its next level: on a 2^20-vertex rgg at -t 2 its first
 // contraction went on alone for 130 ms after the features ended, the
 // other core idle, while the split waited for it (execution trace). A
-// task of 2^13 coarse vertices takes 1-3 ms there.
+// task of 2^13 coarse vertices took 2-10 ms of its thread's CPU there
+// (the first level under Greedy, 66 tasks in 9 rounds, 6 runs: median
+// per round 2.6-6.8 ms; bench/results-threads-2core.txt).
 const growRound = 8
+
+// contractRound, when set (by a test), is called with the tasks of each
+// round of a contraction.
+var contractRound func(tasks int)
 
 func contract[W int32 | int64](x *par.Exec, g *graph.Graph, cmap []int32, gr *Groups, grow bool) *graph.Graph {
 	nc := gr.N()
@@ -150,6 +156,9 @@ func contract[W int32 | int64](x *par.Exec, g *graph.Graph, cmap []int32, gr *Gr
 			scratch = append(scratch, getNeighbourSet[W]())
 		}
 		x.Each(n, func(worker, t int) { task(worker, done+t) })
+		if contractRound != nil {
+			contractRound(n)
+		}
 		if done += n; grow {
 			x.Grow() // the copy below too
 		}

@@ -102,7 +102,8 @@ func coarsen(x *par.Exec, g *graph.Graph, cfg Config, countLast bool) (levels []
 	firstStalled := false
 	for lvl := 0; more(cur.N(), lvl); lvl++ {
 		// A level is the same on any thread count, so a team member
-		// (par.Team) takes the threads its team left between levels. The
+		// (par.Team) takes the threads its team left between levels, and
+		// within a level between rounds of contraction tasks (growRound). The
 		// hierarchy built ahead during the features is one: on a 2^20
 		// rgg at -t 2 its levels after the first ran on one core after the
 		// features, while the split waited for them (1.3 s at load 28).

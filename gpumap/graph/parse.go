@@ -20,9 +20,11 @@ var parallelParseMin, parseChunk = 0, 1 << 20
 
 // parseParallel parses the vertex lines of a METIS file (body follows the
 // header h) on all cores in one pass over the text: every piece of text
-// parses its lines into arrays of its own (neighbour counts, neighbours,
-// weights), a prefix sum over the pieces' line counts places every vertex,
-// and the pieces are copied into the CSR arrays. The result is what the
+// parses its lines into arrays of its own (neighbour counts, weights) and
+// its neighbours into a window of one array (unweighted text, sharedWindows)
+// or into an array of its own, a prefix sum over the pieces' line counts
+// places every vertex, and the windows are moved together in place (the
+// arrays of their own copied into the CSR arrays). The result is what the
 // sequential parser gives. It returns nil whenever anything is unusual
 // (any error, edge weights that need 64 bits, adjacency lists that are not
 // sorted): the sequential parser then decides, and names the line of the
@@ -33,19 +35,9 @@ func parseParallel(body []byte, h header) *Graph {
 	}
 	x := par.New(0)
 	n := h.n
-	// Piece boundaries at line starts.
+	body = skipComments(body)
 	pieces := (len(body) + parseChunk - 1) / parseChunk
-	start := make([]int, pieces+1)
-	for i := 1; i < pieces; i++ {
-		s := max(len(body)*i/pieces, start[i-1])
-		if j := bytes.IndexByte(body[s:], '\n'); j >= 0 {
-			s += j + 1
-		} else {
-			s = len(body)
-		}
-		start[i] = s
-	}
-	start[pieces] = len(body)
+	start := pieceStarts(body, pieces)
 	// Neighbours and vertex lines per byte of text, to size each piece's
 	// arrays once (append grows them if the guess is short).
 	adjPerByte := float64(2*h.m) / float64(len(body))
@@ -119,7 +111,10 @@ func parseParallel(body []byte, h header) *Graph {
 		// windows hold at least their pieces' neighbours) and ends before
 		// the next window, so no move overwrites neighbours not moved yet.
 		// Where the windows are exact (no blank lines, comments or runs of
-		// blanks) nothing moves.
+		// blanks) nothing moves. The moves run one after another on one
+		// thread, and room in a piece moves every later one: comments
+		// before the first vertex line are cut off (skipComments), room
+		// further on still costs a serial copy of the rest.
 		for i := range ps {
 			if off := g.XAdj[min(first[i], n)]; off != int64(win[i]) {
 				copy(shared[off:], ps[i].adj)
@@ -168,19 +163,56 @@ func parseParallel(body []byte, h header) *Graph {
 	return g
 }
 
+// pieceStarts cuts body into pieces of about len(body)/pieces bytes at
+// line starts: piece i is body[start[i]:start[i+1]] (an empty piece where a
+// line is longer than a piece).
+func pieceStarts(body []byte, pieces int) []int {
+	start := make([]int, pieces+1)
+	for i := 1; i < pieces; i++ {
+		s := max(len(body)*i/pieces, start[i-1])
+		if j := bytes.IndexByte(body[s:], '\n'); j >= 0 {
+			s += j + 1
+		} else {
+			s = len(body)
+		}
+		start[i] = s
+	}
+	start[pieces] = len(body)
+	return start
+}
+
+// skipComments returns body after its leading comment lines, which give
+// no vertex. A comment's blanks and line end are room in the first piece's
+// window (sharedWindows) that moved every later piece, one after another
+// on one thread: one % line after the header of a 2^20-vertex rgg moved 91
+// of its 92 pieces, 2.2-6.9 ms of moves where the rgg's own blank lines
+// (isolated vertices) moved 10 pieces in 0.2-0.4 ms (5 reads in one
+// process, bench/results-threads-2core.txt).
+func skipComments(body []byte) []byte {
+	for len(body) > 0 {
+		ln, rest := nextLine(body)
+		if i := skipBlanks(ln, 0); i == len(ln) || ln[i] != '%' {
+			break
+		}
+		body = rest
+	}
+	return body
+}
+
 // sharedWindows returns, for text of several pieces without vertex sizes,
 // vertex weights and edge weights, one array for the neighbours of every
 // piece and each piece's window in it (piece i's from win[i] to
-// win[i+1]); nil when the windows would waste more than an eighth of the
-// 2m neighbours or the text has fewer than n lines. A piece parses into
+// win[i+1]); nil when the windows would waste more than 2m/windowSlack
+// entries. A piece parses into
 // its window, and parseParallel moves the windows together in place and
 // makes the CSR's other arrays before the parse too. Before, each piece
 // parsed into an array of its own, copied afterwards into the CSR's
 // neighbour array, made after the parse: on memory the collector had
 // freed, the make zeroed 25 MB on one thread (a 2^20-vertex 3D grid at
 // -t 2: 100-200 ms of its read with the other core idle, in some runs'
-// execution traces), and the copy with its page faults was a quarter of
-// the reader's CPU on a 2^20-vertex rgg (55 MB). Made first, the arrays
+// execution traces), and the copy faulted in fresh pages (the reader
+// alone on a 2^20-vertex rgg, 55 MB: 58.8k -> 43.9k page faults with the
+// windows). Made first, the arrays
 // are fresh memory, which needs no zeroing. A window is sized by its
 // piece's blanks and line ends: every neighbour ends at one of them or at
 // the end of the text (pieces start at line starts, so only the last may
@@ -191,27 +223,32 @@ func sharedWindows(x *par.Exec, body []byte, start []int, h header) ([]int, []in
 		return nil, nil
 	}
 	win := make([]int, pieces+1)
-	ends := make([]int, pieces)
 	x.Each(pieces, func(_, i int) {
 		t := body[start[i]:start[i+1]]
-		ends[i] = bytes.Count(t, lineEnd)
-		win[i+1] = bytes.Count(t, blank) + bytes.Count(t, tab) + ends[i]
+		win[i+1] = bytes.Count(t, blank) + bytes.Count(t, tab) + bytes.Count(t, lineEnd)
 		if len(t) > 0 && t[len(t)-1] != '\n' {
 			win[i+1]++ // the text's last line, without a line end
 		}
 	})
-	lines := 1
 	for i := range pieces {
 		win[i+1] += win[i]
-		lines += ends[i]
 	}
-	if int64(win[pieces]) > 2*h.m+2*h.m/8 || int64(lines) < h.n {
+	if int64(win[pieces]) > 2*h.m+2*h.m/windowSlack {
 		return nil, nil
 	}
 	return win, make([]int32, win[pieces])
 }
 
 var blank, tab, lineEnd = []byte{' '}, []byte{'\t'}, []byte{'\n'}
+
+// windowSlack bounds the room sharedWindows may leave past the 2m
+// neighbours to 2m/windowSlack entries: the graph keeps the whole array
+// (its Adj is the array cut to 2m), so an eighth is the most memory it
+// may hold for nothing, still below the second array of 2m that the
+// per-piece arrays and their copy hold at once. Not fit: every file of
+// the corpus has exact windows (no room in any of the 49), so it only
+// decides on text with runs of blanks, trailing blanks or comments.
+const windowSlack = 8
 
 // textPiece is what parseParallel reads from one piece of text.
 type textPiece struct {
