@@ -485,8 +485,8 @@ func boundApart(c mpi.Comm, own cpuMask, size int) bool {
 }
 
 // A hub graph above 2^17 vertices (a ring of 140,000 leaves and 20 hubs
-// of degree 2,000: degree CV 9, at least gpumap.HubCV) is mapped whole,
-// as gpumap.Map maps it: at P=1 byte for byte, at P=2 the best of the
+// of degree 2,000: degree CV 9, at least gpumap.HubCV) is mapped whole
+// under the default preset, as gpumap.Map maps it: at P=1 byte for byte, at P=2 the best of the
 // pipelines dealt to the ranks (wholeOneByOne). Before, the distributed
 // levels mapped it (R-MAT 2^18 onto 4:8:6 at P=2: J 1.43x the
 // one-process J).
@@ -516,7 +516,7 @@ func TestHubsWhole(t *testing.T) {
 	}
 	top, _ := topology.Parse("4:2", "1:10")
 	g := spreadEvenly(c, size, rank, w)
-	opt := Options{Eps: 0.03, Seed: 3, Threads: 1, Preset: gpumap.Fast}
+	opt := Options{Eps: 0.03, Seed: 3, Threads: 1, Preset: gpumap.Default}
 	res, err := Map(g, top, opt)
 	if err != nil {
 		rankFail("%v", err)
@@ -539,21 +539,24 @@ func TestHubsWhole(t *testing.T) {
 	}
 }
 
-// hubWhole maps whole only hub graphs within both bounds, and none where
-// Options.Coarsest is set.
+// hubWhole maps whole only hub graphs within both bounds under the
+// default preset, and none where Options.Coarsest is set.
 func TestHubWholeBounds(t *testing.T) {
+	def := Options{Preset: gpumap.Default}
 	for _, x := range []struct {
 		n, entries int64
 		cv         float64
 		opt        Options
 		want       bool
 	}{
-		{1 << 18, 1 << 22, gpumap.HubCV, Options{}, true},
-		{hubWholeVertices, hubWholeEntries, 5, Options{}, true},
-		{1 << 18, 1 << 22, gpumap.HubCV - 0.01, Options{}, false},
-		{hubWholeVertices + 1, 1 << 22, 5, Options{}, false},
-		{1 << 18, hubWholeEntries + 1, 5, Options{}, false},
-		{1 << 18, 1 << 22, 5, Options{Coarsest: 500}, false},
+		{1 << 18, 1 << 22, gpumap.HubCV, def, true},
+		{hubWholeVertices, hubWholeEntries, 5, def, true},
+		{1 << 18, 1 << 22, gpumap.HubCV - 0.01, def, false},
+		{hubWholeVertices + 1, 1 << 22, 5, def, false},
+		{1 << 18, hubWholeEntries + 1, 5, def, false},
+		{1 << 18, 1 << 22, 5, Options{Preset: gpumap.Default, Coarsest: 500}, false},
+		{1 << 18, 1 << 22, 5, Options{Preset: gpumap.Fast}, false},
+		{1 << 18, 1 << 22, 5, Options{Preset: gpumap.Strong}, false},
 	} {
 		if got := hubWhole(x.n, x.entries, x.cv, x.opt); got != x.want {
 			t.Errorf("hubWhole(%d, %d, %.2f, Coarsest %d) = %v, want %v", x.n, x.entries, x.cv, x.opt.Coarsest, got, x.want)

@@ -38,6 +38,12 @@ const topDownMinVertices = 1 << 14
 // split does better than its distributed levels there.
 const HubCV = imClusterCV
 
+// TopDownOnHubs reports whether preset p maps hub graphs top-down (its
+// presetConfig.imClusterCV: default's alone).
+func TopDownOnHubs(p Preset) bool {
+	return p >= 0 && int(p) < len(presets) && presets[p].imClusterCV > 0
+}
+
 // topDown splits p's machine at its top split: the top split's groups as
 // a one-level machine (their distance at that level), and the machine of
 // one group (the levels below, each group the same: a regular machine);
