@@ -54,6 +54,11 @@
 //     goes on meanwhile, and stops where Map would, gpumap.MapDuel); the least J wins as
 //     below, and no refinement follows. At P >= C that is the
 //     one-process mapping or a better one, in about its -t C wall time.
+//     So is a hub graph (degree CV at least gpumap.HubCV, one
+//     allreduce) of up to 2^20 vertices and 2^25 adjacency entries,
+//     read in parts and gathered: the one-process mapper maps it
+//     top-down, which the distributed levels do not approach (R-MAT
+//     2^18 at P=2: J 1.43x the one-process J).
 //  2. Initial mapping. Every rank gathers the coarsest graph
 //     (Allgatherv) and maps it with gpumap.Map and seed+rank; with the
 //     default preset and two ranks or more, even ranks use HM and odd

@@ -122,6 +122,13 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 	if g.GlobalN() <= coarsestSize(g.GlobalN(), k, opt, false) {
 		return mapWhole(g, top, opt)
 	}
+	cv, entries, err := degreeCV(g)
+	if err != nil {
+		return nil, err
+	}
+	if hubWhole(g.GlobalN(), entries, cv, opt) {
+		return mapWhole(g, top, opt)
+	}
 	ph := opt.Phases
 	// One hierarchy, chosen by one round of label propagation on the
 	// input (which goes on as the first level's clustering if chosen).
@@ -149,10 +156,7 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 	if local {
 		block = clusterBlock
 	}
-	skewed, err := skewedDegrees(g)
-	if err != nil {
-		return nil, err
-	}
+	skewed := cv >= features.SkewedCV
 	// On skewed degrees many ranks join a hub's clusters at once: each
 	// may fill 1/P of a cluster's room (R-MAT 2^18 at P=2: coarse
 	// vertices of 37 under a limit of 19, more than the coarsest
@@ -320,6 +324,14 @@ func hasLocality(g *Graph) (bool, error) {
 // 2^18 (72 of 85 s of CPU: every move of a hub's neighbour updates the
 // hub's table, and every look at a hub sorts it).
 func skewedDegrees(g *Graph) (bool, error) {
+	cv, _, err := degreeCV(g)
+	return cv >= features.SkewedCV, err
+}
+
+// degreeCV is features.DegreeCV of the whole graph g, and its adjacency
+// entries (twice its edges), with one allreduce (collective: the same on
+// every rank).
+func degreeCV(g *Graph) (cv float64, entries int64, err error) {
 	// Degrees capped at 2^24: the sum of squares stays within int64 for
 	// any graph of fewer than 2^39 edges, and a cap only lowers the spread.
 	var s2 int64
@@ -329,12 +341,38 @@ func skewedDegrees(g *Graph) (bool, error) {
 	}
 	sums, err := sumAll(g.c, int64(len(g.Adj)), s2)
 	if err != nil || sums[0] == 0 {
-		return false, err
+		return 0, 0, err
 	}
 	n := float64(g.GlobalN())
 	mean := float64(sums[0]) / n
-	cv := math.Sqrt(max(0, float64(sums[1])/n-mean*mean)) / mean
-	return cv >= features.SkewedCV, nil
+	return math.Sqrt(max(0, float64(sums[1])/n-mean*mean)) / mean, sums[0], nil
+}
+
+// Hub graphs (degree CV at least gpumap.HubCV) of up to hubWholeVertices
+// vertices and hubWholeEntries adjacency entries are mapped whole
+// (mapWhole), above 2^17 vertices too: the one-process mapper maps them
+// top-down (its top split's groups first, whole hub stars moved between
+// them), which the distributed levels do not approach (R-MAT 2^18, 148k
+// vertices, onto 4:8:6 at P=2: J 96.7M against map -t 1's 67.6M;
+// forcing top-down on their coarsest graph: 102.5M). The bound keeps
+// the gathered graph well within one process, as every rank holds it:
+// on R-MAT 2^18 with 16 draws per id (174k vertices, 7.6M entries) at
+// P=2 the largest rank peaked at 466 MB mapped whole (775 MB with the
+// distributed levels), about 2 GB scaled to 2^25 entries.
+const (
+	hubWholeVertices = 1 << 20
+	hubWholeEntries  = 1 << 25
+)
+
+// hubWhole reports whether a graph of n vertices, entries adjacency
+// entries and degree CV cv, all collective values, is mapped whole as a
+// hub graph. Only under a preset that maps hubs top-down
+// (gpumap.TopDownOnHubs: default): fast's one-process J on R-MAT 2^18
+// onto 4:8:6 is 1.12x its distributed levels' at P=2 (121.8M against
+// 109.0M). Not where Options.Coarsest is set: a developer's bound on
+// the coarsest graph keeps the distributed levels (TestSkewedJ).
+func hubWhole(n, entries int64, cv float64, opt Options) bool {
+	return opt.Coarsest == 0 && gpumap.TopDownOnHubs(opt.Preset) && cv >= gpumap.HubCV && n <= hubWholeVertices && entries <= hubWholeEntries
 }
 
 // hierarchy is one coarsening of the input and the mapping of its

@@ -483,3 +483,83 @@ func boundApart(c mpi.Comm, own cpuMask, size int) bool {
 	}
 	return !slices.Equal(masks[:len(own)], masks[len(own):2*len(own)])
 }
+
+// A hub graph above 2^17 vertices (a ring of 140,000 leaves and 20 hubs
+// of degree 2,000: degree CV 9, at least gpumap.HubCV) is mapped whole
+// under the default preset, as gpumap.Map maps it: at P=1 byte for byte, at P=2 the best of the
+// pipelines dealt to the ranks (wholeOneByOne). Before, the distributed
+// levels mapped it (R-MAT 2^18 onto 4:8:6 at P=2: J 1.43x the
+// one-process J).
+func TestHubsWhole(t *testing.T) {
+	if !mpitest.Child() {
+		runRanks(t, "TestHubsWhole", 1, 2)
+		return
+	}
+	defer rankRecover()
+	c, size, rank := rankComm(t)
+	const leaves, hubs, deg = 140000, 20, 2000
+	b := graph.NewBuilder(leaves + hubs)
+	for v := range leaves {
+		b.AddEdge(v, (v+1)%leaves, 1)
+	}
+	for h := range hubs {
+		for i := range deg {
+			b.AddEdge(leaves+h, (h*7919+i*(leaves/deg)+i*i)%leaves, 1)
+		}
+	}
+	w, err := b.Build()
+	if err != nil {
+		rankFail("%v", err)
+	}
+	if cv := features.DegreeCV(w); w.N() <= 1<<17 || cv < gpumap.HubCV {
+		rankFail("%d vertices, degree CV %.2f: the test tests nothing", w.N(), cv)
+	}
+	top, _ := topology.Parse("4:2", "1:10")
+	g := spreadEvenly(c, size, rank, w)
+	opt := Options{Eps: 0.03, Seed: 3, Threads: 1, Preset: gpumap.Default}
+	res, err := Map(g, top, opt)
+	if err != nil {
+		rankFail("%v", err)
+	}
+	all, _, err := mpi.Allgatherv(c, res.PE, size)
+	if err != nil {
+		rankFail("%v", err)
+	}
+	if rank == 0 {
+		o := gpumap.DefaultOptions()
+		o.Preset, o.Eps, o.Seed, o.Threads, o.Backend = opt.Preset, opt.Eps, opt.Seed, 1, gpumap.CPU
+		want, _ := wholeOneByOne(w, top, o, size, opt.TakeCPUs)
+		if res.Levels != 0 || res.CoarseN != int64(w.N()) || !slices.Equal(all, want.PE) {
+			rankFail("P=%d: J %d, %d levels, coarsest n=%d; want mapped whole, J %d", size, res.Metrics.J, res.Levels, res.CoarseN, want.Metrics.J)
+		}
+	}
+	fmt.Printf("rank %d: ok\n", rank)
+	if err := mpi.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// hubWhole maps whole only hub graphs within both bounds under the
+// default preset, and none where Options.Coarsest is set.
+func TestHubWholeBounds(t *testing.T) {
+	def := Options{Preset: gpumap.Default}
+	for _, x := range []struct {
+		n, entries int64
+		cv         float64
+		opt        Options
+		want       bool
+	}{
+		{1 << 18, 1 << 22, gpumap.HubCV, def, true},
+		{hubWholeVertices, hubWholeEntries, 5, def, true},
+		{1 << 18, 1 << 22, gpumap.HubCV - 0.01, def, false},
+		{hubWholeVertices + 1, 1 << 22, 5, def, false},
+		{1 << 18, hubWholeEntries + 1, 5, def, false},
+		{1 << 18, 1 << 22, 5, Options{Preset: gpumap.Default, Coarsest: 500}, false},
+		{1 << 18, 1 << 22, 5, Options{Preset: gpumap.Fast}, false},
+		{1 << 18, 1 << 22, 5, Options{Preset: gpumap.Strong}, false},
+	} {
+		if got := hubWhole(x.n, x.entries, x.cv, x.opt); got != x.want {
+			t.Errorf("hubWhole(%d, %d, %.2f, Coarsest %d) = %v, want %v", x.n, x.entries, x.cv, x.opt.Coarsest, got, x.want)
+		}
+	}
+}

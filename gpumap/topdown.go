@@ -32,6 +32,18 @@ import (
 // save). R-MAT graphs of 2^15+ ids have 20k+ vertices.
 const topDownMinVertices = 1 << 14
 
+// HubCV is the least degree CV (features.DegreeCV) of a hub graph, which
+// default's IM clusters and maps top-down (imClusterCV): distmap maps
+// such graphs whole up to a size bound, as the one-process mapper's top
+// split does better than its distributed levels there.
+const HubCV = imClusterCV
+
+// TopDownOnHubs reports whether preset p maps hub graphs top-down (its
+// presetConfig.imClusterCV: default's alone).
+func TopDownOnHubs(p Preset) bool {
+	return p >= 0 && int(p) < len(presets) && presets[p].imClusterCV > 0
+}
+
 // topDown splits p's machine at its top split: the top split's groups as
 // a one-level machine (their distance at that level), and the machine of
 // one group (the levels below, each group the same: a regular machine);
