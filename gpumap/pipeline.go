@@ -372,18 +372,23 @@ func (p *pipeline) mapIM(b backend.Backend, c integrated.Config, tries int) ([]i
 
 // mapIMOn is mapIM onto the machine top.
 func (p *pipeline) mapIMOn(b backend.Backend, top *topology.Topology, c integrated.Config, tries int) ([]int32, integrated.Times, error) {
+	return p.mapIMOnEps(b, top, p.opt.Eps, c, tries)
+}
+
+// mapIMOnEps is mapIMOn at imbalance eps.
+func (p *pipeline) mapIMOnEps(b backend.Backend, top *topology.Topology, eps float64, c integrated.Config, tries int) ([]int32, integrated.Times, error) {
 	var best []int32
 	var bestM graph.Metrics
 	var sum integrated.Times
 	for i := range tries {
 		ci := c
 		ci.Seed = c.Seed + uint64(i)*0x9e3779b97f4a7c15
-		pe, tm, err := integrated.Map(b, p.x, p.g, top, p.opt.Eps, ci)
+		pe, tm, err := integrated.Map(b, p.x, p.g, top, eps, ci)
 		if err != nil || tries == 1 {
 			return pe, tm, err
 		}
 		sum.Add(tm)
-		m, err := graph.Evaluate(p.g, top, pe, p.opt.Eps)
+		m, err := graph.Evaluate(p.g, top, pe, eps)
 		if err != nil {
 			return nil, sum, err
 		}

@@ -153,3 +153,76 @@ func TestGPUTopDownAsTheCPU(t *testing.T) {
 		t.Errorf("the GPU backend's top-down IM differs from the CPU's")
 	}
 }
+
+// withHub is g with one more vertex adjacent to all others (a universal
+// hub), and, where vw is not nil, vertex weights vw(v).
+func withHub(t *testing.T, g *graph.Graph, hub bool, vw func(v int32) int64) *graph.Graph {
+	n := g.N()
+	if hub {
+		n++
+	}
+	b := graph.NewBuilder(n)
+	for v := int32(0); v < int32(g.N()); v++ {
+		if vw != nil {
+			b.SetVertexWeight(int(v), vw(v))
+		}
+		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+			if u := g.Adj[e]; u > v {
+				b.AddEdge(int(v), int(u), g.W(e))
+			}
+		}
+		if hub {
+			b.AddEdge(int(v), g.N(), 1)
+		}
+	}
+	h, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// TestTopDownRetry: on R-MAT with a universal hub the top split filled a
+// group so that its own mapping came back infeasible and the whole
+// machine was mapped by mapIM; the top is now mapped once more at half
+// the imbalance, and the groups' mappings are feasible (before the fix
+// the log had no top-down line). Where a vertex is heavier than Lmax
+// (vertex weight = degree) the retry fails too, and the log says IM
+// maps the whole machine.
+func TestTopDownRetry(t *testing.T) {
+	if testing.Short() {
+		t.Skip("maps two 2^15 R-MAT graphs")
+	}
+	top, _ := topology.Parse("4:8:6", "1:10:100")
+	rmat := graph.RMAT(15, 8, 7) // with the hub: seed 7 retries, 1 and 3 do not
+	for _, c := range []struct {
+		name     string
+		g        *graph.Graph
+		topDown  bool
+		fellBack bool
+	}{
+		{"universal hub", withHub(t, rmat, true, nil), true, false},
+		{"weight = degree", withHub(t, rmat, false, func(v int32) int64 { return int64(max(1, rmat.Degree(v))) }), false, true},
+	} {
+		var log bytes.Buffer
+		opt := DefaultOptions()
+		opt.Algorithm, opt.Backend, opt.Threads, opt.Progress = Integrated, CPU, 1, &log
+		res, err := Map(c.g, top, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := log.String()
+		if !strings.Contains(l, "the top again at eps") {
+			t.Errorf("%s: no retry:\n%s", c.name, l)
+		}
+		if got := strings.Contains(l, "top-down, the top split's groups first"); got != c.topDown {
+			t.Errorf("%s: mapped top-down %v, want %v:\n%s", c.name, got, c.topDown, l)
+		}
+		if got := strings.Contains(l, "IM on the whole machine"); got != c.fellBack {
+			t.Errorf("%s: fell back %v, want %v:\n%s", c.name, got, c.fellBack, l)
+		}
+		if c.topDown && !res.Metrics.Feasible {
+			t.Errorf("%s: infeasible (max block %d, Lmax %d)", c.name, res.Metrics.MaxBlock, res.Metrics.Lmax)
+		}
+	}
+}
