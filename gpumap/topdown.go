@@ -128,7 +128,9 @@ func (p *pipeline) topDownEps(b backend.Backend, c integrated.Config, tries int,
 				return
 			}
 			var r *Result
-			r, err = Map(s.G, lower, sub)
+			// Their FM work is p's: strong budgets by it (it counted the
+			// top's alone, r15's IM 185x below IM on the whole machine).
+			r, err = mapMetered(s.G, lower, sub, nil, &p.work)
 			if err != nil {
 				return
 			}

@@ -255,3 +255,38 @@ func TestTopDownRetry(t *testing.T) {
 		}
 	}
 }
+
+// TestTopDownWork: the groups' FM work counts in the pipeline's work,
+// which strong's budget reads (before, the top's alone was counted:
+// R-MAT 2^15 onto 4:8:2 the same as the top's mapping without groups).
+func TestTopDownWork(t *testing.T) {
+	if testing.Short() {
+		t.Skip("maps a 2^15 R-MAT graph")
+	}
+	top, _ := topology.Parse("4:8:2", "1:10:100")
+	rmat := graph.RMAT(15, 8, 11)
+	opt := DefaultOptions()
+	opt.Algorithm, opt.Backend, opt.Threads = Integrated, CPU, 1
+	var work [2]int64
+	for i := range work {
+		p := newPipeline(par.New(1), rmat, top, opt, &tracker{})
+		p.backend = cpu.New(1)
+		c := p.imSettings()
+		c.Cluster, c.CapDiv, c.InitialPE = true, imClusterCapDiv, nil
+		if i == 0 {
+			if pe, _, err := p.topDownIM(p.backend, c, imClusterTries); err != nil || pe == nil {
+				t.Fatalf("top-down: %v, %v", pe == nil, err)
+			}
+		} else {
+			upper, _, _ := topDown(top)
+			if _, _, err := p.mapIMOn(p.backend, upper, c, imClusterTries); err != nil {
+				t.Fatal(err)
+			}
+		}
+		work[i] = p.work.Load()
+	}
+	if work[0] <= 2*work[1] {
+		t.Errorf("top-down counted %d FM entries, the top alone %d", work[0], work[1])
+	}
+	t.Logf("top-down %d FM entries, the top alone %d", work[0], work[1])
+}
