@@ -290,3 +290,24 @@ func TestTopDownWork(t *testing.T) {
 	}
 	t.Logf("top-down %d FM entries, the top alone %d", work[0], work[1])
 }
+
+// TestTopDownNotOneVertexPerPE: where the machine has at least as many
+// PEs as the graph vertices, IM does not map top-down (R-MAT 2^15 onto
+// 4:8:1024 lost 0.19% of J top-down); on a wide machine with fewer PEs
+// than vertices it still does.
+func TestTopDownNotOneVertexPerPE(t *testing.T) {
+	rmat := graph.RMAT(15, 8, 11)
+	top, _ := topology.Parse("4:8:1024", "1:10:100")
+	if top.K() < rmat.N() {
+		t.Fatalf("%d PEs, %d vertices", top.K(), rmat.N())
+	}
+	opt := DefaultOptions()
+	opt.Algorithm, opt.Backend, opt.Threads = Integrated, CPU, 1
+	p := newPipeline(par.New(1), rmat, top, opt, &tracker{})
+	p.backend = cpu.New(1)
+	c := p.imSettings()
+	c.Cluster, c.CapDiv = true, imClusterCapDiv
+	if pe, _, err := p.topDownIM(p.backend, c, imClusterTries); pe != nil || err != nil {
+		t.Errorf("top-down onto %d PEs, %d vertices: mapping %v, error %v", top.K(), rmat.N(), pe != nil, err)
+	}
+}
