@@ -13,7 +13,7 @@ import (
 // hub graphs) it maps top-down: IM maps the graph onto the groups of the
 // machine's top split alone (a one-level machine: its J is their cut),
 // and each group's subgraph is then mapped onto the group's own machine
-// by the same preset, with the same rule inside it. On the whole machine
+// by default's IM, whatever the preset, with the same rule inside it. On the whole machine
 // IM coarsens to 30 vertices per PE, maps that graph by HM, whose top
 // split cuts hubs' stars badly (R-MAT 2^16, seed 7, onto 6 groups: HM
 // 340k edges cut, IM onto the 6 groups alone 155k), and its Jet loop on
@@ -26,18 +26,23 @@ import (
 // there): its graphs of degree CV >= 3 have 2.6k-7.3k vertices. Mapped
 // top-down (onto 4:8:{1,2,4,6}, -t 1), the fit half's (bitcoin,
 // circuit_1) J fell on 6 of 8 instances (-0.4% to -6.5%, 2 the same) at
-// 0.75-0.91x CPU (5 pairs each, bitcoin onto 4:8:6 and 4:8:2, circuit_1
-// onto 4:8:2), the report half's (EVA, cplex1) J -29% to +3.1% (cplex1
-// onto 4:8:2 -29%, EVA onto 4:8:2 +3.1%), but EVA's CPU rose 1.1-1.5x
-// (a forest of 7k vertices: the groups' pipelines cost more than they
-// save). R-MAT graphs of 2^15+ ids have 20k+ vertices.
+// 0.65-0.86x CPU (bitcoin onto 4:8:6), 0.86-0.96x (onto 4:8:2) and
+// 0.76-1.00x (circuit_1 onto 4:8:2; 5 pairs each), the report half's
+// (EVA, cplex1) J -29% to +3.1% (cplex1 onto 4:8:2 -29%, EVA onto 4:8:2
+// +3.1%), but EVA's CPU rose: 0.93-1.50x onto 4:8:6 and 1.29-2.00x onto
+// 4:8:2 (5 pairs of 0.06-0.1 s runs; a forest of 7k vertices: the
+// groups' pipelines cost more than they save;
+// bench/results-rmat-2core.txt §4). R-MAT graphs of 2^15+ ids have 20k+
+// vertices.
 const topDownMinVertices = 1 << 14
 
 // topDown splits p's machine at its top split: the top split's groups as
 // a one-level machine (their distance at that level), and the machine of
 // one group (the levels below, each group the same: a regular machine);
 // ok is false where there is no such split (an irregular machine, or one
-// whose top split is into PEs).
+// whose top split is into PEs). Levels of arity 1 below the top split
+// stay in the group's machine: 1:1:6 splits into 6 groups of one PE
+// each, so IM maps such a machine onto its 6 groups alone.
 func topDown(top *topology.Topology) (upper, lower *topology.Topology, ok bool) {
 	ar, regular := top.Arity()
 	if !regular {
@@ -112,7 +117,8 @@ func (p *pipeline) topDownEps(b backend.Backend, c integrated.Config, tries int,
 	blocks := partition.NewBlocks(p.g, part, groups)
 	// The groups by IM alone: default's HM lost every duel on R-MAT's
 	// groups, and without it R-MAT 2^16 seed 7 took 3.8 s of CPU instead
-	// of 5.2 s (onto 4:8:6; 4:8:2: 3.1 s instead of 5.0 s), the same J.
+	// of 5.2 s (onto 4:8:6 and 4:8:2, the same J;
+	// bench/results-rmat-2core.txt §5).
 	// Strong maps hub graphs by default's IM too.
 	sub := Options{Preset: Default, Algorithm: Integrated, Seed: p.opt.Seed, Threads: p.x.Threads(), Backend: CPU}
 	feasible := true

@@ -77,7 +77,7 @@ func TestSubEps(t *testing.T) {
 // topDownMinVertices vertices or more) default's IM maps top-down, the
 // mapping is feasible, the same for 1 and 2 threads, and its J is well
 // below that of IM on the whole machine (before, default's mapping):
-// on this graph 0.55x.
+// on this graph 0.474x.
 func TestTopDownOnHubGraphs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("maps a 2^15 R-MAT graph three times")
