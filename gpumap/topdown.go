@@ -169,9 +169,5 @@ func subEps(w int64, per int, lmax int64) float64 {
 	}
 	// At most MaxEps, which Map accepts: a light group under heavy PE
 	// limits then gets a tighter limit than lmax, which it still meets.
-	eps := min(float64(int64(per)*lmax)/float64(w)-1, MaxEps)
-	for eps > 0 && graph.Lmax(w, per, eps) > lmax {
-		eps = max(0, eps-1e-9*(1+eps))
-	}
-	return eps
+	return min(graph.EpsFor(w, per, lmax), MaxEps)
 }
