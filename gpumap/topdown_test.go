@@ -75,7 +75,7 @@ func TestSubEps(t *testing.T) {
 
 // TestTopDownOnHubGraphs: on an R-MAT graph (degree CV >= imClusterCV,
 // topDownMinVertices vertices or more) default's IM maps top-down, the
-// mapping is feasible, the same for 1 and 2 threads, and its J is well
+// mapping is feasible, the same for 1, 2 and 3 threads, and its J is well
 // below that of IM on the whole machine (before, default's mapping):
 // on this graph 0.474x.
 func TestTopDownOnHubGraphs(t *testing.T) {
@@ -88,7 +88,7 @@ func TestTopDownOnHubGraphs(t *testing.T) {
 		t.Fatalf("R-MAT: degree cv %.2f, %d vertices", cv, rmat.N())
 	}
 	var first *Result
-	for _, threads := range []int{1, 2} {
+	for _, threads := range []int{1, 2, 3} {
 		var log bytes.Buffer
 		opt := DefaultOptions()
 		opt.Algorithm, opt.Backend, opt.Threads, opt.Progress = Integrated, CPU, threads, &log
@@ -253,6 +253,18 @@ func TestTopDownRetry(t *testing.T) {
 		if c.topDown && !res.Metrics.Feasible {
 			t.Errorf("%s: infeasible (max block %d, Lmax %d)", c.name, res.Metrics.MaxBlock, res.Metrics.Lmax)
 		}
+		if !c.topDown {
+			continue
+		}
+		// The retry's mapping at 3 threads is the one at 1.
+		opt.Threads, opt.Progress = 3, nil
+		res3, err := Map(c.g, top, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(res3.PE, res.PE) {
+			t.Errorf("%s: the mapping at 3 threads differs from the one at 1", c.name)
+		}
 	}
 }
 
@@ -309,5 +321,37 @@ func TestTopDownNotOneVertexPerPE(t *testing.T) {
 	c.Cluster, c.CapDiv = true, imClusterCapDiv
 	if pe, _, err := p.topDownIM(p.backend, c, imClusterTries); pe != nil || err != nil {
 		t.Errorf("top-down onto %d PEs, %d vertices: mapping %v, error %v", top.K(), rmat.N(), pe != nil, err)
+	}
+}
+
+// TestTopDownOneGroupTop: a machine whose top level has one group
+// (4:8:1) maps top-down at the level below it (8 groups of 4 PEs), end
+// to end through Map, feasible, and the same mapping at 1 and 3 threads.
+func TestTopDownOneGroupTop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("maps a 2^15 R-MAT graph twice")
+	}
+	top, _ := topology.Parse("4:8:1", "1:10:100")
+	rmat := graph.RMAT(15, 8, 11)
+	var first []int32
+	for _, threads := range []int{1, 3} {
+		var log bytes.Buffer
+		opt := DefaultOptions()
+		opt.Algorithm, opt.Backend, opt.Threads, opt.Progress = Integrated, CPU, threads, &log
+		res, err := Map(rmat, top, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(log.String(), "top-down, the top split's groups first") {
+			t.Fatalf("%d threads: IM did not map top-down:\n%s", threads, log.String())
+		}
+		if !res.Metrics.Feasible {
+			t.Fatalf("%d threads: max block %d above Lmax %d", threads, res.Metrics.MaxBlock, res.Metrics.Lmax)
+		}
+		if first == nil {
+			first = res.PE
+		} else if !slices.Equal(res.PE, first) {
+			t.Errorf("the mapping at %d threads differs from the one at 1", threads)
+		}
 	}
 }
