@@ -216,8 +216,8 @@ func withHub(t *testing.T, g *graph.Graph, hub bool, vw func(v int32) int64) *gr
 // machine was mapped by mapIM; the top is now mapped once more at half
 // the imbalance, and the groups' mappings are feasible (before the fix
 // the log had no top-down line). Where a vertex is heavier than Lmax
-// (vertex weight = degree) the retry fails too, and the log says IM
-// maps the whole machine.
+// (vertex weight = degree) no group holding it is feasible: IM maps the
+// whole machine at once, and the log says why.
 func TestTopDownRetry(t *testing.T) {
 	if testing.Short() {
 		t.Skip("maps two 2^15 R-MAT graphs")
@@ -225,13 +225,13 @@ func TestTopDownRetry(t *testing.T) {
 	top, _ := topology.Parse("4:8:6", "1:10:100")
 	rmat := graph.RMAT(15, 8, 7) // with the hub: seed 7 retries, 1 and 3 do not
 	for _, c := range []struct {
-		name     string
-		g        *graph.Graph
-		topDown  bool
-		fellBack bool
+		name    string
+		g       *graph.Graph
+		topDown bool
+		log     string
 	}{
-		{"universal hub", withHub(t, rmat, true, nil), true, false},
-		{"weight = degree", withHub(t, rmat, false, func(v int32) int64 { return int64(max(1, rmat.Degree(v))) }), false, true},
+		{"universal hub", withHub(t, rmat, true, nil), true, "the top again at eps"},
+		{"weight = degree", withHub(t, rmat, false, func(v int32) int64 { return int64(max(1, rmat.Degree(v))) }), false, "not top-down: a vertex of weight"},
 	} {
 		var log bytes.Buffer
 		opt := DefaultOptions()
@@ -241,14 +241,11 @@ func TestTopDownRetry(t *testing.T) {
 			t.Fatal(err)
 		}
 		l := log.String()
-		if !strings.Contains(l, "the top again at eps") {
-			t.Errorf("%s: no retry:\n%s", c.name, l)
+		if !strings.Contains(l, c.log) {
+			t.Errorf("%s: no %q:\n%s", c.name, c.log, l)
 		}
 		if got := strings.Contains(l, "top-down, the top split's groups first"); got != c.topDown {
 			t.Errorf("%s: mapped top-down %v, want %v:\n%s", c.name, got, c.topDown, l)
-		}
-		if got := strings.Contains(l, "IM on the whole machine"); got != c.fellBack {
-			t.Errorf("%s: fell back %v, want %v:\n%s", c.name, got, c.fellBack, l)
 		}
 		if c.topDown && !res.Metrics.Feasible {
 			t.Errorf("%s: infeasible (max block %d, Lmax %d)", c.name, res.Metrics.MaxBlock, res.Metrics.Lmax)
@@ -352,6 +349,32 @@ func TestTopDownOneGroupTop(t *testing.T) {
 			first = res.PE
 		} else if !slices.Equal(res.PE, first) {
 			t.Errorf("the mapping at %d threads differs from the one at 1", threads)
+		}
+	}
+}
+
+// TestTopDownFallback: where the groups cannot hold their weight at any
+// top (PE limits below the average weight, set here by hand), top-down
+// tries the top twice, says so, and leaves the mapping to IM on the
+// whole machine (nil, no error).
+func TestTopDownFallback(t *testing.T) {
+	top, _ := topology.Parse("4:8:2", "1:10:100")
+	rmat := graph.RMAT(15, 8, 11)
+	var log bytes.Buffer
+	opt := DefaultOptions()
+	opt.Algorithm, opt.Backend, opt.Threads = Integrated, CPU, 1
+	p := newPipeline(par.New(1), rmat, top, opt, &tracker{w: &log})
+	p.lmax = rmat.TotalVertexWeight()/int64(top.K()) - 1
+	p.backend = cpu.New(1)
+	c := p.imSettings()
+	c.Cluster, c.CapDiv = true, imClusterCapDiv
+	pe, _, err := p.topDownIM(p.backend, c, imClusterTries)
+	if pe != nil || err != nil {
+		t.Fatalf("a mapping %v, error %v", pe != nil, err)
+	}
+	for _, want := range []string{"the top again at eps", "infeasible again; IM on the whole machine"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("no %q in the log:\n%s", want, log.String())
 		}
 	}
 }
