@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+	"sync/atomic"
 
 	"github.com/gpumap/gpumap/gpumap/backend"
 	"github.com/gpumap/gpumap/gpumap/backend/cpu"
@@ -48,6 +49,14 @@ func duelTeam(threads int, d *Duel) *par.Exec {
 // mapWith is Map; where d is not nil, Map's HM duels the IM of another
 // process (MapDuel), and a stopped HM returns nil, nil.
 func mapWith(g *graph.Graph, top *topology.Topology, opt Options, d *Duel) (*Result, error) {
+	return mapMetered(g, top, opt, d, nil)
+}
+
+// mapMetered is mapWith that adds, where work is not nil, the FM work its
+// pipeline counted (pipeline.work) to work once it is done: a caller's
+// pipeline that maps parts of its graph by Map (topDownIM) counts their
+// work as its own, which strong's budget reads.
+func mapMetered(g *graph.Graph, top *topology.Topology, opt Options, d *Duel, work *atomic.Int64) (*Result, error) {
 	if err := validate(g, top, opt); err != nil {
 		return nil, err
 	}
@@ -140,6 +149,9 @@ func mapWith(g *graph.Graph, top *topology.Topology, opt Options, d *Duel) (*Res
 			quit()
 		}
 		return nil, p.err
+	}
+	if work != nil {
+		work.Add(p.work.Load())
 	}
 	if du != nil {
 		wait()

@@ -2,6 +2,7 @@ package gpumap
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -328,8 +329,12 @@ func (p *pipeline) integrated() []int32 {
 		p.fail(err)
 		return nil
 	}
-	p.t.logf("integrated on %s: %d levels, coarsen %.2f ms, initial %.2f ms, uncoarsen+refine %.2f ms, free %.2f ms",
-		b.Name(), tm.Levels, ms(tm.Coarsen), ms(tm.Initial), ms(tm.Uncoarsen), ms(tm.Free))
+	groups := ""
+	if tm.Groups > 0 {
+		groups = fmt.Sprintf(", the top's groups on the CPU %.2f ms", ms(tm.Groups))
+	}
+	p.t.logf("integrated on %s: %d levels, coarsen %.2f ms, initial %.2f ms, uncoarsen+refine %.2f ms, free %.2f ms%s",
+		b.Name(), tm.Levels, ms(tm.Coarsen), ms(tm.Initial), ms(tm.Uncoarsen), ms(tm.Free), groups)
 	// The Jet loop's last level is the final refinement, on every
 	// backend, so that the CPU and the GPU give the same mapping: the
 	// host's J pass would add 3x the device's time for J -0.3% (rgg 2^20
@@ -342,7 +347,7 @@ func (p *pipeline) integrated() []int32 {
 	// The performance model of the device phases plus the measured host
 	// work, and its "gpu:" line.
 	gb.AddHost(cuda.HostInitial, tm.InitialHost)
-	gb.AddHost(cuda.HostOther, tm.SplitHost)
+	gb.AddHost(cuda.HostOther, tm.SplitHost+tm.Groups)
 	p.t.raw(gb.Report())
 	return pe
 }
@@ -359,6 +364,10 @@ func (p *pipeline) mapIMClustered(b backend.Backend, c integrated.Config, tries 
 			p.t.logf("integrated: top-down, the top split's groups first")
 			return pe, tm, nil
 		}
+		// The times of the top-down mapping that was dropped count too.
+		pe, whole, err := p.mapIM(b, c, tries)
+		whole.Add(tm)
+		return pe, whole, err
 	}
 	return p.mapIM(b, c, tries)
 }
@@ -372,18 +381,23 @@ func (p *pipeline) mapIM(b backend.Backend, c integrated.Config, tries int) ([]i
 
 // mapIMOn is mapIM onto the machine top.
 func (p *pipeline) mapIMOn(b backend.Backend, top *topology.Topology, c integrated.Config, tries int) ([]int32, integrated.Times, error) {
+	return p.mapIMOnEps(b, top, p.opt.Eps, c, tries)
+}
+
+// mapIMOnEps is mapIMOn at imbalance eps.
+func (p *pipeline) mapIMOnEps(b backend.Backend, top *topology.Topology, eps float64, c integrated.Config, tries int) ([]int32, integrated.Times, error) {
 	var best []int32
 	var bestM graph.Metrics
 	var sum integrated.Times
 	for i := range tries {
 		ci := c
 		ci.Seed = c.Seed + uint64(i)*0x9e3779b97f4a7c15
-		pe, tm, err := integrated.Map(b, p.x, p.g, top, p.opt.Eps, ci)
+		pe, tm, err := integrated.Map(b, p.x, p.g, top, eps, ci)
 		if err != nil || tries == 1 {
 			return pe, tm, err
 		}
 		sum.Add(tm)
-		m, err := graph.Evaluate(p.g, top, pe, p.opt.Eps)
+		m, err := graph.Evaluate(p.g, top, pe, eps)
 		if err != nil {
 			return nil, sum, err
 		}

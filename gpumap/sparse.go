@@ -41,10 +41,7 @@ func sparseMachine(top *topology.Topology, n int, total int64, eps float64) (*to
 				return nil, 0, false
 			}
 			// The imbalance that gives the same Lmax on t*span PEs.
-			e := float64(lmax)*float64(r.K())/float64(total) - 1
-			for try := 0; try < 8 && graph.Lmax(total, r.K(), e) < lmax; try++ {
-				e += 1e-12 * (1 + e)
-			}
+			e := graph.EpsFor(total, r.K(), lmax)
 			if e < 0 || graph.Lmax(total, r.K(), e) != lmax {
 				return nil, 0, false
 			}

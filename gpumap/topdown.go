@@ -5,6 +5,7 @@ import (
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/integrated"
 	"github.com/gpumap/gpumap/gpumap/partition"
+	"github.com/gpumap/gpumap/gpumap/runstat"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -12,7 +13,7 @@ import (
 // hub graphs) it maps top-down: IM maps the graph onto the groups of the
 // machine's top split alone (a one-level machine: its J is their cut),
 // and each group's subgraph is then mapped onto the group's own machine
-// by the same preset, with the same rule inside it. On the whole machine
+// by default's IM, whatever the preset, with the same rule inside it. On the whole machine
 // IM coarsens to 30 vertices per PE, maps that graph by HM, whose top
 // split cuts hubs' stars badly (R-MAT 2^16, seed 7, onto 6 groups: HM
 // 340k edges cut, IM onto the 6 groups alone 155k), and its Jet loop on
@@ -25,11 +26,14 @@ import (
 // there): its graphs of degree CV >= 3 have 2.6k-7.3k vertices. Mapped
 // top-down (onto 4:8:{1,2,4,6}, -t 1), the fit half's (bitcoin,
 // circuit_1) J fell on 6 of 8 instances (-0.4% to -6.5%, 2 the same) at
-// 0.75-0.91x CPU (5 pairs each, bitcoin onto 4:8:6 and 4:8:2, circuit_1
-// onto 4:8:2), the report half's (EVA, cplex1) J -29% to +3.1% (cplex1
-// onto 4:8:2 -29%, EVA onto 4:8:2 +3.1%), but EVA's CPU rose 1.1-1.5x
-// (a forest of 7k vertices: the groups' pipelines cost more than they
-// save). R-MAT graphs of 2^15+ ids have 20k+ vertices.
+// 0.65-0.86x CPU (bitcoin onto 4:8:6), 0.86-0.96x (onto 4:8:2) and
+// 0.76-1.00x (circuit_1 onto 4:8:2; 5 pairs each), the report half's
+// (EVA, cplex1) J -29% to +3.1% (cplex1 onto 4:8:2 -29%, EVA onto 4:8:2
+// +3.1%), but EVA's CPU rose: 0.93-1.50x onto 4:8:6 and 1.29-2.00x onto
+// 4:8:2 (5 pairs of 0.06-0.1 s runs; a forest of 7k vertices: the
+// groups' pipelines cost more than they save;
+// bench/results-rmat-2core.txt §4). R-MAT graphs of 2^15+ ids have 20k+
+// vertices.
 const topDownMinVertices = 1 << 14
 
 // HubCV is the least degree CV (features.DegreeCV) of a hub graph, which
@@ -48,7 +52,9 @@ func TopDownOnHubs(p Preset) bool {
 // a one-level machine (their distance at that level), and the machine of
 // one group (the levels below, each group the same: a regular machine);
 // ok is false where there is no such split (an irregular machine, or one
-// whose top split is into PEs).
+// whose top split is into PEs). Levels of arity 1 below the top split
+// stay in the group's machine: 1:1:6 splits into 6 groups of one PE
+// each, so IM maps such a machine onto its 6 groups alone.
 func topDown(top *topology.Topology) (upper, lower *topology.Topology, ok bool) {
 	ar, regular := top.Arity()
 	if !regular {
@@ -76,15 +82,54 @@ func topDown(top *topology.Topology) (upper, lower *topology.Topology, ok bool) 
 // topDownIM maps p's graph top-down (see above) with IM's configuration
 // c (tries seeds for the top, mapIM) and returns nil where it does not
 // apply or its mapping is infeasible (the caller maps as before).
+//
+// The top split fills its groups up to about per*Lmax, so a group's own
+// imbalance (subEps) can leave its PEs almost no slack; on vertex-weighted
+// graphs or ones with a universal hub a group's mapping then came back
+// infeasible and the whole machine was mapped by mapIM instead, at about
+// 1.5x the CPU. Where that happens the top is mapped once more at half the
+// imbalance, which leaves the groups slack: on the review's graphs (R-MAT
+// 2^15 with a universal vertex, with vertex weights sqrt(degree), with
+// random vertex and edge weights; 4:8:6) IM's J -11% to -30% against the
+// fallback; R-MAT graphs without weights never retry.
 func (p *pipeline) topDownIM(b backend.Backend, c integrated.Config, tries int) ([]int32, integrated.Times, error) {
 	upper, lower, ok := topDown(p.top)
-	if !ok || p.g.N() < topDownMinVertices {
+	// Not where PEs are at least as many as vertices (a PE holds one or
+	// none): R-MAT 2^15 (21k vertices) onto 4:8:1024, mapped onto its first
+	// 4:8:658 (sparseMachine), got IM's J +0.19% top-down (24.25M against
+	// 24.20M). Wide machines with fewer PEs than vertices keep it: onto
+	// 4:8:256 IM's J -1.7% (23.28M against 23.67M), one run each.
+	if !ok || p.g.N() < topDownMinVertices || p.top.K() >= p.g.N() {
 		return nil, integrated.Times{}, nil
 	}
+	if p.g.MaxVertexWeight() > p.lmax {
+		// The group holding that vertex cannot be mapped feasibly, at any
+		// top: the top and its retry were CPU spent for the mapping IM on
+		// the whole machine gives (R-MAT 2^15 of vertex weights = degree
+		// onto 4:8:6, -a im: 1.41-1.44x base's CPU with the retry).
+		p.t.logf("integrated: not top-down: a vertex of weight %d above Lmax %d", p.g.MaxVertexWeight(), p.lmax)
+		return nil, integrated.Times{}, nil
+	}
+	pe, tm, err := p.topDownEps(b, c, tries, upper, lower, p.opt.Eps)
+	if pe != nil || err != nil {
+		return pe, tm, err
+	}
+	p.t.logf("integrated: top-down: a group's mapping was infeasible; the top again at eps %g", p.opt.Eps/2)
+	pe, tm2, err := p.topDownEps(b, c, tries, upper, lower, p.opt.Eps/2)
+	tm2.Add(tm)
+	if pe == nil && err == nil {
+		p.t.logf("integrated: top-down: a group's mapping was infeasible again; IM on the whole machine")
+	}
+	return pe, tm2, err
+}
+
+// topDownEps is topDownIM with the top split mapped at imbalance topEps;
+// the groups' PEs keep the whole machine's Lmax.
+func (p *pipeline) topDownEps(b backend.Backend, c integrated.Config, tries int, upper, lower *topology.Topology, topEps float64) ([]int32, integrated.Times, error) {
 	groups, per := upper.K(), lower.K()
 	ic := c
 	ic.InitialPE = nil
-	part, tm, err := p.mapIMOn(b, upper, ic, tries)
+	part, tm, err := p.mapIMOnEps(b, upper, topEps, ic, tries)
 	if err != nil || part == nil {
 		return nil, tm, err
 	}
@@ -92,30 +137,45 @@ func (p *pipeline) topDownIM(b backend.Backend, c integrated.Config, tries int) 
 	blocks := partition.NewBlocks(p.g, part, groups)
 	// The groups by IM alone: default's HM lost every duel on R-MAT's
 	// groups, and without it R-MAT 2^16 seed 7 took 3.8 s of CPU instead
-	// of 5.2 s (onto 4:8:6; 4:8:2: 3.1 s instead of 5.0 s), the same J.
+	// of 5.2 s (onto 4:8:6 and 4:8:2, the same J;
+	// bench/results-rmat-2core.txt §5).
 	// Strong maps hub graphs by default's IM too.
 	sub := Options{Preset: Default, Algorithm: Integrated, Seed: p.opt.Seed, Threads: p.x.Threads(), Backend: CPU}
-	for j := range groups {
-		if blocks.Size(j) == 0 {
-			continue
+	feasible := true
+	// The groups run on the host, whatever b is: their time is host work
+	// that the GPU backend's est_total counts (before, r15 -a im on the
+	// emulated driver said est_total_ms=63 while ~1.07 s went to them).
+	_, tm.Groups = runstat.Timed(func() {
+		for j := range groups {
+			if blocks.Size(j) == 0 {
+				continue
+			}
+			s := blocks.Extract(j)
+			w := s.G.TotalVertexWeight()
+			// The group's PEs hold at most Lmax each, as on the whole machine.
+			sub.Eps = subEps(w, per, p.lmax)
+			if sub.Eps < 0 {
+				feasible = false
+				return
+			}
+			var r *Result
+			// Their FM work is p's: strong budgets by it (it counted the
+			// top's alone, r15's IM 185x below IM on the whole machine).
+			r, err = mapMetered(s.G, lower, sub, nil, &p.work)
+			if err != nil {
+				return
+			}
+			if !r.Metrics.Feasible {
+				feasible = false
+				return
+			}
+			for i, v := range s.Global {
+				pe[v] = int32(j*per) + r.PE[i]
+			}
 		}
-		s := blocks.Extract(j)
-		w := s.G.TotalVertexWeight()
-		// The group's PEs hold at most Lmax each, as on the whole machine.
-		sub.Eps = subEps(w, per, p.lmax)
-		if sub.Eps < 0 {
-			return nil, tm, nil
-		}
-		r, err := Map(s.G, lower, sub)
-		if err != nil {
-			return nil, tm, err
-		}
-		if !r.Metrics.Feasible {
-			return nil, tm, nil
-		}
-		for i, v := range s.Global {
-			pe[v] = int32(j*per) + r.PE[i]
-		}
+	})
+	if err != nil || !feasible {
+		return nil, tm, err
 	}
 	return pe, tm, nil
 }
@@ -129,9 +189,5 @@ func subEps(w int64, per int, lmax int64) float64 {
 	}
 	// At most MaxEps, which Map accepts: a light group under heavy PE
 	// limits then gets a tighter limit than lmax, which it still meets.
-	eps := min(float64(int64(per)*lmax)/float64(w)-1, MaxEps)
-	for eps > 0 && graph.Lmax(w, per, eps) > lmax {
-		eps = max(0, eps-1e-9*(1+eps))
-	}
-	return eps
+	return min(graph.EpsFor(w, per, lmax), MaxEps)
 }

@@ -81,3 +81,26 @@ func Lmax(total int64, k int, eps float64) int64 {
 	}
 	return max(int64(x), exact)
 }
+
+// EpsFor is the imbalance that gives total on k blocks the limit lmax:
+// Lmax's formula solved for eps, then moved by relative steps where its
+// rounding (Lmax's 1e-12 tolerance, float64's) missed lmax: down while
+// the limit is above lmax (steps of 1e-9, until eps is 0), up at most 8
+// steps of 1e-12 while it is below. Lmax(total, k, EpsFor(total, k,
+// lmax)) is lmax where lmax >= ceil(total/k), the callers check it (a
+// negative eps: lmax below the average). gpumap's sparse machines (the
+// same Lmax on a prefix of the machine) and top-down groups (a group's
+// PEs at the whole machine's Lmax) both use it.
+func EpsFor(total int64, k int, lmax int64) float64 {
+	if total <= 0 || k <= 0 {
+		return -1
+	}
+	eps := float64(lmax)*float64(k)/float64(total) - 1
+	for eps > 0 && Lmax(total, k, eps) > lmax {
+		eps = max(0, eps-1e-9*(1+eps))
+	}
+	for try := 0; try < 8 && eps >= 0 && Lmax(total, k, eps) < lmax; try++ {
+		eps += 1e-12 * (1 + eps)
+	}
+	return eps
+}

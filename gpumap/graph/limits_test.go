@@ -202,3 +202,21 @@ func TestReadOtherCompression(t *testing.T) {
 		}
 	}
 }
+
+// TestEpsFor: the imbalance gives the limit asked for, down to the
+// average (eps 0), and is negative below it.
+func TestEpsFor(t *testing.T) {
+	for _, c := range []struct {
+		total int64
+		k     int
+		lmax  int64
+	}{{6897, 32, 216}, {6912, 32, 216}, {10, 10, 1}, {10, 10, 2}, {40172, 192, 216}, {1000003, 7, 150000}, {1 << 50, 3, 1<<50/3 + 5}} {
+		eps := EpsFor(c.total, c.k, c.lmax)
+		if eps < 0 || Lmax(c.total, c.k, eps) != c.lmax {
+			t.Errorf("%+v: eps %v gives Lmax %d", c, eps, Lmax(c.total, c.k, eps))
+		}
+	}
+	if eps := EpsFor(6913, 32, 216); eps >= 0 {
+		t.Errorf("a limit below the average: eps %v", eps)
+	}
+}

@@ -61,6 +61,10 @@ type Times struct {
 	// PEs on wide machines (multisection.FillGroups), measured as
 	// InitialHost is.
 	SplitHost time.Duration
+	// Groups is the host's mappings of the top split's groups where the
+	// caller maps top-down (gpumap's topDownIM), measured as InitialHost
+	// is; integrated.Map leaves it 0.
+	Groups time.Duration
 	// Free is the release of the device's graphs and maps after the
 	// final download: on the real H200 the rgg 2^22 mapping took 13-17 ms
 	// more than its three phases, a cost that no phase and no model
@@ -77,6 +81,7 @@ func (t *Times) Add(o Times) {
 	t.Uncoarsen += o.Uncoarsen
 	t.InitialHost += o.InitialHost
 	t.SplitHost += o.SplitHost
+	t.Groups += o.Groups
 	t.Free += o.Free
 }
 
