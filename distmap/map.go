@@ -156,6 +156,12 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 	if local {
 		block = clusterBlock
 	}
+	// Skewed degrees: those of the graphs that the one-process mapper
+	// refines by label propagation instead of FM (degree CV at least
+	// features.SkewedCV). FM's connection tables on their hubs' rows took
+	// 84% of a P=1 run on R-MAT 2^18 (72 of 85 s of CPU: every move of a
+	// hub's neighbour updates the hub's table, and every look at a hub
+	// sorts it), so they refine by the Jet loop (distJet).
 	skewed := cv >= features.SkewedCV
 	// On skewed degrees many ranks join a hub's clusters at once: each
 	// may fill 1/P of a cluster's room (R-MAT 2^18 at P=2: coarse
@@ -238,7 +244,7 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 		}
 		// FM after label propagation: it makes the moves that pay only
 		// after others, which label propagation cannot. Not on skewed
-		// degrees (skewedDegrees): the Jet loop there (distJet).
+		// degrees (skewed above): the Jet loop there (distJet).
 		if skewed {
 			if err := runJet(fine, top, pe, lmax, refinement.JetConfig{Seed: opt.Seed ^ uint64(i)*0x51}); err != nil {
 				return nil, err
@@ -315,17 +321,6 @@ func hasLocality(g *Graph) (bool, error) {
 		return false, err
 	}
 	return 2*sums[0] > sums[1], nil
-}
-
-// skewedDegrees reports whether the degrees of g vary as those of the
-// graphs that the one-process mapper refines by label propagation instead
-// of FM (features.DegreeCV at least features.SkewedCV; collective). FM's
-// connection tables on their hubs' rows took 84% of a P=1 run on R-MAT
-// 2^18 (72 of 85 s of CPU: every move of a hub's neighbour updates the
-// hub's table, and every look at a hub sorts it).
-func skewedDegrees(g *Graph) (bool, error) {
-	cv, _, err := degreeCV(g)
-	return cv >= features.SkewedCV, err
 }
 
 // degreeCV is features.DegreeCV of the whole graph g, and its adjacency

@@ -376,16 +376,12 @@ func (p *pipeline) mapIMClustered(b backend.Backend, c integrated.Config, tries 
 // where tries > 1; it keeps the lowest J, feasible mappings first, and
 // adds the tries' times up (the levels are the kept one's).
 func (p *pipeline) mapIM(b backend.Backend, c integrated.Config, tries int) ([]int32, integrated.Times, error) {
-	return p.mapIMOn(b, p.top, c, tries)
+	return p.mapIMOn(b, p.top, p.opt.Eps, c, tries)
 }
 
-// mapIMOn is mapIM onto the machine top.
-func (p *pipeline) mapIMOn(b backend.Backend, top *topology.Topology, c integrated.Config, tries int) ([]int32, integrated.Times, error) {
-	return p.mapIMOnEps(b, top, p.opt.Eps, c, tries)
-}
-
-// mapIMOnEps is mapIMOn at imbalance eps.
-func (p *pipeline) mapIMOnEps(b backend.Backend, top *topology.Topology, eps float64, c integrated.Config, tries int) ([]int32, integrated.Times, error) {
+// mapIMOn is mapIM onto the machine top at imbalance eps (topDownIM's
+// top split).
+func (p *pipeline) mapIMOn(b backend.Backend, top *topology.Topology, eps float64, c integrated.Config, tries int) ([]int32, integrated.Times, error) {
 	var best []int32
 	var bestM graph.Metrics
 	var sum integrated.Times

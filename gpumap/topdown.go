@@ -129,7 +129,7 @@ func (p *pipeline) topDownEps(b backend.Backend, c integrated.Config, tries int,
 	groups, per := upper.K(), lower.K()
 	ic := c
 	ic.InitialPE = nil
-	part, tm, err := p.mapIMOnEps(b, upper, topEps, ic, tries)
+	part, tm, err := p.mapIMOn(b, upper, topEps, ic, tries)
 	if err != nil || part == nil {
 		return nil, tm, err
 	}

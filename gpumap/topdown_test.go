@@ -288,7 +288,7 @@ func TestTopDownWork(t *testing.T) {
 			}
 		} else {
 			upper, _, _ := topDown(top)
-			if _, _, err := p.mapIMOn(p.backend, upper, c, imClusterTries); err != nil {
+			if _, _, err := p.mapIMOn(p.backend, upper, p.opt.Eps, c, imClusterTries); err != nil {
 				t.Fatal(err)
 			}
 		}
