@@ -87,27 +87,7 @@ func TestTopDownOnHubGraphs(t *testing.T) {
 	if cv := features.DegreeCV(rmat); cv < imClusterCV || rmat.N() < topDownMinVertices {
 		t.Fatalf("R-MAT: degree cv %.2f, %d vertices", cv, rmat.N())
 	}
-	var first *Result
-	for _, threads := range []int{1, 2, 3} {
-		var log bytes.Buffer
-		opt := DefaultOptions()
-		opt.Algorithm, opt.Backend, opt.Threads, opt.Progress = Integrated, CPU, threads, &log
-		res, err := Map(rmat, top, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(log.String(), "top-down") {
-			t.Fatalf("%d threads: IM did not map top-down:\n%s", threads, log.String())
-		}
-		if !res.Metrics.Feasible {
-			t.Fatalf("%d threads: max block %d above Lmax %d", threads, res.Metrics.MaxBlock, res.Metrics.Lmax)
-		}
-		if first == nil {
-			first = res
-		} else if !slices.Equal(res.PE, first.PE) {
-			t.Errorf("the mapping at %d threads differs from the one at 1", threads)
-		}
-	}
+	first := mapTopDownAt(t, rmat, top, "top-down", 1, 2, 3)
 	// IM on the whole machine, as before.
 	opt := DefaultOptions()
 	opt.Algorithm, opt.Backend, opt.Threads = Integrated, CPU, 2
@@ -330,27 +310,36 @@ func TestTopDownOneGroupTop(t *testing.T) {
 	}
 	top, _ := topology.Parse("4:8:1", "1:10:100")
 	rmat := graph.RMAT(15, 8, 11)
-	var first []int32
-	for _, threads := range []int{1, 3} {
+	mapTopDownAt(t, rmat, top, "top-down, the top split's groups first", 1, 3)
+}
+
+// mapTopDownAt maps g onto top by -a im on the CPU at each thread count,
+// checks that every run logged want (IM mapped top-down), is feasible and
+// gives the first run's mapping, and returns the first run's result.
+func mapTopDownAt(t *testing.T, g *graph.Graph, top *topology.Topology, want string, threads ...int) *Result {
+	t.Helper()
+	var first *Result
+	for _, th := range threads {
 		var log bytes.Buffer
 		opt := DefaultOptions()
-		opt.Algorithm, opt.Backend, opt.Threads, opt.Progress = Integrated, CPU, threads, &log
-		res, err := Map(rmat, top, opt)
+		opt.Algorithm, opt.Backend, opt.Threads, opt.Progress = Integrated, CPU, th, &log
+		res, err := Map(g, top, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(log.String(), "top-down, the top split's groups first") {
-			t.Fatalf("%d threads: IM did not map top-down:\n%s", threads, log.String())
+		if !strings.Contains(log.String(), want) {
+			t.Fatalf("%d threads: IM did not map top-down:\n%s", th, log.String())
 		}
 		if !res.Metrics.Feasible {
-			t.Fatalf("%d threads: max block %d above Lmax %d", threads, res.Metrics.MaxBlock, res.Metrics.Lmax)
+			t.Fatalf("%d threads: max block %d above Lmax %d", th, res.Metrics.MaxBlock, res.Metrics.Lmax)
 		}
 		if first == nil {
-			first = res.PE
-		} else if !slices.Equal(res.PE, first) {
-			t.Errorf("the mapping at %d threads differs from the one at 1", threads)
+			first = res
+		} else if !slices.Equal(res.PE, first.PE) {
+			t.Errorf("the mapping at %d threads differs from the one at %d", th, threads[0])
 		}
 	}
+	return first
 }
 
 // TestTopDownFallback: where the groups cannot hold their weight at any
