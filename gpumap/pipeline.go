@@ -805,6 +805,15 @@ var lightOneToOne = oneToOneConfig{seedsPer: 1 << 30, maxSeeds: 1, topPer: 1 << 
 // (luxembourg_osm), 0.90-0.95x (rgg 100,000). Growing to the equal
 // share from the set's first vertex instead: luxembourg_osm +1.3% (its
 // sockets' cut +9%).
+//
+// TopPair: one round of PairFM on the top split's winning try (about 1%
+// of the CPU on rgg 121k): J in the geometric mean of seeds 0-2, -t 1,
+// -0.15% (rgg 121k), -0.55% (seed 7), -0.07% (grid), 0.000%
+// (luxembourg_osm), -0.004% (rgg 100,000); top cut 1,205 -> 1,200 on the
+// first at seed 0. On every try instead: the same J at 3x the cost. Also
+// PairFM on coarseSplit's levels (CoarseSecond.Pair): -0.13%, -0.66%,
+// -0.06%, +0.03%, -0.07%, dropped (luxembourg_osm); with one FM round
+// there +0.10% on rgg 100,000.
 var wideDefault = multisection.WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, GrowPEs: true, GrowSockets: true, FlatTries: 4, FlatMaxN: 80,
 	FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1},
 	MidPerChild: 64, Mid: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 2,
@@ -812,7 +821,8 @@ var wideDefault = multisection.WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, 
 	KWayChildren: 16, KWay: kway.Config{C: 16, LPRounds: 2, FMRounds: -1,
 		Bisect: partition.Config{Tries: 4, FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}},
 		Pair:   refinement.PairFMConfig{Rounds: 1, Alpha: 30}},
-	CoarseSecondC: 300, CoarseSecond: partition.Config{LPRounds: 4, FM: refinement.FMConfig{Rounds: 2, Alpha: 30}}}
+	CoarseSecondC: 300, CoarseSecond: partition.Config{LPRounds: 4, FM: refinement.FMConfig{Rounds: 2, Alpha: 30}},
+	TopPair: refinement.PairFMConfig{Rounds: 1, Alpha: 30}}
 
 // wideFast: fast's splits into groups of fewer than 16 vertices run label
 // propagation only. Integrated mapping truncates the machine

@@ -146,6 +146,10 @@ type WideConfig struct {
 	// with CoarseSecond.
 	CoarseSecondC int
 	CoarseSecond  partition.Config
+	// TopPair, when Rounds > 0, refines the split of the whole machine
+	// (the best of its tries) by two-way FM between adjacent children
+	// (refinement.PairFM, see topPair).
+	TopPair refinement.PairFMConfig
 }
 
 // Applies reports whether a mapping of n vertices onto k PEs is wide.
@@ -793,10 +797,30 @@ func (m *mapper) split(x *par.Exec, g *graph.Graph, grp topology.Group, maxW []i
 	}
 	if m.cfg.Phase != nil && grp.Size() == m.top.K() {
 		var part []int32
-		m.cfg.Phase("split top", func() { part = run() })
+		m.cfg.Phase("split top", func() { part = m.topPair(g, grp, maxW, run()) })
 		return part
 	}
-	return run()
+	return m.topPair(g, grp, maxW, run())
+}
+
+// topPair refines part, the split of g on grp, by WideConfig.TopPair when
+// g is mapped wide and grp is the whole machine (otherwise it returns part
+// as it is). The partitioner's k-way FM leaves moves that only pay as a
+// pair of opposite moves between two children: on rgg 121k onto
+// 4:8:64:8:6 one round cut the top split's 1,205 edges to 1,200. It runs
+// once, on the try that won.
+func (m *mapper) topPair(g *graph.Graph, grp topology.Group, maxW []int64, part []int32) []int32 {
+	pc := m.cfg.Wide.TopPair
+	if !m.wide || pc.Rounds <= 0 || grp.Size() != m.top.K() {
+		return part
+	}
+	st := refinement.NewState(g, len(maxW), part, maxW, refinement.Cut())
+	if st.Overloaded() > 0 {
+		refinement.Rebalance(st)
+	}
+	pc.Seed = m.tryConfig(m.cfg.Partition, grp, 0).Seed
+	refinement.PairFM(st, pc)
+	return part
 }
 
 // oneEach reports whether g has exactly k vertices of weight 1.

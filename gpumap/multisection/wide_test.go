@@ -514,3 +514,53 @@ func TestSplitTriesAsAlone(t *testing.T) {
 		}
 	}
 }
+
+// TopPair refines the split of the whole machine of a wide mapping: the
+// top split's cut is never above the one without it, every child stays
+// within its limit, only the split of the whole machine is refined
+// (another group's split is split's as it was), and Map with it is
+// feasible and the same for any worker count.
+func TestTopPair(t *testing.T) {
+	top, _ := topology.Parse("4:8:16:8", "1:10:100:1000")
+	g := graph.RandomGeometric(6144, 3)
+	base := Config{Eps: 0.03, Seed: 2, TopTries: 2, Partition: partition.Config{Tries: 2, LPRounds: 2, FMRounds: 1},
+		Wide: WideConfig{PerPE: 4, MinK: 4096, SecondTries: 2, GrowPEs: true}}
+	paired := base
+	paired.Wide.TopPair = refinement.PairFMConfig{Rounds: 1, Alpha: 30}
+	x := par.New(1)
+	root := top.Root()
+	m0, m1 := newMapper(x, g, top, base), newMapper(x, g, top, paired)
+	lim := mustLimits(t, m0, g, root)
+	p0 := m0.split(x, g, root, lim, m0.cfg.Partition, 2)
+	p1 := m1.split(x, g, root, lim, m1.cfg.Partition, 2)
+	cut := refinement.Cut()
+	c0, c1 := cut.Cost(g, p0), cut.Cost(g, p1)
+	if c1 >= c0 { // 189 -> 187 when written
+		t.Errorf("top cut %d with TopPair, %d without: want lower", c1, c0)
+	}
+	load := make([]int64, len(lim))
+	for v, c := range p1 {
+		load[c] += g.VW[v]
+	}
+	for c, w := range load {
+		if w > lim[c] {
+			t.Errorf("child %d weighs %d, above its limit %d", c, w, lim[c])
+		}
+	}
+	sub := partition.NewBlocks(g, p1, len(top.Children(root))).Extract(0)
+	grp := top.Children(root)[0]
+	sl, pc, tries, _ := m1.splitConfig(sub.G, grp)
+	if !slices.Equal(m0.split(x, sub.G, grp, sl, pc, tries), m1.split(x, sub.G, grp, sl, pc, tries)) {
+		t.Errorf("TopPair changed a split below the top")
+	}
+	var first []int32
+	for _, threads := range []int{1, 2, 3} {
+		pe := Map(par.New(threads), g, top, paired)
+		check(t, g, top, 0.03, pe)
+		if first == nil {
+			first = pe
+		} else if !slices.Equal(pe, first) {
+			t.Fatalf("threads=%d: another mapping than threads=1", threads)
+		}
+	}
+}
