@@ -9,7 +9,9 @@ import (
 	"github.com/gpumap/gpumap/gpumap/backend/cuda"
 	"github.com/gpumap/gpumap/gpumap/devhm"
 	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/refinement"
 	"github.com/gpumap/gpumap/gpumap/runstat"
+	"github.com/gpumap/gpumap/topology"
 )
 
 // gpuBothMaxEdges: below it, -a auto on a GPU maps with GPU-HM and with
@@ -117,6 +119,7 @@ func (p *pipeline) gpuHM(report bool) []int32 {
 	p.t.logf("gpu-hm on %s: %d partitions (a machine level each, tries and V-cycles included), %d coarse levels, host partitions of the coarsest graphs %.2f ms, total %.2f ms",
 		b.Name(), tm.Splits, tm.Levels, ms(tm.Initial), ms(tm.Total))
 	refine := func() {
+		p.feasibleHM(pe)
 		if p.hostRefinesHM() {
 			p.refineJ(pe)
 		} else {
@@ -137,6 +140,47 @@ func (p *pipeline) gpuHM(report bool) []int32 {
 		p.t.raw(gb.Report())
 	}
 	return pe
+}
+
+// feasibleHM moves vertices out of the PEs that GPU-HM left above Lmax,
+// on the host, by the J-aware rebalancing of the CPU's refinement
+// (least loss first, to an adjacent PE with room, else the nearest), and
+// says so. The device's Jet loop rebalances every level, but where the
+// levels above leave a group almost no slack it can stop one vertex
+// over: wiki-Vote (7,115 vertices) onto 4:8:2, GPU-HM default and
+// ultra, a group of 4 PEs held 459 of its 460 and split 114/116/114/115
+// (Lmax 115), and ultra on R-MAT 2^15 graphs onto 4:8:6 ended a PE at
+// Lmax + 1. A mapping GPU-HM leaves feasible is not touched (one pass
+// over the loads). Both backends run it, so they still map alike.
+func (p *pipeline) feasibleHM(pe []int32) {
+	if over, delta, ok := rebalanceAbove(p.g, p.top, p.lmax, pe); over > 0 {
+		p.t.logf("gpu-hm: %d PEs above Lmax %d after the device's levels: the host moved vertices out (J %+d), feasible=%v", over, p.lmax, -delta, ok)
+	}
+}
+
+// rebalanceAbove rebalances pe, a mapping of g onto top, in place where
+// a PE holds more than lmax (refinement.Rebalance on J): over is the
+// number of such PEs before (0: pe untouched), delta Rebalance's change
+// in cost (negative where J rose), ok whether pe is now feasible.
+func rebalanceAbove(g *graph.Graph, top *topology.Topology, lmax int64, pe []int32) (over int, delta int64, ok bool) {
+	load := make([]int64, top.K())
+	for v, q := range pe {
+		load[q] += g.VW[v]
+	}
+	for _, w := range load {
+		if w > lmax {
+			over++
+		}
+	}
+	if over == 0 {
+		return 0, 0, true
+	}
+	maxW := make([]int64, top.K())
+	for i := range maxW {
+		maxW[i] = lmax
+	}
+	delta, ok = refinement.Rebalance(refinement.NewState(g, top.K(), pe, maxW, refinement.Mapping(top)))
+	return over, delta, ok
 }
 
 // gpuHMConfig is GPU-HM's configuration under the preset: strong runs

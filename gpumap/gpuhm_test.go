@@ -174,3 +174,42 @@ func TestGPUHMHostJPassIsStrongs(t *testing.T) {
 		}
 	}
 }
+
+// A mapping that GPU-HM's levels leave one vertex above Lmax (as on
+// wiki-Vote onto 4:8:2) is made feasible on the host before it is
+// returned, moving as little as it must; a feasible one is not touched.
+func TestRebalanceAbove(t *testing.T) {
+	top, _ := topology.Parse("4:8:2", "1:10:100")
+	g := graph.Grid(32, 30) // 960 vertices onto 64 PEs: Lmax 16 at eps 0.03
+	lmax := graph.Lmax(int64(g.N()), top.K(), 0.03)
+	pe := make([]int32, g.N())
+	for v := range pe {
+		pe[v] = int32(v * top.K() / g.N()) // 15 a PE
+	}
+	before := slices.Clone(pe)
+	if over, _, ok := rebalanceAbove(g, top, lmax, pe); over != 0 || !ok || !slices.Equal(pe, before) {
+		t.Fatalf("a feasible mapping: over %d, ok %v, changed %v", over, ok, !slices.Equal(pe, before))
+	}
+	// PE 5 takes a neighbour of its block from PE 6, and two more: 18 > 16.
+	for _, v := range []int{90, 91, 92} {
+		pe[v] = 5
+	}
+	over, _, ok := rebalanceAbove(g, top, lmax, pe)
+	if over != 1 || !ok {
+		t.Fatalf("over %d, ok %v: want 1 PE above Lmax made feasible", over, ok)
+	}
+	load := make([]int64, top.K())
+	moved := 0
+	for v, q := range pe {
+		load[q]++
+		if q != before[v] {
+			moved++
+		}
+	}
+	if slices.Max(load) > lmax {
+		t.Errorf("heaviest PE %d above Lmax %d", slices.Max(load), lmax)
+	}
+	if moved > 3 {
+		t.Errorf("%d vertices away from the feasible start, want at most the 3 put there", moved)
+	}
+}
