@@ -210,3 +210,20 @@ func TestDownloadsWithinBoundRMAT(t *testing.T) {
 		}
 	}
 }
+
+// A split's tries and V-cycles are chosen by overload first, then cut:
+// the Jet loop can end with a block over its limit, and ultra on R-MAT
+// with 2^15 ids (seed 24) onto 4:8:6 kept the last split's first try
+// (cut 31,963, a PE at 115 over Lmax 114) over its second (31,964, within
+// it): the mapping was infeasible (main's seeds 19 and 20 too).
+func TestUltraFeasibleRMAT(t *testing.T) {
+	g := graph.RMAT(15, 8, 24)
+	top, _ := topology.Parse("4:8:6", "1:10:100")
+	pe, _, err := devhm.Map(cpu.New(0), par.New(0), g, top, 0.03, devhm.Ultra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := graph.Evaluate(g, top, pe, 0.03); !m.Feasible {
+		t.Errorf("infeasible: max block %d, Lmax %d", m.MaxBlock, m.Lmax)
+	}
+}
