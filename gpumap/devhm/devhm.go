@@ -375,20 +375,11 @@ func (m *mapper) levels(dg backend.Graph, n int) ([]int32, error) {
 // group), into a blocks per group of at most lim each; with several tries
 // the lowest cut wins (the first on ties) among those with the least
 // overload (overload), then V-cycles run; the tries
-// after the first download a coarsest graph of their own, and the cycles
-// run, while they fit the host's budget, counting the first partitions
-// of the levels below (m.later(idx): the vertices of their coarsest
-// graphs, idx this level's index among the levels that split; splits:
-// the levels that split, this one included; vcycleFits). A try that does
-// not fit partitions the latest coarsest graph again on the host (its
-// seed) and refines on that try's levels: no download. Where they were
-// skipped instead (J over the CPU default's, TestEvalGPUHM, ultra): fit
-// set 0.9470 -> 0.9468 (the 32^3 grid onto 4:8:6 -0.26%), check set
-// 0.9976 -> 0.9973 (the 64^3 grid onto 4:8:6 -0.21%, 40x56x72 -0.04%),
-// every other instance the same; R-MAT 2^16 seeds 3 and 11 onto 4:8:6
-// -0.19% and -0.05% (GPU-HM default, whose top split of 2.95 MB a try
-// had skipped two of its 3 tries), ultra -0.22% and -0.09%. The first
-// partition must run: it
+// after the first and the cycles run while they fit the host's budget,
+// counting the first partitions of the levels below (m.later(idx): the
+// vertices of their coarsest graphs, idx this level's index among the
+// levels that split; splits: the levels that split, this one included;
+// vcycleFits). The first partition must run: it
 // coarsens until its coarsest graph fits the larger of an equal share of
 // what is left and what is left less the levels below at the input's
 // bytes a vertex. The result is the caller's to free.
@@ -407,43 +398,26 @@ func (m *mapper) split(g backend.Graph, part backend.Vector, np, a int, lim int6
 	// coarsest graphs
 	var per int64
 	var perV float64
-	// last is the latest try's hierarchy, kept while a try may reuse it;
-	// fresh counts the tries that downloaded a coarsest graph.
-	var last *hierarchy
-	dropLast := func() {
-		if last != nil {
-			last.lv.free(m.b)
-			last = nil
-		}
-	}
-	defer dropLast()
-	fresh := 0
 	for t := 0; t < tries; t++ {
 		maxBytes := max((m.budget-m.down)/int64(splits), m.room(m.inV, m.later(idx)))
-		reuse := false
 		if t > 0 {
-			if reuse = !m.vcycleFits(per, perV, m.later(idx)); reuse && m.cfg.Progress != nil && whole {
-				fmt.Fprintf(m.cfg.Progress, "gpu-hm: split of the whole machine, try %d on try %d's coarsest graph: a new one would pass 8n + 4 MiB\n", t, fresh-1)
+			if !m.vcycleFits(per, perV, m.later(idx)) {
+				if m.cfg.Progress != nil && whole {
+					fmt.Fprintf(m.cfg.Progress, "gpu-hm: split of the whole machine, tries %d-%d skipped: their downloads would pass 8n + 4 MiB\n", t, tries-1)
+				}
+				break
 			}
 			maxBytes = m.room(perV, m.later(idx))
 		}
 		seed := m.subSeed(level, t, 0)
-		var pv backend.Vector
-		var err error
-		if reuse {
-			pv, err = m.partitionOn(last, np, a, lim, seed)
-		} else {
-			dropLast()
-			pv, last, err = m.partition(g, part, np, a, lim, seed, coarsest, maxBytes)
-			fresh++
-		}
+		pv, err := m.partition(g, part, np, a, lim, seed, coarsest, maxBytes)
 		if err != nil {
 			if best != nil {
 				m.b.Free(best)
 			}
 			return nil, err
 		}
-		per = (m.down - down) / int64(fresh)
+		per = (m.down - down) / int64(t+1)
 		perV = float64(m.down-down) / float64(max(m.downV-downV, 1))
 		if tries == 1 && m.cfg.VCycles == 0 {
 			return pv, nil
@@ -472,7 +446,6 @@ func (m *mapper) split(g backend.Graph, part backend.Vector, np, a int, lim int6
 			m.b.Free(pv)
 		}
 	}
-	dropLast()
 	for c := 0; c < m.cfg.VCycles && m.vcycleFits(per, perV, m.later(idx)); c++ {
 		seed := m.subSeed(level, c, 0x7663)
 		pv, err := m.vcycle(g, best, np, a, lim, seed, coarsest, m.room(perV, m.later(idx)))
@@ -505,10 +478,10 @@ func (m *mapper) split(g backend.Graph, part backend.Vector, np, a int, lim int6
 // overload is how far the heaviest of the k blocks of part exceeds lim
 // (0: none). The Jet loop can end with a block over its limit, and a try
 // or V-cycle chosen by its cut alone could keep that: ultra on R-MAT
-// with 2^15 ids (seed 24) onto 4:8:6 kept a last split of cut 31,963
-// with a PE at 115 over one of 31,964 within Lmax 114, and the mapping
-// was infeasible (TestUltraFeasibleRMAT). The blocks' weights, 8k bytes,
-// are left to d2hMargin with the level's totals.
+// with 2^15 ids onto 4:8:6 kept a last split one edge lower in cut with a
+// PE at Lmax + 1, and the mapping was infeasible (TestUltraFeasibleRMAT).
+// The blocks' weights, 8k bytes, are left to d2hMargin with the level's
+// totals.
 func (m *mapper) overload(g backend.Graph, part backend.Vector, k int, lim int64) (int64, error) {
 	w, err := m.b.Weights(g, part, k)
 	if err != nil {
@@ -723,67 +696,45 @@ func (m *mapper) refineCoarsest(cg *graph.Graph, blocks []int32, np, a int, lim 
 // matching never pairs vertices of two groups, which share no edge), the
 // groups' coarsest graphs partitioned on the host, then projection and
 // the Jet loop level by level on the machine of np*a PEs at distance 1,
-// where J is the level's cut. It returns the hierarchy too, the caller's
-// to free (a try that a new download would take past the budget reuses
-// it: split).
-func (m *mapper) partition(g backend.Graph, part backend.Vector, np, a int, lim int64, seed uint64, coarsest int, maxBytes int64) (backend.Vector, *hierarchy, error) {
+// where J is the level's cut.
+func (m *mapper) partition(g backend.Graph, part backend.Vector, np, a int, lim int64, seed uint64, coarsest int, maxBytes int64) (backend.Vector, error) {
 	b := m.b
+	m.tm.Splits++
 	capW := max(lim/m.cfg.CapDiv, m.maxV, 1)
 	lv, err := m.coarsen(g, part, false, capW, seed, coarsest*np, maxBytes)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	h := &hierarchy{lv: lv}
-	start := time.Now()
-	h.cg, err = b.DownloadGraph(lv.graphs[len(lv.graphs)-1])
-	if err == nil && part != nil {
-		h.cpart, err = b.DownloadVector(lv.parts[len(lv.parts)-1])
-	}
-	if err != nil {
-		lv.free(b)
-		return nil, nil, err
-	}
-	m.down += m.dlBytes(lv.graphs[len(lv.graphs)-1], part != nil)
-	m.downV += int64(h.cg.N())
-	m.tm.Initial += time.Since(start)
-	pv, err := m.partitionOn(h, np, a, lim, seed)
-	if err != nil {
-		lv.free(b)
-		return nil, nil, err
-	}
-	return pv, h, nil
-}
-
-// hierarchy is a partition's coarse levels on the device and its coarsest
-// graph (with the groups of its vertices, cpart) on the host.
-type hierarchy struct {
-	lv    *levels
-	cg    *graph.Graph
-	cpart []int32
-}
-
-// partitionOn partitions the coarsest graph of h on the host (seed), then
-// projects and refines the blocks up h's levels on the device; h stays.
-func (m *mapper) partitionOn(h *hierarchy, np, a int, lim int64, seed uint64) (backend.Vector, error) {
-	b := m.b
-	m.tm.Splits++
-	cg, cpart := h.cg, h.cpart
-	graphs, cmaps := h.lv.graphs, h.lv.cmaps
+	defer lv.free(b) // the coarse levels (not g, nor part)
+	graphs, parts, cmaps := lv.graphs, lv.parts, lv.cmaps
 	var dpe backend.Vector
 	defer func() { // dpe unless kept
 		if dpe != nil {
 			b.Free(dpe)
 		}
 	}()
+
 	start := time.Now()
+	cg, err := b.DownloadGraph(graphs[len(graphs)-1])
+	if err != nil {
+		return nil, err
+	}
+	var cpart []int32
+	if part != nil {
+		if cpart, err = b.DownloadVector(parts[len(parts)-1]); err != nil {
+			return nil, err
+		}
+	}
+	m.down += m.dlBytes(graphs[len(graphs)-1], part != nil)
+	m.downV += int64(cg.N())
 	var blocks []int32
 	_, alone := runstat.Timed(func() { blocks = m.initial(cg, cpart, np, a, lim, seed) })
 	m.tm.InitialHost += alone
 	m.tm.Initial += time.Since(start)
-	var err error
 	if dpe, err = b.UploadVector(blocks); err != nil {
 		return nil, err
 	}
+
 	return m.uncoarsen(graphs, cmaps, &dpe, a, np, seed, lim)
 }
 

@@ -175,9 +175,7 @@ func TestDownloadsAboveBoundWhereCoarseningStalls(t *testing.T) {
 // of the second level's coarsest graph isolated, its 447k adjacency
 // entries downloaded). Then ultra's tries and V-cycles, pricing the
 // levels below at their vertex targets, left the last level too little
-// room for its isolated vertices: 1.032 of the bound here (later). GPU-HM
-// default's top split, 2.95 MB of dense core a try, skipped its second
-// and third tries; they now reuse the first's coarsest graph.
+// room for its isolated vertices: 1.032 of the bound here (later).
 func TestDownloadsWithinBoundRMAT(t *testing.T) {
 	for _, c := range []struct {
 		scale int
@@ -193,14 +191,9 @@ func TestDownloadsWithinBoundRMAT(t *testing.T) {
 		}
 		cfg.Seed = 1
 		b := &counting{Backend: cpu.New(0)}
-		pe, tm, err := devhm.Map(b, par.New(0), g, top, 0.03, cfg)
+		pe, _, err := devhm.Map(b, par.New(0), g, top, 0.03, cfg)
 		if err != nil {
 			t.Fatal(err)
-		}
-		// The whole machine's tries all run: those that a new coarsest
-		// graph would take past the bound partition the first one's again.
-		if want := cfg.TopTries + 2; !c.ultra && tm.Splits != want {
-			t.Errorf("R-MAT 2^%d seed %d onto %s: %d partitions, want %d", c.scale, c.seed, c.h, tm.Splits, want)
 		}
 		if m, _ := graph.Evaluate(g, top, pe, 0.03); !m.Feasible {
 			t.Errorf("R-MAT 2^%d seed %d onto %s (ultra %v): infeasible", c.scale, c.seed, c.h, c.ultra)
@@ -212,12 +205,13 @@ func TestDownloadsWithinBoundRMAT(t *testing.T) {
 }
 
 // A split's tries and V-cycles are chosen by overload first, then cut:
-// the Jet loop can end with a block over its limit, and ultra on R-MAT
-// with 2^15 ids (seed 24) onto 4:8:6 kept the last split's first try
-// (cut 31,963, a PE at 115 over Lmax 114) over its second (31,964, within
-// it): the mapping was infeasible (main's seeds 19 and 20 too).
+// the Jet loop can end with a block over its limit, and a try one edge
+// lower in cut with a PE at Lmax + 1 won. Ultra on R-MAT with 2^15 ids
+// onto 4:8:6 gave infeasible mappings so (main before the hub-graph
+// changes: seeds 19 and 20; with tries reusing a coarsest graph, since
+// dropped: seed 24, cut 31,963 at 115 over 31,964 within Lmax 114).
 func TestUltraFeasibleRMAT(t *testing.T) {
-	g := graph.RMAT(15, 8, 24)
+	g := graph.RMAT(15, 8, 19)
 	top, _ := topology.Parse("4:8:6", "1:10:100")
 	pe, _, err := devhm.Map(cpu.New(0), par.New(0), g, top, 0.03, devhm.Ultra)
 	if err != nil {
