@@ -164,3 +164,60 @@ func TestDownloadsAboveBoundWhereCoarseningStalls(t *testing.T) {
 		}
 	}
 }
+
+// R-MAT graphs keep GPU-HM's downloads within issue 26's bound: a
+// split below the top restricts the graph to the groups above, and the
+// leaves whose hub went to another group are left isolated; they never
+// match, so the vertex count stalls while the dense core's edges still
+// shrink. Before, a stall ended the coarsening above the download's
+// room: R-MAT 2^16 (seed 3, 40,254 vertices) onto 4:8:2 took 2.05 of 8n
+// + 4 MiB here (1.89 with the mapper's seed 0; 19k of the 20.8k vertices
+// of the second level's coarsest graph isolated, its 447k adjacency
+// entries downloaded). Then ultra's tries and V-cycles, pricing the
+// levels below at their vertex targets, left the last level too little
+// room for its isolated vertices: 1.032 of the bound here (later).
+func TestDownloadsWithinBoundRMAT(t *testing.T) {
+	for _, c := range []struct {
+		scale int
+		seed  uint64
+		h     string
+		ultra bool
+	}{{16, 3, "4:8:2", false}, {16, 3, "4:8:2", true}} {
+		g := graph.RMAT(c.scale, 8, c.seed)
+		top, _ := topology.Parse(c.h, "1:10:100")
+		cfg := devhm.Default
+		if c.ultra {
+			cfg = devhm.Ultra
+		}
+		cfg.Seed = 1
+		b := &counting{Backend: cpu.New(0)}
+		pe, _, err := devhm.Map(b, par.New(0), g, top, 0.03, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m, _ := graph.Evaluate(g, top, pe, 0.03); !m.Feasible {
+			t.Errorf("R-MAT 2^%d seed %d onto %s (ultra %v): infeasible", c.scale, c.seed, c.h, c.ultra)
+		}
+		if limit := float64(8*g.N() + 4<<20); float64(b.bytes) > limit {
+			t.Errorf("R-MAT 2^%d seed %d (n=%d) onto %s (ultra %v): %d bytes to the host, %.3f of 8n + 4 MiB", c.scale, c.seed, g.N(), c.h, c.ultra, b.bytes, float64(b.bytes)/limit)
+		}
+	}
+}
+
+// A split's tries and V-cycles are chosen by overload first, then cut:
+// the Jet loop can end with a block over its limit, and a try one edge
+// lower in cut with a PE at Lmax + 1 won. Ultra on R-MAT with 2^15 ids
+// onto 4:8:6 gave infeasible mappings so (main before the hub-graph
+// changes: seeds 19 and 20; with tries reusing a coarsest graph, since
+// dropped: seed 24, cut 31,963 at 115 over 31,964 within Lmax 114).
+func TestUltraFeasibleRMAT(t *testing.T) {
+	g := graph.RMAT(15, 8, 19)
+	top, _ := topology.Parse("4:8:6", "1:10:100")
+	pe, _, err := devhm.Map(cpu.New(0), par.New(0), g, top, 0.03, devhm.Ultra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := graph.Evaluate(g, top, pe, 0.03); !m.Feasible {
+		t.Errorf("infeasible: max block %d, Lmax %d", m.MaxBlock, m.Lmax)
+	}
+}
