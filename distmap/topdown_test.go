@@ -1,0 +1,78 @@
+package distmap
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/gpumap/gpumap/gpumap"
+	"github.com/gpumap/gpumap/gpumap/features"
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/mpirank/mpi"
+	"github.com/gpumap/gpumap/mpirank/mpi/mpitest"
+	"github.com/gpumap/gpumap/topology"
+)
+
+// Top-down on a hub graph coarsened across the ranks (mapTopDown, with a
+// small coarsest graph so that the distributed levels run on a graph a
+// test can afford): at P = 1, 2 and 3 the mapping is feasible, a second
+// run gives the same mapping, and J is at most 1.08x the one-process
+// default's, as issue 24 asks.
+func TestTopDownHubs(t *testing.T) {
+	if !mpitest.Child() {
+		runRanks(t, "TestTopDownHubs", 1, 2, 3)
+		return
+	}
+	defer rankRecover()
+	c, size, rank := rankComm(t)
+	whole := graph.RMAT(14, 8, 5)
+	if cv := features.DegreeCV(whole); cv < gpumap.HubCV {
+		rankFail("degree CV %.2f: not a hub graph, the test tests nothing", cv)
+	}
+	top, _ := topology.Parse("4:4:3", "1:10:100")
+	g := spreadEvenly(c, size, rank, whole)
+	opt := Options{Eps: 0.03, Seed: 2, Threads: 1, Preset: gpumap.Default, Coarsest: 800}
+	total := whole.TotalVertexWeight()
+	cv, _, err := degreeCV(g)
+	if err != nil {
+		rankFail("%v", err)
+	}
+	var first []int32
+	for run := range 2 {
+		res, err := mapTopDown(g, top, opt, total, cv)
+		if err != nil {
+			rankFail("%v", err)
+		}
+		if !res.Metrics.Feasible || len(res.Notes) != 1 || res.Levels == 0 {
+			rankFail("P=%d: feasible %v, %d levels, notes %q: want a coarsened top-down mapping", size, res.Metrics.Feasible, res.Levels, res.Notes)
+		}
+		all, _, err := mpi.Allgatherv(c, res.PE, size)
+		if err != nil {
+			rankFail("%v", err)
+		}
+		m, err := graph.Evaluate(whole, top, all, opt.Eps)
+		if err != nil || m.J != res.Metrics.J || !m.Feasible {
+			rankFail("P=%d: the mapping's J %d (feasible %v, %v), Result says %d", size, m.J, m.Feasible, err, res.Metrics.J)
+		}
+		if run == 1 && !slices.Equal(all, first) {
+			rankFail("P=%d: a second run gave another mapping", size)
+		}
+		first = all
+		if run == 0 && rank == 0 {
+			o := gpumap.DefaultOptions()
+			o.Eps, o.Seed, o.Threads, o.Backend = opt.Eps, opt.Seed, 1, gpumap.CPU
+			one, err := gpumap.Map(whole, top, o)
+			if err != nil {
+				rankFail("%v", err)
+			}
+			if 100*res.Metrics.J > 108*one.Metrics.J {
+				rankFail("P=%d: J %d is %.3fx the one-process J %d (at most 1.08x)", size, res.Metrics.J, float64(res.Metrics.J)/float64(one.Metrics.J), one.Metrics.J)
+			}
+			fmt.Printf("P=%d J %d, one-process %d\n", size, res.Metrics.J, one.Metrics.J)
+		}
+	}
+	fmt.Printf("rank %d: ok\n", rank)
+	if err := mpi.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+}
