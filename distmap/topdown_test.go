@@ -76,3 +76,30 @@ func TestTopDownHubs(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// hubTopDown maps top-down only hub graphs under the default preset,
+// onto machines with a top split and fewer PEs than vertices, and none
+// where Options.Coarsest is set.
+func TestHubTopDownGate(t *testing.T) {
+	def := Options{Preset: gpumap.Default}
+	m486, _ := topology.Parse("4:8:6", "1:10:100")
+	flat, _ := topology.Parse("192", "1")
+	for _, x := range []struct {
+		n    int64
+		cv   float64
+		top  *topology.Topology
+		opt  Options
+		want bool
+	}{
+		{1 << 21, gpumap.HubCV, m486, def, true},
+		{1 << 21, gpumap.HubCV - 0.01, m486, def, false},
+		{1 << 21, 5, flat, def, false},
+		{192, 5, m486, def, false},
+		{1 << 21, 5, m486, Options{Preset: gpumap.Default, Coarsest: 500}, false},
+		{1 << 21, 5, m486, Options{Preset: gpumap.Fast}, false},
+	} {
+		if got := hubTopDown(x.n, x.cv, x.top, x.opt); got != x.want {
+			t.Errorf("hubTopDown(%d, %.2f, %v, %+v) = %v, want %v", x.n, x.cv, x.top, x.opt, got, x.want)
+		}
+	}
+}
