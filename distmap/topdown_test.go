@@ -3,6 +3,7 @@ package distmap
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap"
@@ -70,6 +71,18 @@ func TestTopDownHubs(t *testing.T) {
 			}
 			fmt.Printf("P=%d J %d, one-process %d\n", size, res.Metrics.J, one.Metrics.J)
 		}
+	}
+	// A vertex heavier than Lmax: no group holding it can be feasible,
+	// so the distributed levels map the whole machine, and say so.
+	if rank == 0 {
+		g.VW[0] = total
+	}
+	res, err := mapTopDown(g, top, opt, 2*total-1, cv)
+	if err != nil {
+		rankFail("%v", err)
+	}
+	if len(res.Notes) != 1 || !strings.HasPrefix(res.Notes[0], "not top-down: a vertex of weight") || res.Metrics.Feasible {
+		rankFail("P=%d: a vertex above Lmax: notes %q, feasible %v", size, res.Notes, res.Metrics.Feasible)
 	}
 	fmt.Printf("rank %d: ok\n", rank)
 	if err := mpi.Finalize(); err != nil {
