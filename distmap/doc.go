@@ -58,7 +58,13 @@
 //     allreduce) of up to 2^20 vertices and 2^25 adjacency entries,
 //     read in parts and gathered: the one-process mapper maps it
 //     top-down, which the distributed levels do not approach (R-MAT
-//     2^18 at P=2: J 1.43x the one-process J).
+//     2^18 at P=2: J 1.43x the one-process J). Larger hub graphs map
+//     top-down across the ranks (topdown.go): these steps map the graph
+//     onto the groups of the machine's top split alone, then each
+//     group's subgraph is gathered onto one rank and mapped there by
+//     gpumap.Map onto the group's machine (R-MAT 2^21, 1.05M vertices,
+//     onto 4:8:6 at P=2: J 1.011x the one-process J, 1.73x through
+//     these steps onto the whole machine).
 //  2. Initial mapping. Every rank gathers the coarsest graph
 //     (Allgatherv) and maps it with gpumap.Map and seed+rank; with the
 //     default preset and two ranks or more, even ranks use HM and odd

@@ -50,6 +50,10 @@ type Result struct {
 	Metrics graph.Metrics // of the whole mapping, the same on every rank
 	Levels  int           // contractions before the coarsest graph
 	CoarseN int64         // vertices of the coarsest graph
+	// Notes says how the mapping was made where it took a path out of
+	// the ordinary (a top-down mapping and its fallbacks), the same on
+	// every rank.
+	Notes []string
 }
 
 // Tuning, fixed for now (the same on every rank).
@@ -129,6 +133,25 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 	if hubWhole(g.GlobalN(), entries, cv, opt) {
 		return mapWhole(g, top, opt)
 	}
+	if hubTopDown(g.GlobalN(), cv, top, opt) {
+		res, err := mapTopDown(g, top, opt, total, cv)
+		if res != nil || err != nil {
+			return res, err
+		}
+		notes := []string{"top-down: a group's mapping was infeasible at the top's eps and at eps/2; the distributed levels map the whole machine"}
+		if res, err = mapLevels(g, top, opt, total, cv, lmax); res != nil {
+			res.Notes = append(notes, res.Notes...)
+		}
+		return res, err
+	}
+	return mapLevels(g, top, opt, total, cv, lmax)
+}
+
+// mapLevels maps g onto top by the distributed levels (the package
+// comment's steps 1-3): g has total vertex weight total and degree CV cv,
+// and each PE may hold lmax.
+func mapLevels(g *Graph, top *topology.Topology, opt Options, total int64, cv float64, lmax int64) (*Result, error) {
+	k := top.K()
 	ph := opt.Phases
 	// One hierarchy, chosen by one round of label propagation on the
 	// input (which goes on as the first level's clustering if chosen).

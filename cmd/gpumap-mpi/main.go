@@ -240,6 +240,9 @@ func mapGraph(pre *distmap.WholeRead, path, out string, top *topology.Topology, 
 			how = " (started before MPI_Init)"
 		}
 		fmt.Fprintf(stderr, "gpumap-mpi: %d levels, coarsest n=%d, mapped in %.2fs%s\n", res.Levels, res.CoarseN, total.Seconds(), how)
+		for _, note := range res.Notes {
+			fmt.Fprintln(stderr, "gpumap-mpi:", note)
+		}
 	}
 	if err := ph.Done("map (the rest)"); err != nil {
 		return 0, err
