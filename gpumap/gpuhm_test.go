@@ -213,3 +213,24 @@ func TestRebalanceAbove(t *testing.T) {
 		t.Errorf("%d vertices away from the feasible start, want at most the 3 put there", moved)
 	}
 }
+
+// GPU-HM's mapping is feasible where its levels leave a PE above Lmax:
+// on an R-MAT graph of 2^12 ids (seed 4) onto 4:8:2 the device's levels
+// ended with a PE at 50 against Lmax 48 before the host's check
+// (feasibleHM), which now moves vertices out and says so.
+func TestGPUMultisectionFeasibleRMAT(t *testing.T) {
+	needEmulator(t)
+	top, _ := topology.Parse("4:8:2", "1:10:100")
+	g := graph.RMAT(12, 8, 4)
+	var log bytes.Buffer
+	res, err := Map(g, top, Options{Backend: GPU, Algorithm: Multisection, Eps: 0.03, Threads: 2, Progress: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Metrics.Feasible {
+		t.Fatalf("infeasible: heaviest PE %d, Lmax %d", res.Metrics.MaxBlock, res.Metrics.Lmax)
+	}
+	if !strings.Contains(log.String(), "above Lmax") {
+		t.Errorf("log:\n%s\nwant the host's rebalancing said (the device's levels left this graph over)", log.String())
+	}
+}
