@@ -59,7 +59,7 @@
 //     read in parts and gathered: the one-process mapper maps it
 //     top-down, which the distributed levels do not approach (R-MAT
 //     2^18 at P=2: J 1.43x the one-process J). Larger hub graphs map
-//     top-down across the ranks (topdown.go): these steps map the graph
+//     top-down across the ranks under the default preset (topdown.go): these steps map the graph
 //     onto the groups of the machine's top split alone, then each
 //     group's subgraph is gathered onto one rank and mapped there by
 //     gpumap.Map onto the group's machine (R-MAT 2^21, 1.05M vertices,

@@ -134,15 +134,7 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 		return mapWhole(g, top, opt)
 	}
 	if hubTopDown(g.GlobalN(), cv, top, opt) {
-		res, err := mapTopDown(g, top, opt, total, cv)
-		if res != nil || err != nil {
-			return res, err
-		}
-		notes := []string{"top-down: a group's mapping was infeasible at the top's eps and at eps/2; the distributed levels map the whole machine"}
-		if res, err = mapLevels(g, top, opt, total, cv, lmax); res != nil {
-			res.Notes = append(notes, res.Notes...)
-		}
-		return res, err
+		return mapTopDown(g, top, opt, total, cv, lmax)
 	}
 	return mapLevels(g, top, opt, total, cv, lmax)
 }

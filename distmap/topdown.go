@@ -48,11 +48,13 @@ func hubTopDown(n int64, cv float64, top *topology.Topology, opt Options) bool {
 }
 
 // mapTopDown maps g onto top top-down (see above; collective). total is
-// g's vertex weight, cv its degree CV.
-func mapTopDown(g *Graph, top *topology.Topology, opt Options, total int64, cv float64) (*Result, error) {
+// g's vertex weight, cv its degree CV, lmax the whole machine's Lmax.
+func mapTopDown(g *Graph, top *topology.Topology, opt Options, total int64, cv float64, lmax int64) (*Result, error) {
 	upper, lower, _ := gpumap.TopDownSplit(top)
-	lmax := graph.Lmax(total, top.K(), opt.Eps)
-	heavy := []int64{slices.Max(append([]int64{0}, g.VW...))}
+	heavy := []int64{0}
+	for _, w := range g.VW {
+		heavy[0] = max(heavy[0], w)
+	}
 	if err := mpi.Allreduce(g.c, heavy, mpi.Max); err != nil {
 		return nil, err
 	}

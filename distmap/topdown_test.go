@@ -40,7 +40,7 @@ func TestTopDownHubs(t *testing.T) {
 	}
 	var first []int32
 	for run := range 2 {
-		res, err := mapTopDown(g, top, opt, total, cv)
+		res, err := mapTopDown(g, top, opt, total, cv, graph.Lmax(total, top.K(), opt.Eps))
 		if err != nil {
 			rankFail("%v", err)
 		}
@@ -77,7 +77,7 @@ func TestTopDownHubs(t *testing.T) {
 	if rank == 0 {
 		g.VW[0] = total
 	}
-	res, err := mapTopDown(g, top, opt, 2*total-1, cv)
+	res, err := mapTopDown(g, top, opt, 2*total-1, cv, graph.Lmax(2*total-1, top.K(), opt.Eps))
 	if err != nil {
 		rankFail("%v", err)
 	}

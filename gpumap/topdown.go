@@ -184,7 +184,13 @@ func (p *pipeline) topDownEps(b backend.Backend, c integrated.Config, tries int,
 // the limit lmax per PE (graph.Lmax), at most, and at least w/per (the
 // group's own average); -1 where w > per*lmax.
 func subEps(w int64, per int, lmax int64) float64 {
-	if w > int64(per)*lmax || w <= 0 {
+	if w == 0 {
+		// A weightless group (its vertices all of weight 0) fits any
+		// limit; -1 here made distmap call Map with eps -1 (an error on
+		// every rank) and the one-process mapper fall back for nothing.
+		return 0
+	}
+	if w > int64(per)*lmax || w < 0 {
 		return -1
 	}
 	// At most MaxEps, which Map accepts: a light group under heavy PE

@@ -71,6 +71,12 @@ func TestSubEps(t *testing.T) {
 	if eps := subEps(6913, 32, 216); eps >= 0 {
 		t.Errorf("a group heavier than its PEs' limits: eps %v", eps)
 	}
+	// A weightless group (vertices of weight 0) fits any limit: an eps Map
+	// accepts (it was -1, which distmap passed on to Map, an error on
+	// every rank).
+	if eps := subEps(0, 4, 10); !ValidEps(eps) {
+		t.Errorf("a group of weight 0: eps %v, want one Map accepts", eps)
+	}
 }
 
 // TestTopDownOnHubGraphs: on an R-MAT graph (degree CV >= imClusterCV,
