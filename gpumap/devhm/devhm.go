@@ -51,8 +51,8 @@ type Config struct {
 	TopCoarsest int
 	CapDiv      int64 // coarse vertices weigh at most the block limit / CapDiv (0: 2)
 	// TopTries splits the whole graph this many times (seeds differ) and
-	// keeps the lowest cut, the first on ties (0: 1); Tries does so for
-	// every other split (0: 1).
+	// keeps the least overloaded, then the lowest cut, the first on ties
+	// (0: 1); Tries does so for every other split (0: 1).
 	TopTries, Tries int
 	// SlackDepth shares eps out among the levels as
 	// multisection.Config.SlackDepth does (1: the rule as published, 0:
@@ -67,7 +67,7 @@ type Config struct {
 	// blocks are refined on the host per group (partition.Refine on a
 	// block-respecting hierarchy of its own, Refine below), and the Jet
 	// loop refines every level back up. A cycle is kept where it lowers
-	// the split's cut. Each costs about a try: one coarsest graph and its
+	// the split's overload, or keeps it and lowers the cut. Each costs about a try: one coarsest graph and its
 	// blocks cross to the host.
 	VCycles int
 	Refine  partition.Config // the host's refinement of a V-cycle's coarsest graph

@@ -198,7 +198,9 @@ func TestDownloadsWithinBoundRMAT(t *testing.T) {
 		if m, _ := graph.Evaluate(g, top, pe, 0.03); !m.Feasible {
 			t.Errorf("R-MAT 2^%d seed %d onto %s (ultra %v): infeasible", c.scale, c.seed, c.h, c.ultra)
 		}
-		if limit := float64(8*g.N() + 4<<20); float64(b.bytes) > limit {
+		// 0.94 of the bound, as the dense tests: the counting backend
+		// leaves the Jet loop's scalars to the rest (d2hMargin).
+		if limit := float64(8*g.N() + 4<<20); float64(b.bytes) > 0.94*limit {
 			t.Errorf("R-MAT 2^%d seed %d (n=%d) onto %s (ultra %v): %d bytes to the host, %.3f of 8n + 4 MiB", c.scale, c.seed, g.N(), c.h, c.ultra, b.bytes, float64(b.bytes)/limit)
 		}
 	}
