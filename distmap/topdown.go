@@ -19,7 +19,7 @@ import (
 // machine by default's IM, as the one-process mapper maps its groups (the
 // same options, the same rule inside: a group of a hub graph maps
 // top-down again), its PEs held to the whole machine's Lmax
-// (gpumap.GroupEps), and the PEs go back to the vertices' owners. The
+// (gpumap.MapGroup), and the PEs go back to the vertices' owners. The
 // distributed levels onto the whole machine coarsen by label propagation
 // to 8000 vertices, map those onto 192 PEs and move single vertices
 // between PEs on the way up, so the hubs' stars stay cut at the top
@@ -118,23 +118,15 @@ const recHead = 4
 // the same on every rank).
 func mapGroups(g *Graph, group []int32, groups int, lower *topology.Topology, opt Options, lmax int64) ([]int32, error) {
 	n, size, per := g.N(), g.size, lower.K()
-	w := make([]int64, groups+1)
-	for v := range n {
-		w[group[v]] += g.VW[v]
-	}
+	// Edge weights on any rank: every record carries them.
+	ew := []int64{0}
 	if g.ew != nil {
-		w[groups] = 1 // edge weights anywhere: every record carries them
+		ew[0] = 1
 	}
-	if err := mpi.Allreduce(g.c, w, mpi.Sum); err != nil {
+	if err := mpi.Allreduce(g.c, ew, mpi.Max); err != nil {
 		return nil, err
 	}
-	weighted := w[groups] > 0
-	eps := make([]float64, groups)
-	for j := range groups {
-		if eps[j] = gpumap.GroupEps(w[j], per, lmax); w[j] > 0 && eps[j] < 0 {
-			return nil, nil // heavier than its PEs may hold: the same on every rank
-		}
-	}
+	weighted := ew[0] > 0
 	ghost, err := exchange(g, group[:n])
 	if err != nil {
 		return nil, err
@@ -229,7 +221,7 @@ func mapGroups(g *Graph, group []int32, groups int, lower *topology.Topology, op
 		if sg == nil {
 			continue
 		}
-		pe, ok, err := sg.mapOnto(recv, weighted, lower, opt, eps[j])
+		pe, ok, err := sg.mapOnto(recv, weighted, lower, opt, lmax)
 		if err != nil {
 			bad = err
 			break
@@ -277,10 +269,10 @@ type groupGraph struct {
 }
 
 // mapOnto builds the group's subgraph from its records in recv (with
-// edge weights where weighted) and maps it onto lower by default's IM
-// at imbalance eps, as gpumap's top-down maps a group (topDownEps); ok
-// is false where the mapping is infeasible.
-func (sg *groupGraph) mapOnto(recv []int64, weighted bool, lower *topology.Topology, opt Options, eps float64) (pe []int32, ok bool, err error) {
+// edge weights where weighted) and maps it onto lower as gpumap's
+// top-down maps a group (gpumap.MapGroup: each PE holding at most lmax);
+// ok is false where the mapping is infeasible.
+func (sg *groupGraph) mapOnto(recv []int64, weighted bool, lower *topology.Topology, opt Options, lmax int64) (pe []int32, ok bool, err error) {
 	nv := len(sg.id)
 	xadj := make([]int64, nv+1)
 	vw := make([]int64, nv)
@@ -310,11 +302,5 @@ func (sg *groupGraph) mapOnto(recv []int64, weighted bool, lower *topology.Topol
 	if err != nil {
 		return nil, false, err
 	}
-	o := gpumap.DefaultOptions()
-	o.Preset, o.Algorithm, o.Seed, o.Threads, o.Backend, o.Eps = gpumap.Default, gpumap.Integrated, opt.Seed, opt.Threads, gpumap.CPU, eps
-	r, err := gpumap.Map(sub, lower, o)
-	if err != nil {
-		return nil, false, err
-	}
-	return r.PE, r.Metrics.Feasible, nil
+	return gpumap.MapGroup(sub, lower, opt.Seed, opt.Threads, lmax)
 }

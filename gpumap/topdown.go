@@ -7,6 +7,7 @@ import (
 	"github.com/gpumap/gpumap/gpumap/partition"
 	"github.com/gpumap/gpumap/gpumap/runstat"
 	"github.com/gpumap/gpumap/topology"
+	"sync/atomic"
 )
 
 // On graphs where IM clusters (degree CV >= imClusterCV: R-MAT and other
@@ -135,12 +136,6 @@ func (p *pipeline) topDownEps(b backend.Backend, c integrated.Config, tries int,
 	}
 	pe := make([]int32, p.g.N())
 	blocks := partition.NewBlocks(p.g, part, groups)
-	// The groups by IM alone: default's HM lost every duel on R-MAT's
-	// groups, and without it R-MAT 2^16 seed 7 took 3.8 s of CPU instead
-	// of 5.2 s (onto 4:8:6 and 4:8:2, the same J;
-	// bench/results-rmat-2core.txt §5).
-	// Strong maps hub graphs by default's IM too.
-	sub := Options{Preset: Default, Algorithm: Integrated, Seed: p.opt.Seed, Threads: p.x.Threads(), Backend: CPU}
 	feasible := true
 	// The groups run on the host, whatever b is: their time is host work
 	// that the GPU backend's est_total counts (before, r15 -a im on the
@@ -151,26 +146,15 @@ func (p *pipeline) topDownEps(b backend.Backend, c integrated.Config, tries int,
 				continue
 			}
 			s := blocks.Extract(j)
-			w := s.G.TotalVertexWeight()
-			// The group's PEs hold at most Lmax each, as on the whole machine.
-			sub.Eps = subEps(w, per, p.lmax)
-			if sub.Eps < 0 {
-				feasible = false
-				return
-			}
-			var r *Result
+			var gpe []int32
 			// Their FM work is p's: strong budgets by it (it counted the
 			// top's alone, r15's IM 185x below IM on the whole machine).
-			r, err = mapMetered(s.G, lower, sub, nil, &p.work)
-			if err != nil {
-				return
-			}
-			if !r.Metrics.Feasible {
-				feasible = false
+			gpe, feasible, err = mapGroup(s.G, lower, p.opt.Seed, p.x.Threads(), p.lmax, &p.work)
+			if err != nil || !feasible {
 				return
 			}
 			for i, v := range s.Global {
-				pe[v] = int32(j*per) + r.PE[i]
+				pe[v] = int32(j*per) + gpe[i]
 			}
 		}
 	})
@@ -178,6 +162,30 @@ func (p *pipeline) topDownEps(b backend.Backend, c integrated.Config, tries int,
 		return nil, tm, err
 	}
 	return pe, tm, nil
+}
+
+// mapGroup maps s, the subgraph of one group of a top-down split, onto
+// lower, the group's machine, as top-down maps its groups: by default's
+// IM on the CPU, each PE holding at most lmax, the whole machine's Lmax
+// (subEps). ok is false where the group is heavier than its PEs may hold
+// or its mapping is infeasible. work, where not nil, gets its FM work
+// (mapMetered).
+//
+// IM alone: default's HM lost every duel on R-MAT's groups, and without
+// it R-MAT 2^16 seed 7 took 3.8 s of CPU instead of 5.2 s (onto 4:8:6
+// and 4:8:2, the same J; bench/results-rmat-2core.txt §5). Strong maps
+// hub graphs by default's IM too.
+func mapGroup(s *graph.Graph, lower *topology.Topology, seed uint64, threads int, lmax int64, work *atomic.Int64) (pe []int32, ok bool, err error) {
+	eps := subEps(s.TotalVertexWeight(), lower.K(), lmax)
+	if eps < 0 {
+		return nil, false, nil
+	}
+	o := Options{Preset: Default, Algorithm: Integrated, Seed: seed, Threads: threads, Backend: CPU, Eps: eps}
+	r, err := mapMetered(s, lower, o, nil, work)
+	if err != nil {
+		return nil, false, err
+	}
+	return r.PE, r.Metrics.Feasible, nil
 }
 
 // subEps is the imbalance that gives a group of per PEs holding weight w

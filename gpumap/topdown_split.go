@@ -1,6 +1,9 @@
 package gpumap
 
-import "github.com/gpumap/gpumap/topology"
+import (
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/topology"
+)
 
 // TopDownSplit is the split of top by which the one-process mapper maps
 // hub graphs top-down (topDown): upper, the top split's groups as a
@@ -11,7 +14,11 @@ func TopDownSplit(top *topology.Topology) (upper, lower *topology.Topology, ok b
 	return topDown(top)
 }
 
-// GroupEps is the imbalance that lets a group of per PEs holding weight w
-// be mapped with at most lmax on each PE, as the one-process top-down
-// maps its groups (subEps); -1 where w > per*lmax or w <= 0.
-func GroupEps(w int64, per int, lmax int64) float64 { return subEps(w, per, lmax) }
+// MapGroup maps s, the subgraph of one group of TopDownSplit's upper
+// machine, onto lower as the one-process mapper maps its groups: by
+// default's IM, each PE holding at most lmax, the whole machine's Lmax;
+// ok is false where the group is heavier than its PEs may hold or its
+// mapping is infeasible. distmap maps its gathered groups with it.
+func MapGroup(s *graph.Graph, lower *topology.Topology, seed uint64, threads int, lmax int64) (pe []int32, ok bool, err error) {
+	return mapGroup(s, lower, seed, threads, lmax, nil)
+}
