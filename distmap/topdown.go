@@ -137,14 +137,13 @@ func mapGroups(g *Graph, group []int32, groups int, lower *topology.Topology, op
 		}
 		return ghost[int(u)-n]
 	}
-	inside := func(v int) int64 {
-		var d int64
+	inside := make([]int64, n) // each vertex's edges inside its group
+	for v := range n {
 		for _, u := range g.Adj[g.XAdj[v]:g.XAdj[v+1]] {
 			if groupOf(u) == group[v] {
-				d++
+				inside[v]++
 			}
 		}
-		return d
 	}
 	// Records by destination rank, each rank's local vertices in order.
 	perEdge := int64(1) // fields of an edge in a record
@@ -155,7 +154,7 @@ func mapGroups(g *Graph, group []int32, groups int, lower *topology.Topology, op
 	cnt := make([]int64, size+1) // vertices sent to each rank
 	for v := range n {
 		r := int(group[v]) % size
-		off[r+1] += recHead + perEdge*inside(v)
+		off[r+1] += recHead + perEdge*inside[v]
 		cnt[r+1]++
 	}
 	for r := range size {
@@ -169,7 +168,7 @@ func mapGroups(g *Graph, group []int32, groups int, lower *topology.Topology, op
 		r := int(group[v]) % size
 		sent[next[r]] = int32(v)
 		next[r]++
-		d := inside(v)
+		d := inside[v]
 		rec := send[at[r] : at[r]+recHead+perEdge*d]
 		rec[0], rec[1], rec[2], rec[3] = int64(group[v]), g.First()+int64(v), g.VW[v], d
 		i := int64(recHead)
