@@ -422,11 +422,7 @@ func (m *mapper) split(g backend.Graph, part backend.Vector, np, a int, lim int6
 		if tries == 1 && m.cfg.VCycles == 0 {
 			return pv, nil
 		}
-		cut, err := m.b.Cut(g, pv, np*a)
-		var over int64
-		if err == nil {
-			over, err = m.overload(g, pv, np*a, lim)
-		}
+		cut, over, err := m.score(g, pv, np*a, lim)
 		if err != nil {
 			m.b.Free(pv)
 			if best != nil {
@@ -453,11 +449,7 @@ func (m *mapper) split(g backend.Graph, part backend.Vector, np, a int, lim int6
 			m.b.Free(best)
 			return nil, err
 		}
-		cut, err := m.b.Cut(g, pv, np*a)
-		var over int64
-		if err == nil {
-			over, err = m.overload(g, pv, np*a, lim)
-		}
+		cut, over, err := m.score(g, pv, np*a, lim)
 		if err != nil {
 			m.b.Free(best, pv)
 			return nil, err
@@ -473,6 +465,16 @@ func (m *mapper) split(g backend.Graph, part backend.Vector, np, a int, lim int6
 		}
 	}
 	return best, nil
+}
+
+// score is what a split's tries and V-cycles are chosen by: the cut of
+// part's k blocks and how far the heaviest exceeds lim (overload).
+func (m *mapper) score(g backend.Graph, part backend.Vector, k int, lim int64) (cut, over int64, err error) {
+	if cut, err = m.b.Cut(g, part, k); err != nil {
+		return 0, 0, err
+	}
+	over, err = m.overload(g, part, k, lim)
+	return cut, over, err
 }
 
 // overload is how far the heaviest of the k blocks of part exceeds lim
