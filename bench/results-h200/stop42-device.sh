@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# stop39b-device.sh: the device check prepared for the merged head of stop 39 (not run: loans were paused after the second
-# call; the next session with a device runs it), from a folder with make gpucheck's cuda.test
-# and gpumap: the cuda tests, the upload's three ways, the IM/GPU-HM benchmarks, then the wide and 2^22 instances through the
-# command (GPU-IM, GPU-HM, GPU-HM-ultra), each GPU run twice (determinism) and the CPU backend's IM once (identity)
+# stop42-device.sh: run 9 (stop 42, main c3985b5), from a folder with make gpucheck's cuda.test and gpumap: the cuda
+# tests, the upload's three ways, the IM/GPU-HM benchmarks, then the wide and 2^22 instances through the command (GPU-IM,
+# GPU-IM under -c fast, GPU-HM, GPU-HM-ultra), each GPU run twice (determinism) and the CPU backend's IM once (identity).
+# Prepared at stop 39 as stop39b-device.sh (loans were paused before it ran) and run here with the -c fast line added.
 cd "$(dirname "$0")"
 O=${OUT:-/tmp/out}; mkdir -p $O
 { nvidia-smi; nproc; date; } > $O/device.txt 2>&1
