@@ -63,6 +63,10 @@ func mapMetered(g *graph.Graph, top *topology.Topology, opt Options, d *Duel, wo
 	defer lowerGC(g)()
 	defer refinement.Keep()()
 	t := &tracker{w: opt.Progress, stats: opt.Stats}
+	asked := par.New(opt.Threads).Threads()
+	if d == nil { // a duel's threads are lent by the caller's processes
+		opt.Threads = MappingThreads(g, top, opt)
+	}
 	x := par.New(opt.Threads)
 	if d != nil && d.Threads > 0 {
 		x = duelTeam(x.Threads(), d)
@@ -87,8 +91,8 @@ func mapMetered(g *graph.Graph, top *topology.Topology, opt Options, d *Duel, wo
 	if alg == AutoAlgorithm {
 		alg = presetAlgorithm(opt.Preset, oneToOne)
 	}
-	t.logf("n=%d m=%d k=%d (%s) eps=%g preset=%s algorithm=%s threads=%d one-to-one=%v",
-		g.N(), g.M(), k, top, opt.Eps, opt.Preset, alg, x.Threads(), res.OneToOne)
+	t.logf("n=%d m=%d k=%d (%s) eps=%g preset=%s algorithm=%s threads=%d%s one-to-one=%v",
+		g.N(), g.M(), k, top, opt.Eps, opt.Preset, alg, x.Threads(), threadsNote(opt.Threads, asked), res.OneToOne)
 	p := newPipeline(x, g, mtop, mopt, t)
 	b, err := selectBackend(opt, t, g.N(), oneToOne || tiny)
 	if err != nil {
