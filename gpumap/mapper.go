@@ -64,9 +64,10 @@ func mapMetered(g *graph.Graph, top *topology.Topology, opt Options, d *Duel, wo
 	defer refinement.Keep()()
 	t := &tracker{w: opt.Progress, stats: opt.Stats}
 	asked := par.New(opt.Threads).Threads()
-	// A duel's threads are lent by the caller's processes; a top-down
-	// group (work not nil) runs on its whole mapping's, which the rule set
-	// for the whole graph (and strong's, which keeps its threads).
+	// The rule (MappingThreads) decides for the graph a caller gave. A
+	// duel's threads are lent by the caller's processes; a top-down group
+	// (work not nil) runs on the threads of the mapping it is part of,
+	// which the rule set for the whole graph (or strong kept).
 	if d == nil && work == nil {
 		opt.Threads = MappingThreads(g, top, opt)
 	}

@@ -152,7 +152,7 @@ func TestHierarchyBuiltAheadKeepsTheMapping(t *testing.T) {
 }
 
 // TestMain maps the package's tests' small graphs on the threads they ask
-// for (serialMaxEdges 0): they were written to run the parallel paths.
+// for (serialMaxVertices 0): they were written to run the parallel paths.
 // The tests of MappingThreads' rule set it back.
 func TestMain(m *testing.M) {
 	serialMaxVertices = 0
