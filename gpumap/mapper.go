@@ -63,6 +63,14 @@ func mapMetered(g *graph.Graph, top *topology.Topology, opt Options, d *Duel, wo
 	defer lowerGC(g)()
 	defer refinement.Keep()()
 	t := &tracker{w: opt.Progress, stats: opt.Stats}
+	asked := par.New(opt.Threads).Threads()
+	// The rule (MappingThreads) decides for the graph a caller gave. A
+	// duel's threads are lent by the caller's processes; a top-down group
+	// (work not nil) runs on the threads of the mapping it is part of,
+	// which the rule set for the whole graph (or strong kept).
+	if d == nil && work == nil {
+		opt.Threads = MappingThreads(g, top, opt)
+	}
 	x := par.New(opt.Threads)
 	if d != nil && d.Threads > 0 {
 		x = duelTeam(x.Threads(), d)
@@ -87,8 +95,8 @@ func mapMetered(g *graph.Graph, top *topology.Topology, opt Options, d *Duel, wo
 	if alg == AutoAlgorithm {
 		alg = presetAlgorithm(opt.Preset, oneToOne)
 	}
-	t.logf("n=%d m=%d k=%d (%s) eps=%g preset=%s algorithm=%s threads=%d one-to-one=%v",
-		g.N(), g.M(), k, top, opt.Eps, opt.Preset, alg, x.Threads(), res.OneToOne)
+	t.logf("n=%d m=%d k=%d (%s) eps=%g preset=%s algorithm=%s threads=%d%s one-to-one=%v",
+		g.N(), g.M(), k, top, opt.Eps, opt.Preset, alg, x.Threads(), threadsNote(opt.Threads, asked), res.OneToOne)
 	p := newPipeline(x, g, mtop, mopt, t)
 	b, err := selectBackend(opt, t, g.N(), oneToOne || tiny)
 	if err != nil {

@@ -84,7 +84,7 @@ type Options struct {
 	Algorithm Algorithm
 	Eps       float64 // allowed imbalance: Lmax = ceil((1+Eps) c(V)/k)
 	Seed      uint64
-	Threads   int // 0: all cores
+	Threads   int // 0: all cores; at most, see MappingThreads
 	Backend   Backend
 	Progress  io.Writer // phase times and progress; nil for silence
 	// Stats adds to each phase's progress line and PhaseTime what it used:

@@ -1,7 +1,10 @@
 package gpumap
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -55,6 +58,17 @@ func TestSameMappingForAnyThreadCount(t *testing.T) {
 			"dense blocks": graph.DenseBlocks(20, 20, 80, 16),
 		}
 	}
+	// MappingThreads' rule on: the power-law graph and those smaller map
+	// on one thread whatever the thread count, the larger ones on all.
+	defer func(n int) { serialMaxVertices = n }(serialMaxVertices)
+	serialMaxVertices = graphs["power law"].N() + 1
+	sides := map[bool]int{}
+	for _, g := range graphs {
+		sides[g.N() < serialMaxVertices]++
+	}
+	if sides[true] == 0 || sides[false] == 0 {
+		t.Fatalf("the graphs lie on one side of the threshold %d: %v", serialMaxVertices, sides)
+	}
 	for name, g := range graphs {
 		for _, alg := range []Algorithm{Multisection, Integrated, AutoAlgorithm} {
 			if alg == Integrated && name != "rgg" || alg == AutoAlgorithm && name != "power law" && name != "dense blocks" {
@@ -62,11 +76,19 @@ func TestSameMappingForAnyThreadCount(t *testing.T) {
 			}
 			var ref []int32
 			for _, threads := range []int{1, 2, 3} {
+				var progress strings.Builder
 				opt := DefaultOptions()
-				opt.Algorithm, opt.Seed, opt.Threads, opt.Backend = alg, 3, threads, CPU
+				opt.Algorithm, opt.Seed, opt.Threads, opt.Backend, opt.Progress = alg, 3, threads, CPU, &progress
 				res, err := Map(g, top, opt)
 				if err != nil {
 					t.Fatal(err)
+				}
+				used := threads
+				if g.N() < serialMaxVertices {
+					used = 1
+				}
+				if want := fmt.Sprintf(" threads=%d", used); !strings.Contains(progress.String(), want) {
+					t.Fatalf("%s %s, threads=%d: no %q in the progress\n%s", name, alg, threads, want, progress.String())
 				}
 				if ref == nil {
 					ref = res.PE
@@ -126,5 +148,63 @@ func TestHierarchyBuiltAheadKeepsTheMapping(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestMain maps the package's tests' small graphs on the threads they ask
+// for (serialMaxVertices 0): they were written to run the parallel paths.
+// The tests of MappingThreads' rule set it back.
+func TestMain(m *testing.M) {
+	serialMaxVertices = 0
+	os.Exit(m.Run())
+}
+
+// The fast and default presets map graphs below defaultSerialMaxVertices
+// vertices on one thread, from any thread count asked (0: all cores);
+// strong keeps what it was given, and so do larger graphs and one-to-one
+// instances. Map's progress names the threads used and those asked.
+func TestMappingThreadsRule(t *testing.T) {
+	defer func(n int) { serialMaxVertices = n }(serialMaxVertices)
+	small := graph.Grid(20, 20, 1) // 400 vertices
+	top, _ := topology.Parse("4:2", "1:10")
+	ranks, _ := topology.Parse("50:8", "1:10") // 400 PEs: one-to-one
+	all := runtime.GOMAXPROCS(0)
+	for _, c := range []struct {
+		preset  Preset
+		top     *topology.Topology
+		threads int
+		n       int // the threshold
+		want    int
+	}{
+		{Default, top, 2, defaultSerialMaxVertices, 1},
+		{Fast, top, 3, defaultSerialMaxVertices, 1},
+		{Default, top, 1, defaultSerialMaxVertices, 1},
+		{Default, top, 0, defaultSerialMaxVertices, 1},
+		{Strong, top, 2, defaultSerialMaxVertices, 2},
+		{Strong, top, 0, defaultSerialMaxVertices, all},
+		{Default, ranks, 2, defaultSerialMaxVertices, 2},
+		{Default, top, 2, small.N(), 2}, // at the threshold: all threads
+		{Default, top, 0, small.N(), all},
+		{Default, top, 2, small.N() + 1, 1},
+	} {
+		serialMaxVertices = c.n
+		opt := DefaultOptions()
+		opt.Preset, opt.Threads = c.preset, c.threads
+		if c.top == ranks {
+			opt.Eps = 0
+		}
+		if got := MappingThreads(small, c.top, opt); got != c.want {
+			t.Errorf("%s onto %s, -t %d, threshold %d: %d threads, want %d", c.preset, c.top, c.threads, c.n, got, c.want)
+		}
+	}
+	serialMaxVertices = defaultSerialMaxVertices
+	var progress strings.Builder
+	opt := DefaultOptions()
+	opt.Threads, opt.Backend, opt.Progress = 2, CPU, &progress
+	if _, err := Map(small, top, opt); err != nil {
+		t.Fatal(err)
+	}
+	if want := " threads=1 (of 2: "; !strings.Contains(progress.String(), want) {
+		t.Fatalf("no %q in the progress:\n%s", want, progress.String())
 	}
 }

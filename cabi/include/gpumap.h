@@ -171,7 +171,9 @@ typedef struct gpumap_options {
                               runs HM (IM cannot map one task per process: GPUMAP_ERR_OPTIONS) */
     int pattern;           /* gpumap_pattern; default GPUMAP_PATTERN_SEND */
     int verbosity;         /* 0 silent, 1 summary and times on rank 0, 2 phase times */
-    int threads;           /* threads of the mapper on rank 0; 0: all cores; at most 4096 */
+    int threads;           /* threads of the mapper on rank 0; 0: all cores; at most 4096
+                              (fast and default map graphs below 65,536 vertices that are
+                              not one-to-one on one thread) */
     int reserved_int;
     uint64_t seed;         /* random seed; same seed, same result */
     double imbalance;      /* eps of Lmax = ceil((1+eps) c(V)/k), finite, >= 0; default

@@ -239,6 +239,14 @@ func cmdMap(args []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if opt.Threads == 0 { // so that the progress names what -t 0 asked for
+		opt.Threads = runtime.GOMAXPROCS(0)
+	}
+	// The collector and the scheduler run on the threads the mapping
+	// uses (gpumap.MappingThreads), not on those -t offered.
+	if used := gpumap.MappingThreads(g, top, opt); used < opt.Threads {
+		runtime.GOMAXPROCS(used)
+	}
 	start := time.Now()
 	res, err := gpumap.Map(g, top, opt)
 	if err != nil {
