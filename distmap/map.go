@@ -370,7 +370,7 @@ func degreeCV(g *Graph) (cv float64, entries int64, err error) {
 // P=2 the largest rank peaked at 466 MB mapped whole (775 MB with the
 // distributed levels), about 2 GB scaled to 2^25 entries.
 const (
-	hubWholeVertices = 1 << 20
+	hubWholeVertices = 1 << 21
 	hubWholeEntries  = 1 << 25
 )
 
