@@ -368,7 +368,13 @@ func degreeCV(g *Graph) (cv float64, entries int64, err error) {
 // the gathered graph well within one process, as every rank holds it:
 // on R-MAT 2^18 with 16 draws per id (174k vertices, 7.6M entries) at
 // P=2 the largest rank peaked at 466 MB mapped whole (775 MB with the
-// distributed levels), about 2 GB scaled to 2^25 entries.
+// distributed levels), about 2 GB scaled to 2^25 entries. Measured at
+// 2^25: R-MAT 2^21 (1.05M vertices, 32.4M entries) peaked at 1.3-1.7
+// GiB a rank at P=2 and 4, against 1.1-1.2 GiB for map -t 2. The vertex
+// bound was 2^20, which R-MAT 2^21 passed by a few hundred vertices:
+// top-down across the ranks (topdown.go) it took 3.2x map -t 2's wall
+// at P=2 and did not finish in 37 minutes at P=4; mapped whole, P=2
+// writes map -t 2's file and P=4 a lower J (DEVELOPERS.md).
 const (
 	hubWholeVertices = 1 << 21
 	hubWholeEntries  = 1 << 25
