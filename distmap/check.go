@@ -74,10 +74,18 @@ func check(g *Graph) error {
 		return -1
 	}
 	// Edges with one end here are checked here, the others by the owner.
-	var out []int64
+	// The buffers are sized exactly (ghost entries counted first): grown
+	// by append, they took 5.7 of rank 1's 12.1 s of CPU in check on
+	// R-MAT 2^21 at P=2 (16M entries to send, 24 bytes each twice).
+	ghosts := 0
+	for _, u := range g.Adj {
+		if int(u) >= n {
+			ghosts++
+		}
+	}
 	off := make([]int64, g.size+1)
 	type rev struct{ to, from, w int64 }
-	var revs []rev
+	revs := make([]rev, 0, ghosts)
 	for v := range n {
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 			x := rev{key(e), g.First() + int64(v), g.W(e)}
@@ -91,6 +99,7 @@ func check(g *Graph) error {
 		}
 	}
 	slices.SortFunc(revs, func(a, b rev) int { return cmp64(a.to, b.to) })
+	out := make([]int64, 0, 3*len(revs))
 	for _, x := range revs {
 		out = append(out, x.to, x.from, x.w)
 	}

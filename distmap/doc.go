@@ -55,7 +55,7 @@
 //     below, and no refinement follows. At P >= C that is the
 //     one-process mapping or a better one, in about its -t C wall time.
 //     So is a hub graph (degree CV at least gpumap.HubCV, one
-//     allreduce) of up to 2^20 vertices and 2^25 adjacency entries,
+//     allreduce) of up to 2^21 vertices and 2^25 adjacency entries,
 //     read in parts and gathered: the one-process mapper maps it
 //     top-down, which the distributed levels do not approach (R-MAT
 //     2^18 at P=2: J 1.43x the one-process J). Larger hub graphs map
@@ -63,8 +63,9 @@
 //     onto the groups of the machine's top split alone, then each
 //     group's subgraph is gathered onto one rank and mapped there by
 //     gpumap.Map onto the group's machine (R-MAT 2^21, 1.05M vertices,
-//     onto 4:8:6 at P=2: J 1.011x the one-process J, 1.73x through
-//     these steps onto the whole machine).
+//     onto 4:8:6 at P=2, when the bound was 2^20 vertices: J 1.011x the
+//     one-process J, 1.73x through these steps onto the whole machine,
+//     in 3.2x its wall; P=4 did not finish in 37 minutes: hubWhole).
 //  2. Initial mapping. Every rank gathers the coarsest graph
 //     (Allgatherv) and maps it with gpumap.Map and seed+rank; with the
 //     default preset and two ranks or more, even ranks use HM and odd

@@ -113,6 +113,15 @@ func build(c mpi.Comm, vtxdist, xadj, adj, w, vw []int64) (*Graph, error) {
 	g := &Graph{VtxDist: vtxdist, XAdj: xadj, ew: unitOrNil(w), VW: vw, c: c, size: size, rank: rank}
 	lo, hi := vtxdist[rank], vtxdist[rank+1]
 	var bad error
+	// Sized exactly, as check's buffers: grown by append, the ghost
+	// list took 1.3 s of rank 1's 3.3 s in build on R-MAT 2^21 at P=2.
+	ghosts := 0
+	for _, x := range adj {
+		if x < lo || x >= hi {
+			ghosts++
+		}
+	}
+	g.Ghost = make([]int64, 0, ghosts)
 	for _, x := range adj {
 		if x < lo || x >= hi {
 			g.Ghost = append(g.Ghost, x)

@@ -368,9 +368,15 @@ func degreeCV(g *Graph) (cv float64, entries int64, err error) {
 // the gathered graph well within one process, as every rank holds it:
 // on R-MAT 2^18 with 16 draws per id (174k vertices, 7.6M entries) at
 // P=2 the largest rank peaked at 466 MB mapped whole (775 MB with the
-// distributed levels), about 2 GB scaled to 2^25 entries.
+// distributed levels), about 2 GB scaled to 2^25 entries. Measured at
+// 2^25: R-MAT 2^21 (1.05M vertices, 32.4M entries) peaked at 1.3-1.7
+// GiB a rank at P=2 and 4, against 1.1-1.2 GiB for map -t 2. The vertex
+// bound was 2^20, which R-MAT 2^21 passed by a few hundred vertices:
+// top-down across the ranks (topdown.go) it took 3.2x map -t 2's wall
+// at P=2 and did not finish in 37 minutes at P=4; mapped whole, P=2
+// writes map -t 2's file and P=4 a lower J (DEVELOPERS.md).
 const (
-	hubWholeVertices = 1 << 20
+	hubWholeVertices = 1 << 21
 	hubWholeEntries  = 1 << 25
 )
 
@@ -486,12 +492,17 @@ func localWeight(v []int64) int64 {
 func gather(g *Graph) (*graph.Graph, error) {
 	n := g.N()
 	deg := make([]int64, n)
-	adj := make([]int64, len(g.Adj))
+	// Neighbours travel as the 32-bit ids that the gathered graph keeps
+	// (FromCSR fails on more than graph.MaxVertices vertices either way):
+	// gathered as 64-bit ids and then narrowed, R-MAT 2^21's 32.4M
+	// entries held 390 MB of transient arrays on every rank, against
+	// 130 MB.
+	adj := make([]int32, len(g.Adj))
 	for v := range n {
 		deg[v] = g.XAdj[v+1] - g.XAdj[v]
 	}
 	for e, u := range g.Adj {
-		adj[e] = g.global(u)
+		adj[e] = int32(g.global(u))
 	}
 	allDeg, _, err := mpi.Allgatherv(g.c, deg, g.size)
 	if err != nil {
@@ -501,9 +512,22 @@ func gather(g *Graph) (*graph.Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	allW, _, err := mpi.Allgatherv(g.c, g.edgeWeights(), g.size)
-	if err != nil {
+	// Unit weights (no rank stores any: build drops them) travel as
+	// none, as the one-process graph keeps them: sent as ones, R-MAT
+	// 2^21's weights held 260 MB on every rank and FromCSR's copy as
+	// much again, to be dropped as unit.
+	hasW := []int64{0}
+	if g.ew != nil {
+		hasW[0] = 1
+	}
+	if err := mpi.Allreduce(g.c, hasW, mpi.Max); err != nil {
 		return nil, err
+	}
+	var allW []int64
+	if hasW[0] != 0 {
+		if allW, _, err = mpi.Allgatherv(g.c, g.edgeWeights(), g.size); err != nil {
+			return nil, err
+		}
 	}
 	allVW, _, err := mpi.Allgatherv(g.c, g.VW, g.size)
 	if err != nil {
@@ -513,11 +537,7 @@ func gather(g *Graph) (*graph.Graph, error) {
 	for v, d := range allDeg {
 		xadj[v+1] = xadj[v] + d
 	}
-	adj32 := make([]int32, len(allAdj))
-	for e, u := range allAdj {
-		adj32[e] = int32(u)
-	}
-	cg, err := graph.FromCSR(xadj, adj32, allVW, allW)
+	cg, err := graph.FromCSR(xadj, allAdj, allVW, allW)
 	return cg, agree(g.c, err)
 }
 

@@ -64,6 +64,9 @@ func mapWhole(g *Graph, top *topology.Topology, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The gather's buffers are garbage before the pipelines allocate
+	// (collect, as every phase ends).
+	collect()
 	if err := opt.Phases.Done("gather"); err != nil {
 		return nil, err
 	}

@@ -553,6 +553,10 @@ func TestHubWholeBounds(t *testing.T) {
 	}{
 		{1 << 18, 1 << 22, gpumap.HubCV, def, true},
 		{hubWholeVertices, hubWholeEntries, 5, def, true},
+		// R-MAT 2^21 (gpumap gen -t rmat -n 2097152 -s 5): its 1,048,752
+		// vertices passed the old 2^20 and sent it top-down (P=4 did
+		// not finish in 37 minutes).
+		{1048752, 2 * 16208882, 5, def, true},
 		{1 << 18, 1 << 22, gpumap.HubCV - 0.01, def, false},
 		{hubWholeVertices + 1, 1 << 22, 5, def, false},
 		{1 << 18, hubWholeEntries + 1, 5, def, false},
