@@ -189,12 +189,12 @@ func mapLevels(g *Graph, top *topology.Topology, opt Options, total int64, cv fl
 	// A cluster weighs at most the average coarsest vertex.
 	limit := func(small int64) int64 { return max(1, (total+small-1)/small) }
 	var first *clustering
-	paused := false
 	if small := coarsestSize(g.GlobalN(), k, opt, false); byMatching && g.GlobalN() > small {
 		if first, err = newClustering(g, limit(small), opt.Seed, 0, share, block); err != nil {
 			return nil, err
 		}
-		if paused, err = first.firstRound(); err != nil {
+		paused, err := first.firstRound()
+		if err != nil {
 			return nil, err
 		}
 		if !paused {
@@ -206,11 +206,10 @@ func mapLevels(g *Graph, top *topology.Topology, opt Options, total int64, cv fl
 		}
 	}
 	small := coarsestSize(g.GlobalN(), k, opt, byMatching)
-	var lpFirst *clustering // first, where matchings may yet lose to it
+	// first goes on as label propagation's first level where matchings
+	// may yet lose to it (lessExposed), paused or not.
+	lpFirst := first
 	if byMatching {
-		if !paused {
-			lpFirst = first
-		}
 		first = nil
 	}
 	if err := ph.Done("choose coarsening"); err != nil {
@@ -458,7 +457,13 @@ func coarsen(g *Graph, opt Options, small, limit int64, byMatching bool, first *
 					return nil, err
 				}
 			}
-			if err := c.run(clusterRounds - c.done); err != nil {
+			// A round that firstRound paused is finished first and
+			// counts as one of clusterRounds.
+			rounds := clusterRounds - c.done
+			if c.perm != nil {
+				rounds++
+			}
+			if err := c.run(rounds); err != nil {
 				return nil, err
 			}
 			label := c.label
