@@ -50,8 +50,9 @@ func exposedAt(e []exposure, n int64) float64 {
 // propagation hierarchy of g (coarsest size small, clusters up to limit;
 // first, when not nil, its first round already run) and returns the one
 // that leaves less edge weight exposed at the larger of their coarsest
-// sizes (matchings on a tie), the other dropped (collective: every rank
-// holds the same sizes and weights, and so chooses alike).
+// sizes (matchings on a tie, or where label propagation falls behind on
+// the way), the other dropped (collective: every rank holds the same
+// sizes and weights, and so chooses alike).
 //
 // One round of label propagation on the input (mapLevels) chooses
 // matchings where it leaves more than a quarter of the vertices as
@@ -68,9 +69,21 @@ func exposedAt(e []exposure, n int64) float64 {
 // each, so its hierarchy costs a fraction of the matchings'. No
 // threshold: the measure is the graph's own, both sides alike.
 func lessExposed(g *Graph, opt Options, m *hierarchy, small, limit int64, first *clustering, share, block int) (*hierarchy, error) {
-	lp, err := coarsen(g, opt, small, limit, false, first, share, block)
+	// Label propagation goes on only while it exposes less than the
+	// matchings at its own size (where theirs reach): its first level
+	// costs the most, and a 3D grid's second (30,430 vertices) already
+	// exposes 391,789 against the matchings' 371,400, a 2D grid's first.
+	lp, err := coarsen(g, opt, small, limit, false, first, share, block, func(e exposure) bool {
+		return e.n < m.coarseN || float64(e.w) < exposedAt(m.exposed, e.n)
+	})
 	if err != nil {
 		return nil, err
+	}
+	if lp.behind {
+		if opt.Trace != nil && g.rank == 0 {
+			fmt.Fprintf(opt.Trace, "exposed edge weight: label propagation behind the matchings at %v, matchings %v\n", lp.exposed, m.exposed)
+		}
+		return m, nil
 	}
 	at := max(m.coarseN, lp.coarseN)
 	wm, wl := exposedAt(m.exposed, at), exposedAt(lp.exposed, at)

@@ -215,7 +215,7 @@ func mapLevels(g *Graph, top *topology.Topology, opt Options, total int64, cv fl
 	if err := ph.Done("choose coarsening"); err != nil {
 		return nil, err
 	}
-	best, err := coarsen(g, opt, small, limit(small), byMatching, first, share, block)
+	best, err := coarsen(g, opt, small, limit(small), byMatching, first, share, block, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -407,6 +407,7 @@ type hierarchy struct {
 	// exposed is every graph's size and edge weight, the input's first
 	// (lessExposed).
 	exposed []exposure
+	behind  bool // stopped by coarsen's ahead
 }
 
 // countLabels returns the number of distinct labels of the local vertices
@@ -426,9 +427,10 @@ func countLabels(g *Graph, label []int64) (int64, error) {
 // propagation or by local matchings (a level whose matching keeps more
 // than 80% is clustered by label propagation instead: matchings stall
 // where the edges cross ranks); the caller maps the coarsest graph.
+// ahead, when not nil, is asked after every level whether to go on.
 // first, when not nil, is label propagation already started on g; share
 // and block are newClustering's.
-func coarsen(g *Graph, opt Options, small, limit int64, byMatching bool, first *clustering, share, block int) (*hierarchy, error) {
+func coarsen(g *Graph, opt Options, small, limit int64, byMatching bool, first *clustering, share, block int, ahead func(exposure) bool) (*hierarchy, error) {
 	h := &hierarchy{}
 	cur := g
 	if err := h.addExposed(cur); err != nil {
@@ -489,6 +491,10 @@ func coarsen(g *Graph, opt Options, small, limit int64, byMatching bool, first *
 			return nil, err
 		}
 		collect() // the level's temporaries
+		if ahead != nil && !ahead(h.exposed[len(h.exposed)-1]) {
+			h.behind = true
+			break
+		}
 		if err := opt.Phases.Done(fmt.Sprintf("coarsen to n=%d", cur.GlobalN())); err != nil {
 			return nil, err
 		}
