@@ -33,7 +33,10 @@
 //     than a quarter of the vertices as clusters (the round pauses once
 //     every rank's unmoved vertices make that certain; a mesh: its matchings
 //     keep straight cuts; a geometric graph's dense regions shrink 5-7x
-//     in one round and label propagation follows them). Either way the
+//     in one round and label propagation follows them); where (b) is
+//     chosen, (a)'s hierarchy is built too and the one that leaves less
+//     edge weight exposed at the larger coarsest size is kept (finan512:
+//     its matchings pair vertices across its dense blocks). Either way the
 //     clusters are contracted in parallel: cluster l becomes a coarse
 //     vertex owned by l's owner; coarse vertices are summed where their
 //     fine vertices are, arcs of coarse vertices owned elsewhere merged

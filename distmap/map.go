@@ -206,14 +206,26 @@ func mapLevels(g *Graph, top *topology.Topology, opt Options, total int64, cv fl
 		}
 	}
 	small := coarsestSize(g.GlobalN(), k, opt, byMatching)
+	// first goes on as label propagation's first level where matchings
+	// may yet lose to it (lessExposed), paused or not.
+	lpFirst := first
 	if byMatching {
 		first = nil
 	}
 	if err := ph.Done("choose coarsening"); err != nil {
 		return nil, err
 	}
-	best, err := coarsen(g, top, opt, small, limit(small), byMatching, first, share, block)
+	best, err := coarsen(g, opt, small, limit(small), byMatching, first, share, block, nil)
 	if err != nil {
+		return nil, err
+	}
+	if byMatching {
+		lpSmall := coarsestSize(g.GlobalN(), k, opt, false)
+		if best, err = lessExposed(g, opt, best, lpSmall, limit(lpSmall), lpFirst, share, block); err != nil {
+			return nil, err
+		}
+	}
+	if best.pe, best.j, err = initial(best.coarsest(g), top, opt); err != nil {
 		return nil, err
 	}
 	levels, pe := best.levels, best.pe
@@ -398,6 +410,10 @@ type hierarchy struct {
 	coarseN int64
 	pe      []int32 // of the coarsest graph's local vertices and ghosts
 	j       int64   // of pe; math.MaxInt64 when infeasible
+	// exposed is every graph's size and edge weight, the input's first
+	// (lessExposed).
+	exposed []exposure
+	behind  bool // stopped by coarsen's ahead
 }
 
 // countLabels returns the number of distinct labels of the local vertices
@@ -416,12 +432,16 @@ func countLabels(g *Graph, label []int64) (int64, error) {
 // keeps more than 90% of them (clusters weigh at most limit), by label
 // propagation or by local matchings (a level whose matching keeps more
 // than 80% is clustered by label propagation instead: matchings stall
-// where the edges cross ranks), and maps the coarsest graph.
+// where the edges cross ranks); the caller maps the coarsest graph.
+// ahead, when not nil, is asked after every level whether to go on.
 // first, when not nil, is label propagation already started on g; share
 // and block are newClustering's.
-func coarsen(g *Graph, top *topology.Topology, opt Options, small, limit int64, byMatching bool, first *clustering, share, block int) (*hierarchy, error) {
+func coarsen(g *Graph, opt Options, small, limit int64, byMatching bool, first *clustering, share, block int, ahead func(exposure) bool) (*hierarchy, error) {
 	h := &hierarchy{}
 	cur := g
+	if err := h.addExposed(cur); err != nil {
+		return nil, err
+	}
 	for len(h.levels) < maxLevels && cur.GlobalN() > small {
 		var lv *level
 		if byMatching {
@@ -445,7 +465,13 @@ func coarsen(g *Graph, top *topology.Topology, opt Options, small, limit int64, 
 					return nil, err
 				}
 			}
-			if err := c.run(clusterRounds - c.done); err != nil {
+			// A round that firstRound paused is finished first and
+			// counts as one of clusterRounds.
+			rounds := clusterRounds - c.done
+			if c.perm != nil {
+				rounds++
+			}
+			if err := c.run(rounds); err != nil {
 				return nil, err
 			}
 			label := c.label
@@ -460,11 +486,21 @@ func coarsen(g *Graph, top *topology.Topology, opt Options, small, limit int64, 
 			}
 			h.levels = append(h.levels, lv)
 			cur = lv.coarse
+			if err := h.addExposed(cur); err != nil {
+				return nil, err
+			}
 			break
 		}
 		h.levels = append(h.levels, lv)
 		cur = lv.coarse
+		if err := h.addExposed(cur); err != nil {
+			return nil, err
+		}
 		collect() // the level's temporaries
+		if ahead != nil && !ahead(h.exposed[len(h.exposed)-1]) {
+			h.behind = true
+			break
+		}
 		if err := opt.Phases.Done(fmt.Sprintf("coarsen to n=%d", cur.GlobalN())); err != nil {
 			return nil, err
 		}
@@ -472,10 +508,8 @@ func coarsen(g *Graph, top *topology.Topology, opt Options, small, limit int64, 
 	if cur.GlobalN() > graph.MaxVertices {
 		return nil, fmt.Errorf("the graph coarsened to %d vertices only, more than one process maps (%d)", cur.GlobalN(), graph.MaxVertices)
 	}
-	var err error
 	h.coarseN = cur.GlobalN()
-	h.pe, h.j, err = initial(cur, top, opt)
-	return h, err
+	return h, nil
 }
 
 // localWeight sums weights that check has bounded.
