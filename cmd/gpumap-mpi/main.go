@@ -54,9 +54,15 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	began := time.Now()
+	// Argument errors are found before MPI starts, the same on every rank
+	// (every rank sees the same arguments, exits with exitUsage): rank 0
+	// alone, as the launcher's environment names it, says them, as it
+	// says every later error. Each rank said them, and as many of P=4 as
+	// ran before mpirun killed the rest printed the message (2-3).
+	say := onRank0(stderr)
 	if len(args) == 0 || args[0] != "map" {
-		fmt.Fprintln(stderr, "usage: mpirun -np P gpumap-mpi map -g graph -h hierarchy -d distances [-e eps] [-c preset] [-s seed] [-t threads] -m mapping")
-		fmt.Fprintln(stderr, "  (OpenMPI, all ranks on one node: OMPI_MCA_pml=ob1 unless a pml or mtl is chosen; GPUMAP_MPI_SHM=0 turns that off)")
+		fmt.Fprintln(say, "usage: mpirun -np P gpumap-mpi map -g graph -h hierarchy -d distances [-e eps] [-c preset] [-s seed] [-t threads] -m mapping")
+		fmt.Fprintln(say, "  (OpenMPI, all ranks on one node: OMPI_MCA_pml=ob1 unless a pml or mtl is chosen; GPUMAP_MPI_SHM=0 turns that off)")
 		if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
 			return exitOK
 		}
@@ -65,7 +71,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// Flags are checked before MPI starts: every rank sees the same
 	// arguments and fails the same way.
 	fs := flag.NewFlagSet("gpumap-mpi map", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(say)
 	g := fs.String("g", "", "task graph: METIS text, or ParHIP's binary format (.bgf, gpumap convert); each process reads its part")
 	h := fs.String("h", "", "hierarchy a1:a2:...:aL, innermost first (e.g. 4:8:6)")
 	d := fs.String("d", "", "distances d1:d2:...:dL (e.g. 1:10:100)")
@@ -120,7 +126,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		top, err = topology.Parse(*h, *d)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "gpumap-mpi:", err)
+		fmt.Fprintln(say, "gpumap-mpi:", err)
 		return exitUsage
 	}
 	runtime.GOMAXPROCS(*threads)
@@ -180,6 +186,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "phase %-22s wall %7.3f s  (rank 0; since its start %.3f s)\n", "MPI_Finalize", time.Since(fin).Seconds(), time.Since(began).Seconds())
 	}
 	return code
+}
+
+// onRank0 is w where the launcher's environment names no rank or rank 0
+// (mpi.Launched), else io.Discard.
+func onRank0(w io.Writer) io.Writer {
+	if r, _, ok := mpi.Launched(); ok && r != 0 {
+		return io.Discard
+	}
+	return w
 }
 
 // mapGraph reads, maps and writes on a private copy of MPI_COMM_WORLD
