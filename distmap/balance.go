@@ -18,9 +18,9 @@ const balanceRounds = 12
 // vertices too heavy to balance at eps 0) stayed so on every level (rgg
 // 200k onto 4:8:6 at eps 0: heaviest PE 1089 > Lmax 1042 at P=1..4,
 // where gpumap map is feasible). The choices are the distributed Jet's
-// (prefixes of orders over all vertices), so the mapping is the same at
-// every P. Collective; only an allreduce of the loads where pe is
-// balanced.
+// (prefixes of orders over all vertices): from a given mapping, balance
+// moves the same vertices at every P. Collective; only an allreduce of
+// the loads where pe is balanced (the mapping is then unchanged).
 //
 // First rounds that move a vertex only where it fits below lmax, and
 // only what the destinations accept (distJet.fit), so that the excess
