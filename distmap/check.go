@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"math/bits"
 	"slices"
 	"sort"
 
@@ -117,7 +118,10 @@ func check(g *Graph) error {
 	if err := agree(g.c, kindError(KindGraph, bad)); err != nil {
 		return err
 	}
-	// The weight sums, saturated per rank and summed as floats.
+	// The weight sums, saturated per rank and summed exactly: floats let
+	// 2^60 + (2^60+1) through as 2^61 (issue 24). Each rank's saturated
+	// sum (below 2^63) is split at bit 32, and the halves summed over the
+	// ranks (well within int64 for fewer than 2^31 ranks).
 	var vs, es int64
 	for _, x := range g.VW {
 		vs = satAdd(vs, x, graph.MaxTotalVertexWeight+1)
@@ -128,7 +132,7 @@ func check(g *Graph) error {
 	for _, x := range g.ew {
 		es = satAdd(es, x, 2*graph.MaxTotalEdgeWeight+2)
 	}
-	sums := []float64{float64(vs), float64(es) / 2}
+	sums := []int64{vs >> 32, vs & (1<<32 - 1), es >> 32, es & (1<<32 - 1)}
 	if err := mpi.Allreduce(g.c, sums, mpi.Sum); err != nil {
 		return err
 	}
@@ -136,12 +140,20 @@ func check(g *Graph) error {
 	// is garbage now.
 	collect()
 	switch {
-	case sums[0] > graph.MaxTotalVertexWeight:
+	case above(sums[0], sums[1], graph.MaxTotalVertexWeight):
 		return &Error{KindGraph, fmt.Sprintf("the vertex weights sum to more than %d (2^61), the limit of c(V)", int64(graph.MaxTotalVertexWeight))}
-	case sums[1] > graph.MaxTotalEdgeWeight:
+	case above(sums[2], sums[3], 2*graph.MaxTotalEdgeWeight):
+		// Every edge is counted twice.
 		return &Error{KindGraph, fmt.Sprintf("the edge weights sum to more than %d (2^61), the limit of the total edge weight", int64(graph.MaxTotalEdgeWeight))}
 	}
 	return nil
+}
+
+// above reports whether hi*2^32 + lo > limit, exactly (hi, lo >= 0).
+func above(hi, lo, limit int64) bool {
+	h, l := bits.Mul64(uint64(hi), 1<<32)
+	l, carry := bits.Add64(l, uint64(lo), 0)
+	return h+carry > 0 || l > uint64(limit)
 }
 
 // symmetric checks the reverse of the edge from x.from to x.to, whose

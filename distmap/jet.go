@@ -56,8 +56,12 @@ type distJet struct {
 	best   []int32
 	bestBW []int64
 	round  uint64
-	r      rating
-	pr     pricer
+	// fit (balance's last rounds) moves a vertex only to a PE where it
+	// fits below lmax, and only the moves that the destinations accept.
+	fit  bool
+	fits []int32
+	r    rating
+	pr   pricer
 }
 
 // runJet runs the Jet loop on the mapping pe (local vertices and
@@ -226,9 +230,19 @@ func (j *distJet) Rebalance(strong bool) error {
 		}
 		j.load(v, false)
 		b, gn := j.bestMove(p, room)
+		if j.fit && b >= 0 && j.lmax-j.bw[b] < g.VW[v] {
+			b = -1
+		}
 		if b < 0 {
 			h := refinement.RebalanceHash(uint64(g.First()+int64(v)), j.seed, j.round)
-			b = roomList[int(h%uint64(len(roomList)))]
+			list := roomList
+			if j.fit {
+				list = j.fitting(roomList, g.VW[v])
+				if len(list) == 0 {
+					continue
+				}
+			}
+			b = list[int(h%uint64(len(list)))]
 			gn = j.costAt(p) - j.costAt(b)
 		}
 		j.cand[v], j.dest[v], j.gain[v] = true, b, gn
@@ -241,6 +255,18 @@ func (j *distJet) Rebalance(strong bool) error {
 		j.pe[v] = j.dest[v]
 	}
 	return j.refresh()
+}
+
+// fitting returns the PEs of list where weight w fits below lmax (valid
+// until the next call).
+func (j *distJet) fitting(list []int32, w int64) []int32 {
+	j.fits = j.fits[:0]
+	for _, b := range list {
+		if j.lmax-j.bw[b] >= w {
+			j.fits = append(j.fits, b)
+		}
+	}
+	return j.fits
 }
 
 // prefixCut finds, for every PE p, the bucket where the running sum of
@@ -358,6 +384,15 @@ func (j *distJet) selectRebalance(strong bool) ([]int32, error) {
 	}, left, true, func(v int) { ok[v] = true; accepted[j.dest[v]] += g.VW[v] })
 	if err != nil {
 		return nil, err
+	}
+	if j.fit {
+		kept := moving[:0]
+		for _, v := range moving {
+			if ok[v] {
+				kept = append(kept, v)
+			}
+		}
+		return kept, nil
 	}
 	if err := mpi.Allreduce(c, accepted, mpi.Sum); err != nil {
 		return nil, err

@@ -34,6 +34,10 @@ func TestAPI(t *testing.T) {
 			"start":    "kind 5: rank 0: vtxdist[0] is 1, not 0",
 			"edgew":    "kind 5: asymmetric edge weight: vertex 2 gives edge to 1 weight 1, but vertex 1 gives it weight 5",
 			"wsum":     "kind 5: the vertex weights sum to more than 2305843009213693952 (2^61), the limit of c(V)",
+			// 2^60 + (2^60+1): summed as floats, 2^61 passed.
+			"wsum1": "kind 5: the vertex weights sum to more than 2305843009213693952 (2^61), the limit of c(V)",
+			// Checked per vertex, vertex 0's edges ran past adjncy.
+			"xadjdec": "kind 5: rank 1: xadj decreases at local vertex 1 (global 1)",
 		}
 		re := regexp.MustCompile(`(?m)^rank (\d) (\w+): (.*)$`)
 		got := map[string][]string{}
@@ -156,6 +160,20 @@ func TestAPI(t *testing.T) {
 	}
 	g, err = New(c, vtx, p[0], p[1], vw, nil)
 	say("wsum", g, err, opt)
+	switch rank {
+	case 1:
+		vw = []int64{1 << 60, 0}
+	case 2:
+		vw = []int64{1<<60 + 1}
+	}
+	g, err = New(c, vtx, p[0], p[1], vw, nil)
+	say("wsum1", g, err, opt)
+	x = p[0]
+	if rank == 1 {
+		x = []int64{0, 4, 3}
+	}
+	g, err = New(c, vtx, x, p[1], nil, nil)
+	say("xadjdec", g, err, opt)
 	if err := mpi.Finalize(); err != nil {
 		t.Fatal(err)
 	}

@@ -115,10 +115,14 @@ func checkArrays(vtxdist []int64, rank int, xadj, adjncy, vwgt, adjwgt []int64) 
 	if adjwgt != nil && len(adjwgt) != len(adjncy) {
 		return fmt.Errorf("rank %d: adjwgt has %d entries for %d in adjncy", rank, len(adjwgt), len(adjncy))
 	}
+	// Monotonic first: a vertex's edges past a later xadj entry belong to
+	// the next vertices (reported as their self loops) or past adjncy.
 	for v := int64(0); v < n; v++ {
 		if xadj[v+1] < xadj[v] {
 			return fmt.Errorf("rank %d: xadj decreases at local vertex %d (global %d)", rank, v, first+v)
 		}
+	}
+	for v := int64(0); v < n; v++ {
 		if vwgt != nil && vwgt[v] < 0 {
 			return fmt.Errorf("vertex %d has negative weight %d", first+v, vwgt[v])
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/mpirank/mpi"
@@ -15,14 +16,22 @@ import (
 // ReadMETIS reads a METIS text file in parallel: each of the size ranks of
 // c reads only the lines that start in its 1/size of the file's bytes, so
 // the vertices are spread by the bytes of their lines (about by edges).
-// Collective; every rank returns the same error, which names the file's
-// line as gpumap map does.
+// Collective; every rank returns the same error, which names the file
+// and its line as gpumap map does.
 //
 // The rank's text is read three times in blocks (lines, then tokens,
 // then the values), never whole: held whole it took as much memory as
 // the rank's part of the graph.
-func ReadMETIS(c mpi.Comm, path string) (*Graph, error) {
+func ReadMETIS(c mpi.Comm, path string) (_ *Graph, err error) {
 	defer func() { abortOnPanic(c, recover()) }()
+	// The file's name, where the error does not give it already (the
+	// opening's and the reads' do): the parsing's and check's named
+	// only the line, as ReadBinary's and the whole read's do not.
+	defer func() {
+		if err != nil && !strings.Contains(err.Error(), path) {
+			err = fmt.Errorf("%s: %w", path, err)
+		}
+	}()
 	_, _, _, size, rank := mpi.Inspect(c)
 	f, start, end, err := openRange(path, rank, size)
 	if f != nil {

@@ -18,8 +18,16 @@ import (
 // graph.IsBinary says so (the name ends in .bgf, or the first 8 bytes
 // hold a NUL byte, which no METIS text has), METIS text (ReadMETIS)
 // otherwise. Rank 0 decides, so that all ranks take the same reader.
+// Every rank must name the same path, and its file must be rank 0's in
+// size and first bytes where it opens (SamePath, SameFile).
 func ReadGraph(c mpi.Comm, path string) (*Graph, error) {
 	defer func() { abortOnPanic(c, recover()) }()
+	if err := SamePath(c, path); err != nil {
+		return nil, err
+	}
+	if err := SameFile(c, path); err != nil {
+		return nil, err
+	}
 	_, _, _, _, rank := mpi.Inspect(c)
 	kind := []int64{0}
 	if rank == 0 && isBinary(path) {

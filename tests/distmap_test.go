@@ -204,10 +204,9 @@ func TestDistributedMapSmallAndBad(t *testing.T) {
 		os.WriteFile(bad, []byte(c.text), 0o644)
 		bf := filepath.Join(dir, fmt.Sprintf("bad%d.map", i))
 		args := []string{"-g", bad, "-h", "2:2", "-d", "1:10", "-m", bf}
-		want := c.want
-		if c.whole {
-			want = bad + ": " + want
-		} else {
+		// Read in parts or whole, the message names the file.
+		want := bad + ": " + c.want
+		if !c.whole {
 			args = append(args, "-coarsest", "1")
 		}
 		out, err = mpiMap(t, c.np, args...)

@@ -6,7 +6,10 @@
 // Each process reads its own part of the graph file: a byte range of
 // METIS text, or its vertices of a binary graph (ParHIP's format, as
 // gpumap convert writes it); a graph small enough to be mapped whole
-// (2^17 vertices), every process reads whole. Rank 0 prints
+// (2^17 vertices), every process reads whole. Every rank must pass the
+// same -g; read in parts, its file must be rank 0's on every node (size
+// and first 64 KiB); mapped whole, rank 0's graph is sent to the ranks
+// whose file differs or is missing. Rank 0 prints
 // the metrics in gpumap map's format and writes the mapping file.
 //
 // Under OpenMPI's mpirun with every rank on one node, it sets
@@ -51,9 +54,15 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	began := time.Now()
+	// Argument errors are found before MPI starts, the same on every rank
+	// (every rank sees the same arguments, exits with exitUsage): rank 0
+	// alone, as the launcher's environment names it, says them, as it
+	// says every later error. Each rank said them, and as many of P=4 as
+	// ran before mpirun killed the rest printed the message (2-3).
+	say := onRank0(stderr)
 	if len(args) == 0 || args[0] != "map" {
-		fmt.Fprintln(stderr, "usage: mpirun -np P gpumap-mpi map -g graph -h hierarchy -d distances [-e eps] [-c preset] [-s seed] [-t threads] -m mapping")
-		fmt.Fprintln(stderr, "  (OpenMPI, all ranks on one node: OMPI_MCA_pml=ob1 unless a pml or mtl is chosen; GPUMAP_MPI_SHM=0 turns that off)")
+		fmt.Fprintln(say, "usage: mpirun -np P gpumap-mpi map -g graph -h hierarchy -d distances [-e eps] [-c preset] [-s seed] [-t threads] -m mapping")
+		fmt.Fprintln(say, "  (OpenMPI, all ranks on one node: OMPI_MCA_pml=ob1 unless a pml or mtl is chosen; GPUMAP_MPI_SHM=0 turns that off)")
 		if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
 			return exitOK
 		}
@@ -62,7 +71,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// Flags are checked before MPI starts: every rank sees the same
 	// arguments and fails the same way.
 	fs := flag.NewFlagSet("gpumap-mpi map", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(say)
 	g := fs.String("g", "", "task graph: METIS text, or ParHIP's binary format (.bgf, gpumap convert); each process reads its part")
 	h := fs.String("h", "", "hierarchy a1:a2:...:aL, innermost first (e.g. 4:8:6)")
 	d := fs.String("d", "", "distances d1:d2:...:dL (e.g. 1:10:100)")
@@ -117,7 +126,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		top, err = topology.Parse(*h, *d)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "gpumap-mpi:", err)
+		fmt.Fprintln(say, "gpumap-mpi:", err)
 		return exitUsage
 	}
 	runtime.GOMAXPROCS(*threads)
@@ -179,6 +188,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
+// onRank0 is w where the launcher's environment names no rank or rank 0
+// (mpi.Launched), else io.Discard.
+func onRank0(w io.Writer) io.Writer {
+	if r, _, ok := mpi.Launched(); ok && r != 0 {
+		return io.Discard
+	}
+	return w
+}
+
 // mapGraph reads, maps and writes on a private copy of MPI_COMM_WORLD
 // that returns MPI errors instead of aborting.
 func mapGraph(pre *distmap.WholeRead, path, out string, top *topology.Topology, opt distmap.Options, quiet, stats, phases bool, began time.Time, stdout, stderr io.Writer) (int, error) {
@@ -197,7 +215,13 @@ func mapGraph(pre *distmap.WholeRead, path, out string, top *topology.Topology, 
 	}
 	start := time.Now()
 	// A graph that is mapped whole is read whole by every rank (rank 0's
-	// graph where they differ); a larger one is read in parts.
+	// graph where the files differ, or another rank's is missing: a node
+	// without the file may join); a larger one is read in parts, where
+	// every rank's file must be rank 0's (distmap.ReadGraph). On both,
+	// every rank must name the same file.
+	if err := distmap.SamePath(c, path); err != nil {
+		return 0, err
+	}
 	whole, err := pre.Finish(c)
 	if err != nil {
 		return 0, err

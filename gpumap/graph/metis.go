@@ -181,7 +181,15 @@ func ParseMETIS(data []byte) (*Graph, error) {
 	n, m, hasEW := h.n, h.m, h.hasEW
 	mh := METISHeader{N: n, M: m, HasSize: h.hasSize, HasVW: h.hasVW, HasEW: hasEW}
 	// Every vertex needs a line: reject absurd counts before allocating.
-	if lines := int64(bytes.Count(data[p.pos:], []byte{'\n'})) + 1; n > lines {
+	// A last line without its newline counts; the newline ending the
+	// file starts none (counting one there said 40001 lines follow of a
+	// 40000-line file).
+	rest := data[p.pos:]
+	lines := int64(bytes.Count(rest, []byte{'\n'}))
+	if len(rest) > 0 && rest[len(rest)-1] != '\n' {
+		lines++
+	}
+	if n > lines {
 		return nil, fmt.Errorf("line %d: bad header: n=%d vertices but only %d lines follow", hline, n, lines)
 	}
 	if m > int64(len(data)) {

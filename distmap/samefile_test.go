@@ -1,0 +1,69 @@
+package distmap
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/gpumap/gpumap/mpirank/mpi"
+	"github.com/gpumap/gpumap/mpirank/mpi/mpitest"
+)
+
+// ReadGraph on 2 ranks that name other files, or one name for files that
+// differ (each rank in its own directory): every rank gets one error that
+// names rank 1. Before SamePath and SameFile each rank read its part of
+// its own file.
+func TestSameFile(t *testing.T) {
+	if !mpitest.Child() {
+		out := mpitest.Run(t, 2, "TestSameFile")
+		want := map[string]string{
+			"path": `kind 3: rank 1: graph file "g1.graph" differs from rank 0's "g0.graph": every rank must read the same graph`,
+			"size": "kind 3: rank 1: graph file g.graph has 12 bytes, rank 0's 16: every rank must read the same file",
+			"head": "kind 3: rank 1: graph file h.graph differs from rank 0's in its first 64 KiB: every rank must read the same file",
+			"same": "n=3",
+		}
+		re := regexp.MustCompile(`(?m)^rank (\d) (\w+): (.*)$`)
+		got := map[string][]string{}
+		for _, m := range re.FindAllStringSubmatch(out, -1) {
+			got[m[2]] = append(got[m[2]], m[3])
+		}
+		sameOnEveryRank(t, "", 2, got, want, out)
+		return
+	}
+	defer rankRecover()
+	c, _, rank := rankComm(t)
+	dir, err := os.MkdirTemp("", "samefile")
+	if err != nil {
+		rankFail("%v", err)
+	}
+	defer os.RemoveAll(dir)
+	if err := os.Chdir(dir); err != nil {
+		rankFail("%v", err)
+	}
+	triangle, path := "3 3\n2 3\n1 3\n1 2\n", "3 2\n2\n1 3\n2\n"
+	reversed := "3 3\n3 2\n3 1\n2 1\n"
+	files := map[string]string{"g0.graph": triangle, "g1.graph": triangle, "s.graph": triangle,
+		"g.graph": []string{triangle, path}[rank], "h.graph": []string{triangle, reversed}[rank]}
+	for name, text := range files {
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			rankFail("%v", err)
+		}
+	}
+	say := func(name, file string) {
+		g, err := ReadGraph(c, file)
+		if err != nil {
+			fmt.Printf("rank %d %s: kind %d: %s\n", rank, name, KindOf(err), strings.ReplaceAll(err.Error(), "\n", " "))
+			return
+		}
+		fmt.Printf("rank %d %s: n=%d\n", rank, name, g.GlobalN())
+	}
+	say("path", fmt.Sprintf("g%d.graph", rank))
+	say("size", "g.graph")
+	say("head", "h.graph")
+	say("same", "s.graph")
+	if err := mpi.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+}
