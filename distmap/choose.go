@@ -36,10 +36,16 @@ func exposedAt(e []exposure, n int64) float64 {
 	for i := 1; i < len(e); i++ {
 		a, b := e[i-1], e[i]
 		if n > b.n || i == len(e)-1 {
-			if n >= a.n || a.w <= 0 || b.w <= 0 {
+			switch {
+			case n >= a.n:
 				return float64(a.w)
+			case n <= b.n: // exactly, so that a tie stays a tie
+				return float64(b.w)
 			}
 			t := math.Log(float64(a.n)/float64(n)) / math.Log(float64(a.n)/float64(b.n))
+			if a.w <= 0 || b.w <= 0 { // no logarithm: linear in log n
+				return float64(a.w) + t*float64(b.w-a.w)
+			}
 			return math.Exp(math.Log(float64(a.w)) + t*math.Log(float64(b.w)/float64(a.w)))
 		}
 	}

@@ -26,6 +26,22 @@ func TestExposedAt(t *testing.T) {
 			t.Errorf("exposedAt(%d) = %.1f, want %.1f", c.n, got, c.want)
 		}
 	}
+	// A graph's own size gives its weight exactly (a tie between the
+	// hierarchies stays a tie, which keeps the matchings), and a
+	// hierarchy whose coarsest graph has no edges exposes nothing there
+	// (it gave the level before's weight: the review).
+	for _, x := range e {
+		if got := exposedAt(e, x.n); got != float64(x.w) {
+			t.Errorf("exposedAt(%d) = %v, want exactly %d", x.n, got, x.w)
+		}
+	}
+	collapsed := []exposure{{1000, 500}, {100, 0}}
+	if got := exposedAt(collapsed, 100); got != 0 {
+		t.Errorf("no edges left: exposedAt = %v, want 0", got)
+	}
+	if got := exposedAt(collapsed, 316); got <= 0 || got >= 500 {
+		t.Errorf("towards no edges: exposedAt(316) = %v, want between 0 and 500", got)
+	}
 	if got := exposedAt(e[:1], 5); got != 4000 {
 		t.Errorf("one graph: exposedAt = %v, want its weight", got)
 	}
