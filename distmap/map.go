@@ -224,12 +224,16 @@ func mapLevels(g *Graph, top *topology.Topology, opt Options, total int64, cv fl
 		if best, err = lessExposed(g, opt, best, lpSmall, limit(lpSmall), lpFirst, share, block); err != nil {
 			return nil, err
 		}
+		// The hierarchy that lost, and label propagation's paused first
+		// round, before the coarsest graph is gathered: a 100^3 grid at
+		// P=2 peaked at 207 MiB on its largest rank collecting after
+		// the coarsest mapping, 197 MiB collecting here (the review).
+		collect()
 	}
 	if best.pe, best.j, err = initial(best.coarsest(g), top, opt); err != nil {
 		return nil, err
 	}
 	levels, pe := best.levels, best.pe
-	collect() // the other hierarchy
 	// Uncoarsen: project and refine on every level, the input's included.
 	for i := len(levels); i >= 0; i-- {
 		fine := g
