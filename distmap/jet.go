@@ -218,6 +218,17 @@ func (j *distJet) Rebalance(strong bool) error {
 	g, n := j.g, j.g.N()
 	clear(j.locked)
 	avg, room, roomList := refinement.RebalanceTargets(j.bw, j.lmax, 0)
+	if j.fit && len(roomList) == 0 {
+		// Fitting rounds: every PE below lmax has room where
+		// RebalanceTargets' dead zone left none (lmax 1: n <= K).
+		roomList = roomList[:0]
+		for b, x := range j.bw {
+			room[b] = x < j.lmax
+			if room[b] {
+				roomList = append(roomList, int32(b))
+			}
+		}
+	}
 	if len(roomList) == 0 {
 		return nil
 	}
@@ -241,6 +252,17 @@ func (j *distJet) Rebalance(strong bool) error {
 				if len(list) == 0 {
 					continue
 				}
+				// The cheapest fitting PE, ties by the hash.
+				best, bc := int32(-1), int64(0)
+				off := int(h % uint64(len(list)))
+				for i := range list {
+					q := list[(i+off)%len(list)]
+					if c := j.costAt(q); best < 0 || c < bc {
+						best, bc = q, c
+					}
+				}
+				list = j.fits[:1]
+				list[0] = best
 			}
 			b = list[int(h%uint64(len(list)))]
 			gn = j.costAt(p) - j.costAt(b)
