@@ -18,13 +18,10 @@ import (
 // graph.IsBinary says so (the name ends in .bgf, or the first 8 bytes
 // hold a NUL byte, which no METIS text has), METIS text (ReadMETIS)
 // otherwise. Rank 0 decides, so that all ranks take the same reader.
-// Every rank must name the same path, and its file must be rank 0's in
-// size and first bytes where it opens (SamePath, SameFile).
+// Every rank's file must be rank 0's in size and in the blocks SameFile
+// compares, where it opens.
 func ReadGraph(c mpi.Comm, path string) (*Graph, error) {
 	defer func() { abortOnPanic(c, recover()) }()
-	if err := SamePath(c, path); err != nil {
-		return nil, err
-	}
 	if err := SameFile(c, path); err != nil {
 		return nil, err
 	}

@@ -9,49 +9,32 @@ import (
 	"github.com/gpumap/gpumap/mpirank/mpi"
 )
 
-// SamePath fails on every rank where a rank names another graph file
-// than rank 0 (collective; KindInconsistent, naming the lowest such
-// rank). An MPMD launch with a different -g per rank mapped each rank's
-// own file as one graph: exit 0 and feasible=true printed for a mapping
-// that was not, or a parse error about the other file (issue 24).
-func SamePath(c mpi.Comm, path string) error {
-	_, _, _, _, rank := mpi.Inspect(c)
-	root := []byte(path)
-	n := []int64{int64(len(root))}
-	if err := mpi.BcastOf(c, n, 0); err != nil {
-		return err
-	}
-	if rank != 0 {
-		root = make([]byte, n[0])
-	}
-	if err := mpi.Bcast(c, root, 0); err != nil {
-		return err
-	}
-	var bad error
-	if string(root) != path {
-		bad = &Error{KindInconsistent, fmt.Sprintf("rank %d: graph file %q differs from rank 0's %q: every rank must read the same graph", rank, path, root)}
-	}
-	return agree(c, bad)
-}
-
-// sameFileHead is how much of the file SameFile hashes.
-const sameFileHead = 64 << 10
+// SameFile hashes sameFileBlocks blocks of sameFileBlock bytes, spread
+// evenly over the file: the whole of a file below 1 MiB, and of a larger
+// one its head, its tail and 14 blocks between, where comparing the head
+// alone let a file that differed only after its first 64 KiB through
+// (exit 0, feasible=true printed for another graph's mapping: the review).
+const (
+	sameFileBlocks = 16
+	sameFileBlock  = 64 << 10
+)
 
 // SameFile fails on every rank where the file at path, read in parts,
-// differs on a rank from rank 0's in its size or its first 64 KiB (one
-// path on several nodes' own disks): each rank would read its part of
-// another graph (collective; KindInconsistent, naming the lowest such
-// rank). A rank that cannot open the file is not compared: the reader
-// names it. A graph mapped whole is rank 0's on every rank
+// differs on a rank from rank 0's in its size or in the blocks it hashes
+// (one path on several nodes' own disks, or an MPMD launch naming
+// another file per rank): each rank would read its part of another graph
+// (collective; KindInconsistent, naming the lowest such rank). Paths are
+// not compared: a relative and an absolute path, or a link, may name the
+// same file. A rank that cannot open the file is not compared: the
+// reader names it. A graph mapped whole is rank 0's on every rank
 // (WholeRead.Finish), so this is for the parts only.
 func SameFile(c mpi.Comm, path string) error {
 	_, _, _, _, rank := mpi.Inspect(c)
 	mine := []int64{-1, 0}
 	if f, err := os.Open(path); err == nil {
 		if st, err := f.Stat(); err == nil {
-			h := fnv.New64a()
-			if _, err := io.CopyN(h, f, sameFileHead); err == nil || err == io.EOF {
-				mine = []int64{st.Size(), int64(h.Sum64())}
+			if sum, err := sampleHash(f, st.Size()); err == nil {
+				mine = []int64{st.Size(), int64(sum)}
 			}
 		}
 		f.Close()
@@ -66,7 +49,27 @@ func SameFile(c mpi.Comm, path string) error {
 	case mine[0] != root[0]:
 		bad = &Error{KindInconsistent, fmt.Sprintf("rank %d: graph file %s has %d bytes, rank 0's %d: every rank must read the same file", rank, path, mine[0], root[0])}
 	case mine[1] != root[1]:
-		bad = &Error{KindInconsistent, fmt.Sprintf("rank %d: graph file %s differs from rank 0's in its first %d KiB: every rank must read the same file", rank, path, sameFileHead>>10)}
+		bad = &Error{KindInconsistent, fmt.Sprintf("rank %d: graph file %s differs from rank 0's: every rank must read the same file", rank, path)}
 	}
 	return agree(c, bad)
+}
+
+// sampleHash hashes SameFile's blocks of f, of size bytes.
+func sampleHash(f *os.File, size int64) (uint64, error) {
+	h := fnv.New64a()
+	buf := make([]byte, sameFileBlock)
+	next := int64(0) // blocks overlap in a small file: each byte once
+	for i := int64(0); i < sameFileBlocks; i++ {
+		off := max(i*size/sameFileBlocks, next)
+		end := min(off+sameFileBlock, size)
+		if off >= end {
+			continue
+		}
+		if _, err := f.ReadAt(buf[:end-off], off); err != nil && err != io.EOF {
+			return 0, err
+		}
+		h.Write(buf[:end-off])
+		next = end
+	}
+	return h.Sum64(), nil
 }

@@ -6,10 +6,10 @@
 // Each process reads its own part of the graph file: a byte range of
 // METIS text, or its vertices of a binary graph (ParHIP's format, as
 // gpumap convert writes it); a graph small enough to be mapped whole
-// (2^17 vertices), every process reads whole. Every rank must pass the
-// same -g; read in parts, its file must be rank 0's on every node (size
-// and first 64 KiB); mapped whole, rank 0's graph is sent to the ranks
-// whose file differs or is missing. Rank 0 prints
+// (2^17 vertices), every process reads whole. Read in parts, every
+// rank's -g must be rank 0's file (its size and 16 blocks of 64 KiB
+// spread over it are compared; paths are not); mapped whole, rank 0's
+// graph is sent to the ranks whose file differs or is missing. Rank 0 prints
 // the metrics in gpumap map's format and writes the mapping file.
 //
 // Under OpenMPI's mpirun with every rank on one node, it sets
@@ -217,11 +217,8 @@ func mapGraph(pre *distmap.WholeRead, path, out string, top *topology.Topology, 
 	// A graph that is mapped whole is read whole by every rank (rank 0's
 	// graph where the files differ, or another rank's is missing: a node
 	// without the file may join); a larger one is read in parts, where
-	// every rank's file must be rank 0's (distmap.ReadGraph). On both,
-	// every rank must name the same file.
-	if err := distmap.SamePath(c, path); err != nil {
-		return 0, err
-	}
+	// every rank's file must be rank 0's (distmap.ReadGraph, which
+	// compares the files, not their paths).
 	whole, err := pre.Finish(c)
 	if err != nil {
 		return 0, err
