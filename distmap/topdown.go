@@ -64,7 +64,10 @@ func mapTopDown(g *Graph, top *topology.Topology, opt Options, total int64, cv f
 		// top (topdown.go).
 		notes = append(notes, fmt.Sprintf("not top-down: a vertex of weight %d above Lmax %d", heavy[0], lmax))
 	} else {
-		for _, topEps := range []float64{opt.Eps, opt.Eps / 2} {
+		for i, topEps := range []float64{opt.Eps, opt.Eps / 2} {
+			if i > 0 && topEps == opt.Eps { // eps 0: the same top again
+				break
+			}
 			uo := opt
 			uo.Eps = topEps
 			ur, err := mapLevels(g, upper, uo, total, cv, graph.Lmax(total, upper.K(), topEps))
