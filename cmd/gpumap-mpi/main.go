@@ -28,6 +28,8 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gpumap/gpumap/distmap"
@@ -189,12 +191,41 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // onRank0 is w where the launcher's environment names no rank or rank 0
-// (mpi.Launched), else io.Discard.
+// (mpi.Launched), or the first rank of an MPMD launch's other command
+// line (OpenMPI's app contexts, appFirst: its flags may be the ones that
+// are wrong; before, such a rank exited 2 saying nothing), else
+// io.Discard.
 func onRank0(w io.Writer) io.Writer {
-	if r, _, ok := mpi.Launched(); ok && r != 0 {
+	if r, _, ok := mpi.Launched(); ok && r != 0 && !appFirst(mpi.Getenv, r) {
 		return io.Discard
 	}
 	return w
+}
+
+// appFirst reports whether rank r is the first rank of its app context
+// (`mpirun -np 2 a : -np 2 b`: ranks 0 and 2) by OpenMPI's environment:
+// OMPI_MCA_orte_app_num, its context's index, and OMPI_APP_CTX_NUM_PROCS,
+// the contexts' sizes. False where they are absent (MPICH's hydra names
+// no context) or make no sense.
+func appFirst(lookup func(string) (string, bool), r int) bool {
+	app, ok := mpi.EnvInt(lookup, "OMPI_MCA_orte_app_num")
+	sizes, set := lookup("OMPI_APP_CTX_NUM_PROCS")
+	if !ok || !set || app < 1 {
+		return false
+	}
+	f := strings.Fields(sizes)
+	if app >= len(f) {
+		return false
+	}
+	first := 0
+	for _, x := range f[:app] {
+		n, err := strconv.Atoi(x)
+		if err != nil || n < 0 {
+			return false
+		}
+		first += n
+	}
+	return r == first
 }
 
 // mapGraph reads, maps and writes on a private copy of MPI_COMM_WORLD

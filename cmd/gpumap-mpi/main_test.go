@@ -50,3 +50,39 @@ func TestFlagErrorsOnce(t *testing.T) {
 		}
 	}
 }
+
+// An MPMD launch's other command lines print their flag errors once,
+// from their first rank: `mpirun -np 1 gpumap-mpi ... : -np 2 gpumap-mpi
+// ... -t 0` exited 2 on ranks 1 and 2 saying nothing (the review).
+func TestAppFirst(t *testing.T) {
+	env := func(app, sizes string) func(string) (string, bool) {
+		return func(name string) (string, bool) {
+			switch name {
+			case "OMPI_MCA_orte_app_num":
+				return app, app != ""
+			case "OMPI_APP_CTX_NUM_PROCS":
+				return sizes, sizes != ""
+			}
+			return "", false
+		}
+	}
+	for _, c := range []struct {
+		app, sizes string
+		rank       int
+		want       bool
+	}{
+		{"1", "1 2", 1, true},
+		{"1", "1 2", 2, false},
+		{"2", "2 3 4", 5, true},
+		{"2", "2 3 4", 6, false},
+		{"0", "1 2", 0, false}, // rank 0 prints anyway
+		{"", "1 2", 1, false},  // no app context: hydra
+		{"1", "", 1, false},
+		{"3", "1 2", 3, false},
+		{"1", "x 2", 1, false},
+	} {
+		if got := appFirst(env(c.app, c.sizes), c.rank); got != c.want {
+			t.Errorf("app %q sizes %q rank %d: %v, want %v", c.app, c.sizes, c.rank, got, c.want)
+		}
+	}
+}
