@@ -68,8 +68,10 @@ func mapMetered(g *graph.Graph, top *topology.Topology, opt Options, d *Duel, wo
 	// duel's threads are lent by the caller's processes; a top-down group
 	// (work not nil) runs on the threads of the mapping it is part of,
 	// which the rule set for the whole graph (or strong kept).
+	note := "" // the rule's, where it decided
 	if d == nil && work == nil {
 		opt.Threads = MappingThreads(g, top, opt)
+		note = threadsNote(opt.Threads, asked)
 	}
 	x := par.New(opt.Threads)
 	if d != nil && d.Threads > 0 {
@@ -84,11 +86,9 @@ func mapMetered(g *graph.Graph, top *topology.Topology, opt Options, d *Duel, wo
 	// whole machine.
 	mtop, mopt := top, opt
 	tiny := g.N() <= exact.MaxVertices
-	if !tiny {
-		if r, eps, ok := sparseMachine(top, g.N(), total, opt.Eps); ok {
-			t.logf("sparse machine: %d vertices on %d PEs: mapping onto the first %d (%s)", g.N(), k, r.K(), r)
-			mtop, mopt.Eps = r, eps
-		}
+	if r, eps, ok := mappedMachine(g, top, total, opt.Eps); ok {
+		t.logf("sparse machine: %d vertices on %d PEs: mapping onto the first %d (%s)", g.N(), k, r.K(), r)
+		mtop, mopt.Eps = r, eps
 	}
 	oneToOne := isOneToOne(g, mtop.K(), total, mopt.Eps)
 	alg := opt.Algorithm
@@ -96,7 +96,7 @@ func mapMetered(g *graph.Graph, top *topology.Topology, opt Options, d *Duel, wo
 		alg = presetAlgorithm(opt.Preset, oneToOne)
 	}
 	t.logf("n=%d m=%d k=%d (%s) eps=%g preset=%s algorithm=%s threads=%d%s one-to-one=%v",
-		g.N(), g.M(), k, top, opt.Eps, opt.Preset, alg, x.Threads(), threadsNote(opt.Threads, asked), res.OneToOne)
+		g.N(), g.M(), k, top, opt.Eps, opt.Preset, alg, x.Threads(), note, res.OneToOne)
 	p := newPipeline(x, g, mtop, mopt, t)
 	b, err := selectBackend(opt, t, g.N(), oneToOne || tiny)
 	if err != nil {
@@ -208,6 +208,17 @@ func validate(g *graph.Graph, top *topology.Topology, opt Options) error {
 		return err
 	}
 	return graph.CheckCost(g, top.MaxDistance())
+}
+
+// mappedMachine returns the first PEs of top that g is mapped onto where
+// top is a sparse machine for it (sparse.go) and the eps there; ok is
+// false where g is mapped onto the whole of top (tiny instances are
+// solved exactly on it).
+func mappedMachine(g *graph.Graph, top *topology.Topology, total int64, eps float64) (*topology.Topology, float64, bool) {
+	if g.N() <= exact.MaxVertices {
+		return nil, 0, false
+	}
+	return sparseMachine(top, g.N(), total, eps)
 }
 
 // isOneToOne: the weight fills every PE exactly (c(V) = k and Lmax = 1),

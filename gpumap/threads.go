@@ -47,8 +47,18 @@ func MappingThreads(g *graph.Graph, top *topology.Topology, opt Options) int {
 // serialAtSize reports whether opt maps g onto top on one thread
 // (MappingThreads).
 func serialAtSize(g *graph.Graph, top *topology.Topology, opt Options) bool {
-	return opt.Preset != Strong && g.N() < serialMaxVertices &&
-		!isOneToOne(g, top.K(), g.TotalVertexWeight(), opt.Eps)
+	if opt.Preset == Strong || g.N() >= serialMaxVertices {
+		return false
+	}
+	// One-to-one as mapMetered decides it: on a sparse machine's first
+	// PEs where g is mapped onto those (an rgg of 4,096 vertices onto
+	// 64:64:8 is one-to-one on its first 4,096 PEs; the whole machine's
+	// check said not, and put it on one thread: the review).
+	k, eps, total := top.K(), opt.Eps, g.TotalVertexWeight()
+	if r, e, ok := mappedMachine(g, top, total, eps); ok {
+		k, eps = r.K(), e
+	}
+	return !isOneToOne(g, k, total, eps)
 }
 
 // threadsNote is what the progress adds to a thread count that

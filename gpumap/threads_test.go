@@ -197,9 +197,18 @@ func TestMappingThreadsRule(t *testing.T) {
 			t.Errorf("%s onto %s, -t %d, threshold %d: %d threads, want %d", c.preset, c.top, c.threads, c.n, got, c.want)
 		}
 	}
+	// One-to-one on a sparse machine's first PEs keeps its threads, as
+	// mapMetered routes it (the whole machine's check put it on one).
 	serialMaxVertices = defaultSerialMaxVertices
-	var progress strings.Builder
+	rgg := graph.RandomGeometric(4096, 1)
+	wide, _ := topology.Parse("64:64:8", "1:10:100")
 	opt := DefaultOptions()
+	opt.Threads = 2
+	if got := MappingThreads(rgg, wide, opt); got != 2 {
+		t.Errorf("4,096 vertices onto 64:64:8 (one-to-one on its first 4,096 PEs): %d threads, want 2", got)
+	}
+	var progress strings.Builder
+	opt = DefaultOptions()
 	opt.Threads, opt.Backend, opt.Progress = 2, CPU, &progress
 	if _, err := Map(small, top, opt); err != nil {
 		t.Fatal(err)
