@@ -246,25 +246,13 @@ func (j *distJet) Rebalance(strong bool) error {
 		}
 		if b < 0 {
 			h := refinement.RebalanceHash(uint64(g.First()+int64(v)), j.seed, j.round)
-			list := roomList
 			if j.fit {
-				list = j.fitting(roomList, g.VW[v])
-				if len(list) == 0 {
+				if b = j.cheapestFitting(roomList, g.VW[v], h); b < 0 {
 					continue
 				}
-				// The cheapest fitting PE, ties by the hash.
-				best, bc := int32(-1), int64(0)
-				off := int(h % uint64(len(list)))
-				for i := range list {
-					q := list[(i+off)%len(list)]
-					if c := j.costAt(q); best < 0 || c < bc {
-						best, bc = q, c
-					}
-				}
-				list = j.fits[:1]
-				list[0] = best
+			} else {
+				b = roomList[int(h%uint64(len(roomList)))]
 			}
-			b = list[int(h%uint64(len(list)))]
 			gn = j.costAt(p) - j.costAt(b)
 		}
 		j.cand[v], j.dest[v], j.gain[v] = true, b, gn
@@ -279,16 +267,24 @@ func (j *distJet) Rebalance(strong bool) error {
 	return j.refresh()
 }
 
-// fitting returns the PEs of list where weight w fits below lmax (valid
-// until the next call).
-func (j *distJet) fitting(list []int32, w int64) []int32 {
+// cheapestFitting returns the cheapest PE of list where weight w fits
+// below lmax, ties broken by hash h (the first in list's fitting PEs
+// from the one h picks); -1 where none fits.
+func (j *distJet) cheapestFitting(list []int32, w int64, h uint64) int32 {
 	j.fits = j.fits[:0]
 	for _, b := range list {
 		if j.lmax-j.bw[b] >= w {
 			j.fits = append(j.fits, b)
 		}
 	}
-	return j.fits
+	best, bc := int32(-1), int64(0)
+	for i := range j.fits {
+		q := j.fits[(i+int(h%uint64(len(j.fits))))%len(j.fits)]
+		if c := j.costAt(q); best < 0 || c < bc {
+			best, bc = q, c
+		}
+	}
+	return best
 }
 
 // prefixCut finds, for every PE p, the bucket where the running sum of
