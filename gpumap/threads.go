@@ -5,6 +5,7 @@ import (
 	"runtime"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/refinement"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -17,7 +18,7 @@ import (
 // below it) bought no wall time worth its CPU: -t 2 took 1.05-1.42x the
 // CPU of -t 1 (1.15x summed). DEVELOPERS.md ("How many threads a mapping
 // uses") has the numbers.
-const defaultSerialMaxVertices = 1 << 16
+const defaultSerialMaxVertices = refinement.DefaultParallelFMMin
 
 // serialMaxVertices is defaultSerialMaxVertices; the package's tests set
 // it to 0 (TestMain) so that their small graphs keep running the parallel

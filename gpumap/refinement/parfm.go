@@ -8,10 +8,14 @@ import (
 	"github.com/gpumap/gpumap/gpumap/internal/pq"
 )
 
+// DefaultParallelFMMin is ParallelFMMin's value; gpumap's thread rule
+// (gpumap.MappingThreads) starts there too.
+const DefaultParallelFMMin = 1 << 16
+
 // ParallelFMMin is the size from which RunFMParallel refines with the
 // parallel FM; smaller graphs take the sequential one. It depends on the
 // graph only, so the result is the same for any thread count.
-var ParallelFMMin = 1 << 16
+var ParallelFMMin = DefaultParallelFMMin
 
 // RunFMParallel refines s like RunFM and returns the cost reduction.
 // Graphs of ParallelFMMin vertices or more are refined by localized FM
