@@ -25,6 +25,27 @@ type counting struct {
 	bytes int64
 }
 
+// countedMap maps g onto top by GPU-HM on the CPU backend (default, or
+// ultra, seed 1, eps 0.03), fails t where the mapping is infeasible
+// (name says which), and returns the bytes downloaded to the host.
+func countedMap(t *testing.T, name string, g *graph.Graph, top *topology.Topology, ultra bool) int64 {
+	t.Helper()
+	cfg := devhm.Default
+	if ultra {
+		cfg = devhm.Ultra
+	}
+	cfg.Seed = 1
+	b := &counting{Backend: cpu.New(0)}
+	pe, _, err := devhm.Map(b, par.New(0), g, top, 0.03, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := graph.Evaluate(g, top, pe, 0.03); !m.Feasible {
+		t.Errorf("%s (ultra %v): infeasible", name, ultra)
+	}
+	return b.bytes
+}
+
 func (c *counting) DownloadGraph(g backend.Graph) (*graph.Graph, error) {
 	h, err := c.Backend.DownloadGraph(g)
 	if err == nil {

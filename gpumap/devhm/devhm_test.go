@@ -2,6 +2,7 @@ package devhm_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -59,18 +60,9 @@ func TestMapFeasibleAndReproducible(t *testing.T) {
 func TestUltraDownloadsWithinBound(t *testing.T) {
 	g := graph.Grid(24, 24, 24)
 	top, _ := topology.Parse("4:8:6", "1:10:100")
-	b := &counting{Backend: cpu.New(0)}
-	cfg := devhm.Ultra
-	cfg.Seed = 1
-	pe, _, err := devhm.Map(b, par.New(0), g, top, 0.03, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m, _ := graph.Evaluate(g, top, pe, 0.03); !m.Feasible {
-		t.Errorf("infeasible")
-	}
-	if limit := 0.94 * float64(8*g.N()+4<<20); float64(b.bytes) > limit {
-		t.Errorf("%d bytes to the host, more than 0.94 (8n + 4 MiB) = %.0f", b.bytes, limit)
+	bytes := countedMap(t, "24^3 grid", g, top, true)
+	if limit := 0.94 * float64(8*g.N()+4<<20); float64(bytes) > limit {
+		t.Errorf("%d bytes to the host, more than 0.94 (8n + 4 MiB) = %.0f", bytes, limit)
 	}
 }
 
@@ -102,21 +94,9 @@ func TestDownloadsWithinBoundDense(t *testing.T) {
 	}
 	for _, c := range cases {
 		top, _ := topology.Parse(c.h, "1:10:100")
-		cfg := devhm.Default
-		if c.ultra {
-			cfg = devhm.Ultra
-		}
-		cfg.Seed = 1
-		b := &counting{Backend: cpu.New(0)}
-		pe, _, err := devhm.Map(b, par.New(0), c.g, top, 0.03, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m, _ := graph.Evaluate(c.g, top, pe, 0.03); !m.Feasible {
-			t.Errorf("n=%d onto %s (ultra %v): infeasible", c.g.N(), c.h, c.ultra)
-		}
-		if limit := 0.94 * float64(8*c.g.N()+4<<20); float64(b.bytes) > limit {
-			t.Errorf("n=%d onto %s (ultra %v): %d bytes to the host, %.3f of 0.94 (8n + 4 MiB)", c.g.N(), c.h, c.ultra, b.bytes, float64(b.bytes)/limit)
+		bytes := countedMap(t, fmt.Sprintf("n=%d onto %s", c.g.N(), c.h), c.g, top, c.ultra)
+		if limit := 0.94 * float64(8*c.g.N()+4<<20); float64(bytes) > limit {
+			t.Errorf("n=%d onto %s (ultra %v): %d bytes to the host, %.3f of 0.94 (8n + 4 MiB)", c.g.N(), c.h, c.ultra, bytes, float64(bytes)/limit)
 		}
 	}
 }
@@ -143,20 +123,7 @@ func TestDownloadsAboveBoundWhereCoarseningStalls(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, ultra := range []bool{false, true} {
-			cfg := devhm.Default
-			if ultra {
-				cfg = devhm.Ultra
-			}
-			cfg.Seed = 1
-			b := &counting{Backend: cpu.New(0)}
-			pe, _, err := devhm.Map(b, par.New(0), g, top, 0.03, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if m, _ := graph.Evaluate(g, top, pe, 0.03); !m.Feasible {
-				t.Errorf("%s (ultra %v): infeasible", name, ultra)
-			}
-			r := float64(b.bytes) / float64(8*g.N()+4<<20)
+			r := float64(countedMap(t, name, g, top, ultra)) / float64(8*g.N()+4<<20)
 			t.Logf("%s of %d vertices onto 4:8:6 (ultra %v): %.2f of 8n + 4 MiB", name, n, ultra, r)
 			if r <= 1 {
 				t.Errorf("%s (ultra %v): %.2f of the bound: the exception is gone, update the docs", name, ultra, r)
@@ -185,23 +152,11 @@ func TestDownloadsWithinBoundRMAT(t *testing.T) {
 	}{{16, 3, "4:8:2", false}, {16, 3, "4:8:2", true}} {
 		g := graph.RMAT(c.scale, 8, c.seed)
 		top, _ := topology.Parse(c.h, "1:10:100")
-		cfg := devhm.Default
-		if c.ultra {
-			cfg = devhm.Ultra
-		}
-		cfg.Seed = 1
-		b := &counting{Backend: cpu.New(0)}
-		pe, _, err := devhm.Map(b, par.New(0), g, top, 0.03, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m, _ := graph.Evaluate(g, top, pe, 0.03); !m.Feasible {
-			t.Errorf("R-MAT 2^%d seed %d onto %s (ultra %v): infeasible", c.scale, c.seed, c.h, c.ultra)
-		}
+		bytes := countedMap(t, fmt.Sprintf("R-MAT 2^%d seed %d onto %s", c.scale, c.seed, c.h), g, top, c.ultra)
 		// 0.94 of the bound, as the dense tests: the counting backend
 		// leaves the Jet loop's scalars to the rest (d2hMargin).
-		if limit := float64(8*g.N() + 4<<20); float64(b.bytes) > 0.94*limit {
-			t.Errorf("R-MAT 2^%d seed %d (n=%d) onto %s (ultra %v): %d bytes to the host, %.3f of 8n + 4 MiB", c.scale, c.seed, g.N(), c.h, c.ultra, b.bytes, float64(b.bytes)/limit)
+		if limit := float64(8*g.N() + 4<<20); float64(bytes) > 0.94*limit {
+			t.Errorf("R-MAT 2^%d seed %d (n=%d) onto %s (ultra %v): %d bytes to the host, %.3f of 8n + 4 MiB", c.scale, c.seed, g.N(), c.h, c.ultra, bytes, float64(bytes)/limit)
 		}
 	}
 }
