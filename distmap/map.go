@@ -272,19 +272,18 @@ func mapLevels(g *Graph, top *topology.Topology, opt Options, total int64, cv fl
 				return nil, err
 			}
 		}
-		if err := refine(fine, top, pe, lmax, refineRounds, opt.Seed, i); err != nil {
-			return nil, err
-		}
-		if err := ph.Done(fmt.Sprintf("level %d lp", i)); err != nil {
-			return nil, err
-		}
-		if err := trace(fine, top, pe, opt, i, "lp"); err != nil {
-			return nil, err
-		}
-		// FM after label propagation: it makes the moves that pay only
-		// after others, which label propagation cannot. Not on skewed
-		// degrees (skewed above): the Jet loop there (distJet).
+		// Skewed degrees (skewed above): two rounds of label propagation,
+		// then the Jet loop (distJet), and no FM.
 		if skewed {
+			if err := refine(fine, top, pe, lmax, refineRounds, opt.Seed, i); err != nil {
+				return nil, err
+			}
+			if err := ph.Done(fmt.Sprintf("level %d lp", i)); err != nil {
+				return nil, err
+			}
+			if err := trace(fine, top, pe, opt, i, "lp"); err != nil {
+				return nil, err
+			}
 			if err := runJet(fine, top, pe, lmax, refinement.JetConfig{Seed: opt.Seed ^ uint64(i)*0x51}); err != nil {
 				return nil, err
 			}
@@ -293,6 +292,33 @@ func mapLevels(g *Graph, top *topology.Topology, opt Options, total int64, cv fl
 			}
 			continue
 		}
+		// Otherwise the Jet loop, as the one-process IM refines every
+		// level (its settings: 12 iterations without progress), instead
+		// of two rounds of label propagation on J, then FM. Label
+		// propagation and FM move a vertex only where J falls within
+		// Lmax; Jet's moves at a loss and its rebalancing leave such
+		// local minima. Two copies of finan512 joined by an edge onto
+		// 4:8:6 (issue 24; seeds 1, 2, 3, 21): J 1.065-1.145x the
+		// one-process J at P=2 and 1.070-1.237x at P=4 before, 0.88-1.00x
+		// and 0.91-1.04x with Jet; label propagation kept before Jet
+		// gained nothing more (seed 21 P=2: 220,229 against 224,973) for
+		// 2 more rounds a level. The loss had been the top level's cut
+		// (807 edges of distance 100 against the one-process 571): even
+		// the mapping of a 38k-vertex coarsest graph by gpumap.Map cut
+		// 930-1,340 there, where the one-process mapping projected onto
+		// it cut 609.
+		if err := runJet(fine, top, pe, lmax, refinement.JetConfig{Seed: opt.Seed ^ uint64(i)*0x51}); err != nil {
+			return nil, err
+		}
+		if err := ph.Done(fmt.Sprintf("level %d jet", i)); err != nil {
+			return nil, err
+		}
+		if err := trace(fine, top, pe, opt, i, "jet"); err != nil {
+			return nil, err
+		}
+		// FM after Jet: it makes the moves that pay only after others,
+		// which Jet's label propagation cannot (finan512 x2, seed 21,
+		// P=2: level 1 277,635 -> 267,974, the input 229,188 -> 224,973).
 		cfg := fmConfig
 		cfg.Seed = opt.Seed ^ uint64(i)<<40 ^ uint64(fine.rank)
 		if _, err := localFM(fine, localGraph(fine), top, pe, lmax, cfg); err != nil {
