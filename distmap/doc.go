@@ -77,36 +77,37 @@
 //     mappings before infeasible ones) and is broadcast. This replaces
 //     the paper's edge-cut partition placed block b on PE b.
 //  3. Uncoarsening. Each level's mapping is projected to the finer graph
-//     and improved by two rounds of label propagation on J: a vertex
-//     moves to the PE among its neighbours' that lowers sum w(v,u)
-//     D(pe, pe(u)) most, distances from the topology's bit labels.
-//     Balance is kept exactly: each round starts from the loads summed
-//     over all ranks, and a rank may add to a PE at most its share of the
-//     room below Lmax = ceil((1+eps) c(V)/k), in proportion to its own
-//     weight in that PE, plus what it moved out of it, so no PE can pass
-//     Lmax. Then, unless the degrees are skewed (degree CV at least
-//     features.SkewedCV: the one-process mapper refines such graphs by
-//     label propagation too), distributed FM: every rank runs gpumap's
-//     localized FM on J (gpumap/refinement; one round, as the
-//     one-process mapper's final FM) over a graph of its own vertices
-//     and its ghosts, the ghosts fixed, with the same share of every
-//     PE's room; it makes the moves that pay only after others, which
-//     label propagation cannot. Two ranks that move both ends of an edge
-//     priced each move with the other end where it was: the true change
-//     of J is the sum of the predicted ones plus a correction on those
-//     edges, one allreduce; if J did not fall, every rank takes its
-//     moves back. On skewed degrees the Jet loop of the one-process IM
-//     (refinement.RunJet) runs instead, over all ranks: label propagation
-//     that ignores balance, an afterburner that prices each candidate
-//     with the candidates ranked before it moved (their destinations and
-//     gains come with one exchange), weak and strong rebalancing whose
-//     choices, prefixes of (PE, loss bucket, global id) orders, are cut
-//     with an allreduce of bucket weights and a scan over the ranks, and
-//     the best balanced mapping kept: refinement.Jet's mapping of the
-//     whole level, at any P. There nearly every vertex is on the
-//     boundary and hardly a move pays alone, so label propagation and FM
-//     stop where the Jet loop's moves at a loss go on (R-MAT 2^18: J
-//     1.33x the one-process J without it, 0.82x with it).
+//     and improved by the Jet loop of the one-process IM
+//     (refinement.RunJet), run over all ranks: label propagation on J
+//     that ignores balance (a vertex moves to the PE among its
+//     neighbours' that lowers sum w(v,u) D(pe, pe(u)) most, distances
+//     from the topology's bit labels), an afterburner that prices each
+//     candidate with the candidates ranked before it moved (their
+//     destinations and gains come with one exchange), weak and strong
+//     rebalancing whose choices, prefixes of (PE, loss bucket, global id)
+//     orders, are cut with an allreduce of bucket weights and a scan over
+//     the ranks, and the best balanced mapping kept: refinement.Jet's
+//     mapping of the whole level, at any P. Its moves at a loss leave the
+//     local minima where moves that each lower J stop (finan512-like
+//     dense blocks: J 1.07-1.24x the one-process J with two rounds of
+//     label propagation instead, 0.88-1.04x with Jet). Then, unless the
+//     degrees are skewed (degree CV at least features.SkewedCV),
+//     distributed FM: every rank runs gpumap's localized FM on J
+//     (gpumap/refinement; one round, as the one-process mapper's final
+//     FM) over a graph of its own vertices and its ghosts, the ghosts
+//     fixed, with a share of every PE's room below Lmax = ceil((1+eps)
+//     c(V)/k) in proportion to its own weight in that PE, plus what it
+//     moved out of it, so no PE can pass Lmax; it makes the moves that
+//     pay only after others, which Jet's label propagation cannot. Two
+//     ranks that move both ends of an edge priced each move with the
+//     other end where it was: the true change of J is the sum of the
+//     predicted ones plus a correction on those edges, one allreduce; if
+//     J did not fall, every rank takes its moves back. On skewed degrees
+//     two rounds of label propagation on J (balance kept exactly with the
+//     same shares of the room, from the loads summed over all ranks)
+//     come before the Jet loop, and no FM: there nearly every vertex is
+//     on the boundary and hardly a move pays alone (R-MAT 2^18: J 1.33x
+//     the one-process J with label propagation alone, 0.82x with Jet).
 //
 // At P = 1 the same code runs (the "ghosts" are none, and the FM is the
 // one-process FM on the whole level).

@@ -25,8 +25,8 @@ type Options struct {
 	// max(8000, 20k). Small values let tests contract small graphs.
 	Coarsest int64
 	// Trace, for developers, receives from rank 0 the J of every level
-	// after its coarsest mapping or projection, label propagation and
-	// FM. Each line costs a collective: every rank sets it or none.
+	// after its coarsest mapping or projection and each refinement step
+	// (Jet, FM). Each line costs a collective: every rank sets it or none.
 	Trace io.Writer
 	// Phases, for developers, times the phases of Map (NewPhases): every
 	// rank sets it or none.
