@@ -300,9 +300,7 @@ func mapLevels(g *Graph, top *topology.Topology, opt Options, total int64, cv fl
 		// local minima. Two copies of finan512 joined by an edge onto
 		// 4:8:6 (issue 24; seeds 1, 2, 3, 21): J 1.065-1.145x the
 		// one-process J at P=2 and 1.070-1.237x at P=4 before, 0.88-1.00x
-		// and 0.91-1.04x with Jet; label propagation kept before Jet
-		// gained nothing more (seed 21 P=2: 220,229 against 224,973) for
-		// 2 more rounds a level. The loss had been the top level's cut
+		// and 0.91-1.03x with Jet. The loss had been the top level's cut
 		// (807 edges of distance 100 against the one-process 571): even
 		// the mapping of a 38k-vertex coarsest graph by gpumap.Map cut
 		// 930-1,340 there, where the one-process mapping projected onto
