@@ -69,8 +69,8 @@ type candidate struct {
 // strongCandidateShare of it) and then of the V-cycles, which run on the
 // two workers of -t 2 side by side. 4 s of the 5 s that strong may take
 // there: reading, the features and the evaluation take the rest, and the
-// counts' margins (countedMargin, vcycleMargin) put them above nearly all
-// the fit half's runs at load 40-120. Before, the budget (2.5e9) bounded
+// counts' margins put them above 90% of the fit half's runs (countedMargin:
+// at load 6-10; vcycleMargin: above all at load 30-120). Before, the budget (2.5e9) bounded
 // the size-based estimate of the candidates alone, which the FM's work on
 // hub rows passed 2-3x (8.4 s on a held-out optimisation model). Larger
 // graphs get the budget of as many runs as a graph of strongBudgetM
