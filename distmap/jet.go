@@ -72,19 +72,26 @@ type distJet struct {
 
 // runJet runs the Jet loop on the mapping pe (local vertices and
 // ghosts) of g within lmax; pe ends as the best balanced mapping seen
-// (the start, if it was balanced and nothing beat it). Collective.
-func runJet(g *Graph, top *topology.Topology, pe []int32, lmax int64, cfg refinement.JetConfig) error {
+// (the start, if it was balanced and nothing beat it), or, where none
+// was balanced, the least overloaded. Unless over is set, a mapping that
+// enters above lmax is left as it is and runJet reports false (the loads
+// are global, so every rank decides alike). Collective.
+func runJet(g *Graph, top *topology.Topology, pe []int32, lmax int64, cfg refinement.JetConfig, over bool) (bool, error) {
+	j := &distJet{g: g, top: top, lmax: lmax, pe: pe, bw: make([]int64, top.K())}
+	if err := j.loads(); err != nil {
+		return false, err
+	}
+	if !over && slices.Max(j.bw) > lmax {
+		return false, nil
+	}
 	n, all := g.N(), len(pe)
-	j := &distJet{g: g, top: top, labels: top.Labels(), lmax: lmax, seed: cfg.Seed, pe: pe,
-		bw: make([]int64, top.K()), cand: make([]bool, all), dest: make([]int32, all), gain: make([]int64, all),
-		locked: make([]bool, n), moved: make([]bool, n)}
+	j.labels, j.seed = top.Labels(), cfg.Seed
+	j.cand, j.dest, j.gain = make([]bool, all), make([]int32, all), make([]int64, all)
+	j.locked, j.moved = make([]bool, n), make([]bool, n)
 	j.r.setRange(0, top.K())
 	j.pr.use(top, j.labels)
-	if err := j.loads(); err != nil {
-		return err
-	}
 	_, err := refinement.RunJet(j, cfg)
-	return err
+	return true, err
 }
 
 // loads sums the PE loads over all ranks.

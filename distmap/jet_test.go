@@ -135,7 +135,7 @@ func TestDistJet(t *testing.T) {
 		for i, x := range g.Ghost {
 			pe[g.N()+i] = start[x]
 		}
-		if err := runJet(g, top, pe, lmax, cfg); err != nil {
+		if _, err := runJet(g, top, pe, lmax, cfg, true); err != nil {
 			rankFail("trial %d: %v", trial, err)
 		}
 		got, _, err := mpi.Allgatherv(c, pe[:g.N()], 3)

@@ -1,0 +1,71 @@
+package distmap
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/gpumap/gpumap/gpumap"
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/mpirank/mpi"
+	"github.com/gpumap/gpumap/mpirank/mpi/mpitest"
+	"github.com/gpumap/gpumap/topology"
+)
+
+// At eps 0 with vertex weights (1-9) a coarse level's heavy vertices may
+// not fit under Lmax; the Jet loop there kept the least overloaded
+// mapping it saw at any J (the review of the Jet loop on every level:
+// rgg 200k with such weights at P=3, 927,070 against 585,478). Coarse
+// levels that enter above Lmax are refined by label propagation, which
+// never raises the excess. Here (rgg of 8,000 points, P=3) the
+// distributed J summed over seeds 1-2 was 1.451x gpumap.Map's with the
+// Jet loop on every level, 1.493x with label propagation alone (before
+// the Jet loop), and is 1.333x now: at most 1.40x. Eps 0 with vertex
+// weights stays the distributed levels' weakest case (DEVELOPERS.md).
+func TestTightEpsWeightedJ(t *testing.T) {
+	if !mpitest.Child() {
+		out := mpitest.Run(t, 3, "TestTightEpsWeightedJ")
+		ok := regexp.MustCompile(`(?m)^J ok.*$`).FindString(out)
+		if ok == "" {
+			t.Fatalf("rank 0 did not pass:\n%s", out)
+		}
+		t.Log(ok)
+		return
+	}
+	defer rankRecover()
+	c, size, rank := rankComm(t)
+	whole := graph.RandomGeometric(8000, 5)
+	whole.VW = make([]int64, whole.N())
+	for v := range whole.VW {
+		whole.VW[v] = 1 + int64(v*7%9)
+	}
+	top, _ := topology.Parse("4:4:2", "1:10:100")
+	g := spreadEvenly(c, size, rank, whole)
+	var dist, one int64
+	for s := uint64(1); s <= 2; s++ {
+		res, err := Map(g, top, Options{Eps: 0, Seed: s, Threads: 1, Coarsest: 300})
+		if err != nil {
+			rankFail("%v", err)
+		}
+		if res.Levels == 0 || !res.Metrics.Feasible {
+			rankFail("seed %d: %d levels, feasible %v: want a coarsened, feasible mapping", s, res.Levels, res.Metrics.Feasible)
+		}
+		o := gpumap.DefaultOptions()
+		o.Eps, o.Seed, o.Threads = 0, s, 1
+		r, err := gpumap.Map(whole, top, o)
+		if err != nil {
+			rankFail("%v", err)
+		}
+		dist += res.Metrics.J
+		one += r.Metrics.J
+	}
+	if rank == 0 {
+		if 100*dist > 140*one {
+			rankFail("distributed J %d is %.3fx the one-process J %d over seeds 1-2 (at most 1.40x)", dist, float64(dist)/float64(one), one)
+		}
+		fmt.Printf("J ok: %d, one-process %d (%.3fx)\n", dist, one, float64(dist)/float64(one))
+	}
+	if err := mpi.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+}
