@@ -52,7 +52,9 @@ func Example() {
 		panic(err)
 	}
 	// Every rank must pass the same options and machine.
-	res, err := distmap.Map(g, top, distmap.Options{Eps: 0.03, Seed: 1, Threads: 1})
+	opt := distmap.DefaultOptions() // the zero Options is eps 0 and the fast preset
+	opt.Seed = 1
+	res, err := distmap.Map(g, top, opt)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -15,7 +15,9 @@ import (
 	"github.com/gpumap/gpumap/topology"
 )
 
-// Options configures Map.
+// Options configures Map. Start from DefaultOptions: the zero value means
+// eps 0 (exact balance) and the fast preset (gpumap.Preset's zero, as in
+// gpumap.Options), not what gpumap-mpi and gpumap_map_dist use.
 type Options struct {
 	Eps     float64       // allowed imbalance: Lmax = ceil((1+Eps) c(V)/k)
 	Seed    uint64        // the same seed, graph and rank count give the same mapping
@@ -352,6 +354,13 @@ func mapLevels(g *Graph, top *topology.Topology, opt Options, total int64, cv fl
 		return nil, err
 	}
 	return &Result{PE: pe[:g.N()], Metrics: m, Levels: len(levels), CoarseN: best.coarseN}, nil
+}
+
+// DefaultOptions returns what gpumap-mpi maps with when no flag says
+// otherwise: the default preset, eps 0.03, seed 0 and one thread per
+// process.
+func DefaultOptions() Options {
+	return Options{Preset: gpumap.Default, Eps: 0.03, Threads: 1}
 }
 
 // checkOptions fails on every rank where eps is invalid or the ranks'
