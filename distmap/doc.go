@@ -36,7 +36,10 @@
 //     in one round and label propagation follows them); where (b) is
 //     chosen, (a)'s hierarchy is built too and the one that leaves less
 //     edge weight exposed at the larger coarsest size is kept (finan512:
-//     its matchings pair vertices across its dense blocks). Either way the
+//     its matchings pair vertices across its dense blocks). Under either,
+//     each rank then groups its isolated vertices that stayed alone into
+//     clusters of consecutive ids up to the same weight bound (no edge
+//     joins them otherwise). Either way the
 //     clusters are contracted in parallel: cluster l becomes a coarse
 //     vertex owned by l's owner; coarse vertices are summed where their
 //     fine vertices are, arcs of coarse vertices owned elsewhere merged

@@ -512,6 +512,7 @@ func coarsen(g *Graph, opt Options, small, limit int64, byMatching bool, first *
 			if err != nil {
 				return nil, err
 			}
+			groupIsolated(cur, label, limit)
 			if lv, err = contract(cur, label); err != nil {
 				return nil, err
 			}
@@ -538,6 +539,7 @@ func coarsen(g *Graph, opt Options, small, limit int64, byMatching bool, first *
 				return nil, err
 			}
 			label := c.label
+			groupIsolated(cur, label, limit)
 			if lv, err = contract(cur, label); err != nil {
 				return nil, err
 			}

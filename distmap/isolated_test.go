@@ -1,0 +1,66 @@
+package distmap
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/mpirank/mpi"
+	"github.com/gpumap/gpumap/mpirank/mpi/mpitest"
+	"github.com/gpumap/gpumap/topology"
+)
+
+// A random geometric graph of 3,000 vertices at every third id, 6,000
+// isolated vertices between, across 2 ranks coarsened towards 300
+// vertices: the coarsest graph holds at most 1,000 (before the isolated
+// vertices were grouped it kept all 6,000 of them), and the mapping is
+// feasible.
+func TestIsolatedCoarsen(t *testing.T) {
+	if !mpitest.Child() {
+		out := mpitest.Run(t, 2, "TestIsolatedCoarsen")
+		ok := regexp.MustCompile(`(?m)^coarse ok.*$`).FindString(out)
+		if ok == "" {
+			t.Fatalf("rank 0 did not pass:\n%s", out)
+		}
+		t.Log(ok)
+		return
+	}
+	defer rankRecover()
+	c, size, rank := rankComm(t)
+	base := graph.RandomGeometric(3000, 1)
+	n := 3 * int64(base.N())
+	vtxdist := make([]int64, size+1)
+	for r := range size {
+		vtxdist[r+1] = n * int64(r+1) / int64(size)
+	}
+	xadj := []int64{0}
+	var adj []int64
+	for v := vtxdist[rank]; v < vtxdist[rank+1]; v++ {
+		if v%3 == 0 {
+			b := v / 3
+			for e := base.XAdj[b]; e < base.XAdj[b+1]; e++ {
+				adj = append(adj, 3*int64(base.Adj[e]))
+			}
+		}
+		xadj = append(xadj, int64(len(adj)))
+	}
+	g, err := New(c, vtxdist, xadj, adj, nil, nil)
+	if err != nil {
+		rankFail("%v", err)
+	}
+	top, _ := topology.Parse("4:4:2", "1:10:100")
+	res, err := Map(g, top, Options{Eps: 0.03, Seed: 1, Threads: 1, Coarsest: 300})
+	if err != nil {
+		rankFail("%v", err)
+	}
+	if res.CoarseN > 1000 || !res.Metrics.Feasible {
+		rankFail("coarsest graph of %d vertices (at most 1,000), feasible %v", res.CoarseN, res.Metrics.Feasible)
+	}
+	if rank == 0 {
+		fmt.Printf("coarse ok: %d vertices after %d levels, J %d\n", res.CoarseN, res.Levels, res.Metrics.J)
+	}
+	if err := mpi.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+}
