@@ -318,7 +318,20 @@ func mapLevels(g *Graph, top *topology.Topology, opt Options, total int64, cv fl
 		// there). Label propagation, which never raises the excess,
 		// refines such a level as before.
 		step := "jet"
-		ran, err := runJet(fine, top, pe, lmax, refinement.JetConfig{Seed: opt.Seed ^ uint64(i)*0x51}, i == 0)
+		//
+		// On the input's level the loop stops after 4 iterations without
+		// progress, not 12: there it moved nothing on a 100^3 grid, rgg
+		// 2^20 (seed 3) or FLA at P=2 (the same J with 4, seed 1; the 3D
+		// grid's seed 21 too) and took 0.2-0.45 s of their 2.8-3.3 s wall
+		// (idle; 12 iterations put the grid at 1.10-1.33x map -t 2's
+		// wall), while the coarse levels had done the work; finan512 x2
+		// kept most of its gain (seeds 1 and 21: J 228,231 -> 231,267 and
+		// 224,973 -> 226,102).
+		jc := refinement.JetConfig{Seed: opt.Seed ^ uint64(i)*0x51}
+		if i == 0 {
+			jc.Iterations = 4
+		}
+		ran, err := runJet(fine, top, pe, lmax, jc, i == 0)
 		if err != nil {
 			return nil, err
 		}
