@@ -93,7 +93,11 @@
 //     mapping of the whole level, at any P. Its moves at a loss leave the
 //     local minima where moves that each lower J stop (finan512-like
 //     dense blocks: J 1.07-1.24x the one-process J with two rounds of
-//     label propagation instead, 0.88-1.03x with Jet). Then, unless the
+//     label propagation instead, 0.88-1.03x with Jet). A coarse level
+//     that enters above Lmax gets two rounds of label propagation
+//     instead (Jet would keep its least overloaded mapping at any J, for
+//     an excess its heavy vertices keep); the input's level, balanced
+//     first, stops after 4 iterations without progress. Then, unless the
 //     degrees are skewed (degree CV at least features.SkewedCV),
 //     distributed FM: every rank runs gpumap's localized FM on J
 //     (gpumap/refinement; one round, as the one-process mapper's final
