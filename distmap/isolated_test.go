@@ -13,8 +13,9 @@ import (
 
 // A random geometric graph of 3,000 vertices at every third id, 6,000
 // isolated vertices between, across 2 ranks coarsened towards 300
-// vertices: the coarsest graph holds at most 1,000 (before the isolated
-// vertices were grouped it kept all 6,000 of them), and the mapping is
+// vertices: the coarsest graph holds at most 1,500 (before the isolated
+// vertices were grouped it kept all 6,000 of them; 386 with groups of a
+// whole cluster weight, 1,042 with a quarter), and the mapping is
 // feasible.
 func TestIsolatedCoarsen(t *testing.T) {
 	if !mpitest.Child() {
@@ -54,8 +55,8 @@ func TestIsolatedCoarsen(t *testing.T) {
 	if err != nil {
 		rankFail("%v", err)
 	}
-	if res.CoarseN > 1000 || !res.Metrics.Feasible {
-		rankFail("coarsest graph of %d vertices (at most 1,000), feasible %v", res.CoarseN, res.Metrics.Feasible)
+	if res.CoarseN > 1500 || !res.Metrics.Feasible {
+		rankFail("coarsest graph of %d vertices (at most 1,500), feasible %v", res.CoarseN, res.Metrics.Feasible)
 	}
 	if rank == 0 {
 		fmt.Printf("coarse ok: %d vertices after %d levels, J %d\n", res.CoarseN, res.Levels, res.Metrics.J)

@@ -286,8 +286,15 @@ func mapLevels(g *Graph, top *topology.Topology, opt Options, total int64, cv fl
 			if err := trace(fine, top, pe, opt, i, "lp"); err != nil {
 				return nil, err
 			}
-			if _, err := runJet(fine, top, pe, lmax, refinement.JetConfig{Seed: opt.Seed ^ uint64(i)*0x51}, true); err != nil {
+			// Not on a coarse level above Lmax, as below (the review:
+			// isolated vertices make a degree CV of 1 or more, and their
+			// groups heavy coarse vertices).
+			ran, err := runJet(fine, top, pe, lmax, refinement.JetConfig{Seed: opt.Seed ^ uint64(i)*0x51}, i == 0)
+			if err != nil {
 				return nil, err
+			}
+			if !ran {
+				continue
 			}
 			if err := trace(fine, top, pe, opt, i, "jet"); err != nil {
 				return nil, err
