@@ -6,8 +6,11 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/gpumap/gpumap/gpumap"
+	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/mpirank/mpi"
 	"github.com/gpumap/gpumap/mpirank/mpi/mpitest"
+	"github.com/gpumap/gpumap/topology"
 )
 
 // The ranks of an mpitest test (mpitest.Child) share this set-up: MPI on
@@ -54,4 +57,22 @@ func runRanks(t *testing.T, name string, ps ...int) {
 			t.Fatalf("P=%d: %d of %d ranks passed:\n%s", p, n, p, out)
 		}
 	}
+}
+
+// mapBoth maps g across the ranks with opt, and whole, the same graph, in
+// one process with gpumap's default preset at opt's eps and seed on one
+// thread: the tests of the distributed J compare the two. An error fails
+// the rank.
+func mapBoth(g *Graph, whole *graph.Graph, top *topology.Topology, opt Options) (dist *Result, oneJ int64) {
+	dist, err := Map(g, top, opt)
+	if err != nil {
+		rankFail("%v", err)
+	}
+	o := gpumap.DefaultOptions()
+	o.Eps, o.Seed, o.Threads = opt.Eps, opt.Seed, 1
+	one, err := gpumap.Map(whole, top, o)
+	if err != nil {
+		rankFail("%v", err)
+	}
+	return dist, one.Metrics.J
 }
