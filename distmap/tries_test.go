@@ -1,0 +1,81 @@
+package distmap
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/mpirank/mpi"
+	"github.com/gpumap/gpumap/mpirank/mpi/mpitest"
+	"github.com/gpumap/gpumap/topology"
+)
+
+// Road-like graphs (mean degree below sparseDegree) map their coarsest
+// graph once more on every rank with the first round's best algorithm
+// (initial's more), and keep the better mapping: on 2 ranks a road grid
+// (graph.RoadGrid, mean degree 2.65) gets the second round, the same
+// mapping at 1 and 2 threads, and a coarsest J no higher than the first
+// round's; a 3D grid (mean degree 5.6) gets one round only.
+func TestSparseCoarsestTries(t *testing.T) {
+	if !mpitest.Child() {
+		out := mpitest.Run(t, 2, "TestSparseCoarsestTries")
+		if regexp.MustCompile(`(?m)^tries ok.*$`).FindString(out) == "" {
+			t.Fatalf("rank 0 did not pass:\n%s", out)
+		}
+		return
+	}
+	defer rankRecover()
+	c, size, rank := rankComm(t)
+	top, _ := topology.Parse("4:4:2", "1:10:100")
+	firstJ := regexp.MustCompile(`(?m)^coarsest n=\d+ m=\d+ J by rank \[(.*)\]$`)
+	moreJ := regexp.MustCompile(`(?m)^coarsest after 1 more tries of \w+: J by rank \[(.*)\]$`)
+	least := func(s string) int64 {
+		var best int64 = -1
+		for _, f := range regexp.MustCompile(`\d+`).FindAllString(s, -1) {
+			x, _ := strconv.ParseInt(f, 10, 64)
+			if best < 0 || x < best {
+				best = x
+			}
+		}
+		return best
+	}
+	for _, tc := range []struct {
+		name   string
+		whole  *graph.Graph
+		sparse bool
+	}{{"road grid", graph.RoadGrid(100, 100), true}, {"3D grid", graph.Grid(30, 30, 30), false}} {
+		g := spreadEvenly(c, size, rank, tc.whole)
+		var pes [][]int32
+		for _, threads := range []int{1, 2} {
+			var tr bytes.Buffer
+			res, err := Map(g, top, Options{Eps: 0.03, Seed: 1, Threads: threads, Coarsest: 600, Trace: &tr})
+			if err != nil {
+				rankFail("%s: %v", tc.name, err)
+			}
+			pes = append(pes, res.PE)
+			if rank != 0 {
+				continue
+			}
+			f, m := firstJ.FindStringSubmatch(tr.String()), moreJ.FindStringSubmatch(tr.String())
+			if f == nil || (m != nil) != tc.sparse {
+				rankFail("%s: the second round ran %v, want %v:\n%s", tc.name, m != nil, tc.sparse, tr.String())
+			}
+			if m != nil && least(m[1]) > least(f[1]) {
+				rankFail("%s: the second round's best J %d is above the first's %d", tc.name, least(m[1]), least(f[1]))
+			}
+		}
+		if !slices.Equal(pes[0], pes[1]) {
+			rankFail("%s: the mapping differs at 1 and 2 threads", tc.name)
+		}
+	}
+	if rank == 0 {
+		fmt.Println("tries ok")
+	}
+	if err := mpi.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+}
