@@ -516,7 +516,8 @@ func countLabels(g *Graph, label []int64) (int64, error) {
 // propagation or by local matchings (a level whose matching keeps more
 // than 80% is clustered by label propagation instead: matchings stall
 // where the edges cross ranks); the caller maps the coarsest graph.
-// ahead, when not nil, is asked after every level whether to go on.
+// ahead, when not nil, is asked of every level (its size and exposed
+// weight, exposedOf) whether to go on; a level behind is not contracted.
 // first, when not nil, is label propagation already started on g; share
 // and block are newClustering's.
 func coarsen(g *Graph, opt Options, small, limit int64, byMatching bool, first *clustering, share, block int, ahead func(exposure) bool) (*hierarchy, error) {
@@ -560,6 +561,19 @@ func coarsen(g *Graph, opt Options, small, limit int64, byMatching bool, first *
 			}
 			label := c.label
 			groupIsolated(cur, label, limit)
+			if ahead != nil {
+				// The level's size and exposed weight come before its
+				// contraction, which a level behind does without.
+				e, err := exposedOf(cur, label)
+				if err != nil {
+					return nil, err
+				}
+				if e.n <= cur.GlobalN()*9/10 && !ahead(e) {
+					h.exposed = append(h.exposed, e)
+					h.behind = true
+					break
+				}
+			}
 			if lv, err = contract(cur, label); err != nil {
 				return nil, err
 			}
@@ -582,10 +596,7 @@ func coarsen(g *Graph, opt Options, small, limit int64, byMatching bool, first *
 			return nil, err
 		}
 		collect() // the level's temporaries
-		if ahead != nil && !ahead(h.exposed[len(h.exposed)-1]) {
-			h.behind = true
-			break
-		}
+		// (ahead has passed this level before its contraction.)
 		if err := opt.Phases.Done(fmt.Sprintf("coarsen to n=%d", cur.GlobalN())); err != nil {
 			return nil, err
 		}
