@@ -526,8 +526,17 @@ func coarsen(g *Graph, opt Options, small, limit int64, byMatching bool, first *
 	if err := h.addExposed(cur); err != nil {
 		return nil, err
 	}
+	// addExposed, or the level's exposure known before its contraction.
+	addExposed := func(e *exposure) error {
+		if e != nil {
+			h.exposed = append(h.exposed, *e)
+			return nil
+		}
+		return h.addExposed(cur)
+	}
 	for len(h.levels) < maxLevels && cur.GlobalN() > small {
 		var lv *level
+		var known *exposure
 		if byMatching {
 			label, err := match(cur, limit)
 			if err != nil {
@@ -561,9 +570,12 @@ func coarsen(g *Graph, opt Options, small, limit int64, byMatching bool, first *
 			}
 			label := c.label
 			groupIsolated(cur, label, limit)
-			if ahead != nil {
-				// The level's size and exposed weight come before its
-				// contraction, which a level behind does without.
+			// The level's size and exposed weight come before its
+			// contraction, which a level behind does without; not where
+			// ahead passes any level smaller than cur whatever it exposes
+			// (below the matchings' coarsest size: FLA's last three
+			// levels), as the count costs a pass over the edges.
+			if ahead != nil && !ahead(exposure{cur.GlobalN() - 1, math.MaxInt64}) {
 				e, err := exposedOf(cur, label)
 				if err != nil {
 					return nil, err
@@ -573,6 +585,7 @@ func coarsen(g *Graph, opt Options, small, limit int64, byMatching bool, first *
 					h.behind = true
 					break
 				}
+				known = &e
 			}
 			if lv, err = contract(cur, label); err != nil {
 				return nil, err
@@ -585,14 +598,14 @@ func coarsen(g *Graph, opt Options, small, limit int64, byMatching bool, first *
 			}
 			h.levels = append(h.levels, lv)
 			cur = lv.coarse
-			if err := h.addExposed(cur); err != nil {
+			if err := addExposed(known); err != nil {
 				return nil, err
 			}
 			break
 		}
 		h.levels = append(h.levels, lv)
 		cur = lv.coarse
-		if err := h.addExposed(cur); err != nil {
+		if err := addExposed(known); err != nil {
 			return nil, err
 		}
 		collect() // the level's temporaries
