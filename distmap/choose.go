@@ -141,7 +141,7 @@ func exposedAt(e []exposure, n int64) float64 {
 // luxembourg_osm x2 -0.25%, +0.48%, +2.9%, +5.8%; finan512 x2 +9.6%,
 // +12.5%. The mirror drops the grid's matchings at their first level;
 // only a margin between 0.99% and 2.3% (fitted, and FLA would still
-// pay its first two levels, about 0.45 s of 0.55) tells them apart.
+// pay its first two levels, about 0.4 s of 0.55) tells them apart.
 func lessExposed(g *Graph, opt Options, m *hierarchy, small, limit int64, first *clustering, share, block int) (*hierarchy, error) {
 	// Label propagation goes on only while it exposes less than the
 	// matchings at its own size (where theirs reach): its first level
