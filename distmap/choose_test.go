@@ -1,8 +1,16 @@
 package distmap
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"regexp"
+	"slices"
 	"testing"
+
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/mpirank/mpi"
+	"github.com/gpumap/gpumap/mpirank/mpi/mpitest"
 )
 
 // exposedAt against the hierarchies' own points and hand-worked
@@ -54,5 +62,99 @@ func TestExposedAt(t *testing.T) {
 	gridLP := []exposure{{257481, 760292}, {112785, 603159}, {30430, 391789}, {10151, 300191}, {8992, 295453}, {8991, 295449}}
 	if m, l := exposedAt(gridM, 16093), exposedAt(gridLP, 16093); m >= l {
 		t.Errorf("3D grid: matchings expose %.0f, label propagation %.0f; want the matchings' less", m, l)
+	}
+}
+
+// exposedOf on 3 ranks against contract: on grids and random graphs with
+// random edge weights spread over the ranks at random boundaries (one
+// rank possibly empty), clustered by label propagation (clusters across
+// the ranks' boundaries) or by random labels of vertices anywhere, the
+// size and exposed edge weight without the contraction are those of the
+// contracted graph (lessExposed drops a level behind uncontracted).
+func TestExposedOfContract(t *testing.T) {
+	if !mpitest.Child() {
+		out := mpitest.Run(t, 3, "TestExposedOfContract")
+		if n := len(regexp.MustCompile(`(?m)^rank \d: ok$`).FindAllString(out, -1)); n != 3 {
+			t.Fatalf("%d of 3 ranks passed:\n%s", n, out)
+		}
+		return
+	}
+	defer rankRecover()
+	c, _, rank := rankComm(t)
+	rng := rand.New(rand.NewPCG(21, 4))
+	for trial := range 100 {
+		var whole *graph.Graph
+		switch trial % 2 {
+		case 0:
+			whole = graph.Grid(2+rng.IntN(30), 2+rng.IntN(30))
+		default:
+			whole = randomGraph(rng, 2+rng.IntN(150))
+		}
+		n := whole.N()
+		ew := make([]int64, whole.DirectedEdges())
+		for v := range n {
+			for e := whole.XAdj[v]; e < whole.XAdj[v+1]; e++ {
+				u := whole.Adj[e]
+				// The same weight both ways: a hash of the pair.
+				ew[e] = 1 + int64((uint64(min(int32(v), u))*31+uint64(max(int32(v), u)))%5)*int64(trial%2)
+			}
+		}
+		vtxdist := []int64{0, int64(rng.IntN(n + 1))}
+		vtxdist = append(vtxdist, vtxdist[1]+int64(rng.IntN(n+1-int(vtxdist[1]))), int64(n))
+		lo, hi := vtxdist[rank], vtxdist[rank+1]
+		xadj := []int64{0}
+		var adj, w []int64
+		for v := lo; v < hi; v++ {
+			for e := whole.XAdj[v]; e < whole.XAdj[v+1]; e++ {
+				adj = append(adj, int64(whole.Adj[e]))
+				w = append(w, ew[e])
+			}
+			xadj = append(xadj, int64(len(adj)))
+		}
+		g, err := New(c, vtxdist, xadj, adj, slices.Clone(whole.VW[lo:hi]), w)
+		if err != nil {
+			rankFail("trial %d: %v", trial, err)
+		}
+		var label []int64
+		if trial%3 == 2 {
+			// Labels of any vertex: the same draw on every rank.
+			lr := rand.New(rand.NewPCG(uint64(trial), 1))
+			all := make([]int64, n)
+			for v := range all {
+				all[v] = int64(lr.IntN(n))
+			}
+			label = slices.Clone(all[lo:hi])
+			for _, x := range g.Ghost {
+				label = append(label, all[x])
+			}
+		} else {
+			cl, err := newClustering(g, int64(1+rng.IntN(6)), uint64(trial), 0, 1, 0)
+			if err != nil {
+				rankFail("trial %d: %v", trial, err)
+			}
+			if err := cl.run(3); err != nil {
+				rankFail("trial %d: %v", trial, err)
+			}
+			label = cl.label
+		}
+		got, err := exposedOf(g, label)
+		if err != nil {
+			rankFail("trial %d: %v", trial, err)
+		}
+		lv, err := contract(g, label)
+		if err != nil {
+			rankFail("trial %d: %v", trial, err)
+		}
+		var h hierarchy
+		if err := h.addExposed(lv.coarse); err != nil {
+			rankFail("trial %d: %v", trial, err)
+		}
+		if got != h.exposed[0] {
+			rankFail("trial %d: exposedOf %+v, the contracted graph %+v", trial, got, h.exposed[0])
+		}
+	}
+	fmt.Printf("rank %d: ok\n", rank)
+	if err := mpi.Finalize(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -269,7 +269,7 @@ func contract(g *Graph, label []int64) (*level, error) {
 		xadj[ci+1] = adj.n
 	}
 	got, memb, rarc = nil, nil, nil
-	cg, err := build(c, vtxdist, xadj, adj.flat(), w.flat(), vw)
+	cg, err := buildPieces(c, vtxdist, xadj, adj.pieces(), w.flat(), vw)
 	if err != nil {
 		return nil, err
 	}
@@ -304,6 +304,13 @@ func (c *chunks) flat() []int64 {
 		out = append(out, p...)
 	}
 	out = append(out, c.cur...)
+	*c = chunks{}
+	return out
+}
+
+// pieces returns the values in c's pieces, in order, and empties c.
+func (c *chunks) pieces() [][]int64 {
+	out := append(c.full, c.cur)
 	*c = chunks{}
 	return out
 }

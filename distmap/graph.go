@@ -109,34 +109,50 @@ func owner(vtxdist []int64, x int64) int {
 // weight is 1, and weights that are all 1 are dropped. Every rank returns
 // the same error.
 func build(c mpi.Comm, vtxdist, xadj, adj, w, vw []int64) (*Graph, error) {
+	return buildPieces(c, vtxdist, xadj, [][]int64{adj}, w, vw)
+}
+
+// buildPieces is build with the neighbour ids in pieces, one after the
+// other (contract's chunks: copied into one array first, the ids took a
+// fresh array as large as the coarse graph's arcs on every level).
+func buildPieces(c mpi.Comm, vtxdist, xadj []int64, adj [][]int64, w, vw []int64) (*Graph, error) {
 	_, _, _, size, rank := mpi.Inspect(c)
 	g := &Graph{VtxDist: vtxdist, XAdj: xadj, ew: unitOrNil(w), VW: vw, c: c, size: size, rank: rank}
 	lo, hi := vtxdist[rank], vtxdist[rank+1]
 	var bad error
 	// Sized exactly, as check's buffers: grown by append, the ghost
 	// list took 1.3 s of rank 1's 3.3 s in build on R-MAT 2^21 at P=2.
-	ghosts := 0
-	for _, x := range adj {
-		if x < lo || x >= hi {
-			ghosts++
+	ghosts, arcs := 0, 0
+	for _, p := range adj {
+		arcs += len(p)
+		for _, x := range p {
+			if x < lo || x >= hi {
+				ghosts++
+			}
 		}
 	}
 	g.Ghost = make([]int64, 0, ghosts)
-	for _, x := range adj {
-		if x < lo || x >= hi {
-			g.Ghost = append(g.Ghost, x)
+	for _, p := range adj {
+		for _, x := range p {
+			if x < lo || x >= hi {
+				g.Ghost = append(g.Ghost, x)
+			}
 		}
 	}
 	slices.Sort(g.Ghost)
 	g.Ghost = exact(slices.Compact(g.Ghost)) // a ghost listed by many edges left its capacity behind
 	n := int64(len(vw))
-	g.Adj = make([]int32, len(adj))
-	for e, x := range adj {
-		if x >= lo && x < hi {
-			g.Adj[e] = int32(x - lo)
-		} else {
-			i, _ := slices.BinarySearch(g.Ghost, x)
-			g.Adj[e] = int32(n + int64(i))
+	g.Adj = make([]int32, arcs)
+	e := 0
+	for _, p := range adj {
+		for _, x := range p {
+			if x >= lo && x < hi {
+				g.Adj[e] = int32(x - lo)
+			} else {
+				i, _ := slices.BinarySearch(g.Ghost, x)
+				g.Adj[e] = int32(n + int64(i))
+			}
+			e++
 		}
 	}
 	if n+int64(len(g.Ghost)) > 1<<31-1 {

@@ -535,7 +535,8 @@ func countLabels(g *Graph, label []int64) (int64, error) {
 // propagation or by local matchings (a level whose matching keeps more
 // than 80% is clustered by label propagation instead: matchings stall
 // where the edges cross ranks); the caller maps the coarsest graph.
-// ahead, when not nil, is asked after every level whether to go on.
+// ahead, when not nil, is asked of every level (its size and exposed
+// weight, exposedOf) whether to go on; a level behind is not contracted.
 // first, when not nil, is label propagation already started on g; share
 // and block are newClustering's.
 func coarsen(g *Graph, opt Options, small, limit int64, byMatching bool, first *clustering, share, block int, ahead func(exposure) bool) (*hierarchy, error) {
@@ -544,8 +545,17 @@ func coarsen(g *Graph, opt Options, small, limit int64, byMatching bool, first *
 	if err := h.addExposed(cur); err != nil {
 		return nil, err
 	}
+	// addExposed, or the level's exposure known before its contraction.
+	addExposed := func(e *exposure) error {
+		if e != nil {
+			h.exposed = append(h.exposed, *e)
+			return nil
+		}
+		return h.addExposed(cur)
+	}
 	for len(h.levels) < maxLevels && cur.GlobalN() > small {
 		var lv *level
+		var known *exposure
 		if byMatching {
 			label, err := match(cur, limit)
 			if err != nil {
@@ -579,6 +589,23 @@ func coarsen(g *Graph, opt Options, small, limit int64, byMatching bool, first *
 			}
 			label := c.label
 			groupIsolated(cur, label, limit)
+			// The level's size and exposed weight come before its
+			// contraction, which a level behind does without; not where
+			// ahead passes any level smaller than cur whatever it exposes
+			// (below the matchings' coarsest size: FLA's last three
+			// levels), as the count costs a pass over the edges.
+			if ahead != nil && !ahead(exposure{cur.GlobalN() - 1, math.MaxInt64}) {
+				e, err := exposedOf(cur, label)
+				if err != nil {
+					return nil, err
+				}
+				if e.n <= cur.GlobalN()*9/10 && !ahead(e) {
+					h.exposed = append(h.exposed, e)
+					h.behind = true
+					break
+				}
+				known = &e
+			}
 			if lv, err = contract(cur, label); err != nil {
 				return nil, err
 			}
@@ -590,21 +617,18 @@ func coarsen(g *Graph, opt Options, small, limit int64, byMatching bool, first *
 			}
 			h.levels = append(h.levels, lv)
 			cur = lv.coarse
-			if err := h.addExposed(cur); err != nil {
+			if err := addExposed(known); err != nil {
 				return nil, err
 			}
 			break
 		}
 		h.levels = append(h.levels, lv)
 		cur = lv.coarse
-		if err := h.addExposed(cur); err != nil {
+		if err := addExposed(known); err != nil {
 			return nil, err
 		}
 		collect() // the level's temporaries
-		if ahead != nil && !ahead(h.exposed[len(h.exposed)-1]) {
-			h.behind = true
-			break
-		}
+		// (ahead has passed this level before its contraction.)
 		if err := opt.Phases.Done(fmt.Sprintf("coarsen to n=%d", cur.GlobalN())); err != nil {
 			return nil, err
 		}

@@ -9,53 +9,27 @@ import (
 )
 
 // matchGraph is the graph that rank matches on: its local vertices
-// 0..N-1 with their edges to each other and to the ghosts of later ranks
-// (vertices N.., in global order, without edges of their own, weighing
-// vw), which a local vertex may claim as the one-process matching pairs
-// vertices across the ranks' boundaries. Ghosts of earlier ranks are
-// left out: their owners visit them first.
-func matchGraph(g *Graph, up int, vw []int64) *graph.Graph {
+// 0..N-1 with all their edges and its ghosts (vertices N.., in global
+// order, without edges of their own, weighing vw), which a local vertex
+// may claim as the one-process matching pairs vertices across the ranks'
+// boundaries. It shares g's adjacency and edge weights; only the offsets
+// and the vertex weights are new. The ghosts of earlier ranks (N..N+up-1)
+// are no partners: their owners visit them first, so match marks them
+// taken (matched to themselves), which leaves every other choice as it
+// was on the rank's part copied without them (ids keep their order: the
+// ties to the lowest id). The copy was a third of match on FLA at P=2
+// (its profile: 0.11 of 0.31 s).
+func matchGraph(g *Graph, vw []int64) *graph.Graph {
 	n, nu := g.N(), len(vw)
-	keep := func(u int32) (int32, bool) {
-		switch {
-		case int(u) < n:
-			return u, true
-		case int(u)-n >= up:
-			return u - int32(up), true
-		}
-		return 0, false
-	}
-	// Sized exactly (a copy of the rank's part, up to twice what grown
-	// slices hold) and without weights where g has none.
 	xadj := make([]int64, n+nu+1)
-	for v := range n {
-		xadj[v+1] = xadj[v]
-		for _, u := range g.Adj[g.XAdj[v]:g.XAdj[v+1]] {
-			if _, ok := keep(u); ok {
-				xadj[v+1]++
-			}
-		}
+	copy(xadj, g.XAdj[:n+1])
+	for v := n + 1; v <= n+nu; v++ {
+		xadj[v] = xadj[n]
 	}
-	for v := n; v < n+nu; v++ {
-		xadj[v+1] = xadj[v]
-	}
-	adj := make([]int32, 0, xadj[n])
-	var w []int64
+	mg := &graph.Graph{XAdj: xadj, Adj: g.Adj[:xadj[n]], VW: append(slices.Clip(g.VW), vw...)}
 	if g.ew != nil {
-		w = make([]int64, 0, xadj[n])
+		mg.SetEdgeWeights(g.ew[:xadj[n]])
 	}
-	for v := range n {
-		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-			if u, ok := keep(g.Adj[e]); ok {
-				adj = append(adj, u)
-				if w != nil {
-					w = append(w, g.ew[e])
-				}
-			}
-		}
-	}
-	mg := &graph.Graph{XAdj: xadj, Adj: adj, VW: append(slices.Clip(g.VW), vw...)}
-	mg.SetEdgeWeights(w)
 	return mg
 }
 
@@ -86,7 +60,7 @@ func match(g *Graph, limit int64) ([]int64, error) {
 		return nil, err
 	}
 	up := int(g.ghostOff[g.rank+1]) // the first ghost of a later rank
-	mg := matchGraph(g, up, gvw[up:])
+	mg := matchGraph(g, gvw)
 	// claimed[v]: the global id of v's partner on an earlier rank, or -1;
 	// claim[i]: the local vertex's global id that claims ghost i, or -1.
 	claimed := make([]int64, n)
@@ -103,7 +77,7 @@ func match(g *Graph, limit int64) ([]int64, error) {
 		if redo {
 			for v := range m {
 				m[v] = coarsening.Unmatched
-				if v < n && claimed[v] >= 0 {
+				if v < n && claimed[v] >= 0 || v >= n && v < n+up {
 					m[v] = int32(v)
 				}
 			}
@@ -115,7 +89,7 @@ func match(g *Graph, limit int64) ([]int64, error) {
 		}
 		for v := range n {
 			if u := int(m[v]); u >= n {
-				claim[up+u-n] = g.First() + int64(v)
+				claim[u-n] = g.First() + int64(v)
 			}
 		}
 		if !slices.Equal(claim, sent) {

@@ -52,17 +52,29 @@ func shuffledBlocks(rng *rand.Rand, n, size int) []int32 {
 	if n <= size || size <= 0 {
 		// One block: the uniform order and its stream of draws, as
 		// before blocks.
-		for _, v := range rng.Perm(n) {
-			order = append(order, int32(v))
-		}
-		return order
+		return appendPerm(rng, order, 0, n)
 	}
 	blocks := (n + size - 1) / size
 	for _, b := range rng.Perm(blocks) {
 		lo, hi := b*size, min(b*size+size, n)
-		for _, i := range rng.Perm(hi - lo) {
-			order = append(order, int32(lo+i))
-		}
+		order = appendPerm(rng, order, lo, hi-lo)
 	}
 	return order
+}
+
+// appendPerm appends lo+p[0], ..., lo+p[n-1] to order, where p is
+// rng.Perm(n) (the same draws, so the same permutation): in place, with
+// no []int per block and no swap closure (Perm and its copy were 0.64 s
+// of 16.6 s of CPU over three P=2 runs on FLA, its profile).
+func appendPerm(rng *rand.Rand, order []int32, lo, n int) []int32 {
+	p := order[len(order) : len(order)+n]
+	for i := range p {
+		p[i] = int32(lo + i)
+	}
+	// rand.(*Rand).Shuffle's Fisher-Yates loop, draw for draw.
+	for i := n - 1; i > 0; i-- {
+		j := int(rng.Uint64N(uint64(i + 1)))
+		p[i], p[j] = p[j], p[i]
+	}
+	return order[:len(order)+n]
 }

@@ -49,3 +49,23 @@ func TestShuffledBlocks(t *testing.T) {
 		}
 	}
 }
+
+// shuffledBlocks draws, block for block, the permutations that rng.Perm
+// draws (appendPerm replays Perm's shuffle in place): the clusterings,
+// and so the mappings, stay those of the blocks drawn by Perm.
+func TestShuffledBlocksArePerms(t *testing.T) {
+	for _, c := range []struct{ n, size int }{{5, 4}, {17, 4}, {100, 7}, {3000, 1 << 10}, {1 << 16, 1 << 14}, {70001, 1 << 14}} {
+		rng := rand.New(rand.NewPCG(11, 2))
+		var want []int32
+		blocks := (c.n + c.size - 1) / c.size
+		for _, b := range rng.Perm(blocks) {
+			lo, hi := b*c.size, min(b*c.size+c.size, c.n)
+			for _, i := range rng.Perm(hi - lo) {
+				want = append(want, int32(lo+i))
+			}
+		}
+		if got := shuffledBlocks(rand.New(rand.NewPCG(11, 2)), c.n, c.size); !slices.Equal(got, want) {
+			t.Fatalf("n=%d size=%d: the order differs from rng.Perm's blocks", c.n, c.size)
+		}
+	}
+}
