@@ -242,13 +242,17 @@ func mapLevels(g *Graph, top *topology.Topology, opt Options, total int64, cv fl
 		collect()
 	}
 	// Road networks (mean degree below sparseDegree) map their coarsest
-	// graph twice on every rank (initial's more).
+	// graph twice on every rank (initial's more); not under the strong
+	// preset, whose one mapping already spends its budget on tries and
+	// seeds: a second one cost 1.5-1.9x the CPU of a P=2 run for J
+	// -0.7% to -1.1% (cal x7 and TG x8, seeds 1-2; luxembourg_osm x2
+	// unchanged; the review of stop 45).
 	sums, err := sumAll(g.c, int64(len(g.Adj)))
 	if err != nil {
 		return nil, err
 	}
 	more := 0
-	if float64(sums[0]) < sparseDegree*float64(g.GlobalN()) {
+	if opt.Preset != gpumap.Strong && float64(sums[0]) < sparseDegree*float64(g.GlobalN()) {
 		more = 1
 	}
 	if best.pe, best.j, err = initial(best.coarsest(g), top, opt, more); err != nil {
@@ -708,7 +712,8 @@ func gather(g *Graph) (*graph.Graph, error) {
 // preset, HM on even ranks and IM on odd ones (seed + rank/2); the
 // mapping of the least J (lowest rank among equals) is kept. Where more
 // is positive every rank then maps more times again with the algorithm
-// of the best first mapping and seeds the first round did not use
+// of the best first mapping (the preset's own choice at P=1 or outside
+// the default preset's duel) and seeds the first round did not use
 // (seed + the first round's seeds + t*P + rank), and keeps a mapping
 // that lowers its J (a feasible one only). It returns
 // the PEs of the local vertices and ghosts, and its J (math.MaxInt64

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/gpumap/gpumap/gpumap"
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/mpirank/mpi"
 	"github.com/gpumap/gpumap/mpirank/mpi/mpitest"
@@ -19,7 +20,8 @@ import (
 // (initial's more), and keep the better mapping: on 2 ranks a road grid
 // (graph.RoadGrid, mean degree 2.65) gets the second round, the same
 // mapping at 1 and 2 threads, and a coarsest J no higher than the first
-// round's; a 3D grid (mean degree 5.6) gets one round only.
+// round's; a 3D grid (mean degree 5.6) gets one round only, and so does
+// the road grid under the strong preset.
 func TestSparseCoarsestTries(t *testing.T) {
 	if !mpitest.Child() {
 		out := mpitest.Run(t, 2, "TestSparseCoarsestTries")
@@ -47,12 +49,14 @@ func TestSparseCoarsestTries(t *testing.T) {
 		name   string
 		whole  *graph.Graph
 		sparse bool
-	}{{"road grid", graph.RoadGrid(100, 100), true}, {"3D grid", graph.Grid(30, 30, 30), false}} {
+		preset gpumap.Preset
+	}{{"road grid", graph.RoadGrid(100, 100), true, gpumap.Default}, {"3D grid", graph.Grid(30, 30, 30), false, gpumap.Default},
+		{"road grid, strong", graph.RoadGrid(60, 60), false, gpumap.Strong}} {
 		g := spreadEvenly(c, size, rank, tc.whole)
 		var pes [][]int32
 		for _, threads := range []int{1, 2} {
 			var tr bytes.Buffer
-			res, err := Map(g, top, Options{Eps: 0.03, Seed: 1, Threads: threads, Coarsest: 600, Trace: &tr})
+			res, err := Map(g, top, Options{Eps: 0.03, Seed: 1, Threads: threads, Coarsest: 600, Trace: &tr, Preset: tc.preset})
 			if err != nil {
 				rankFail("%s: %v", tc.name, err)
 			}
