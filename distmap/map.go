@@ -757,14 +757,20 @@ func initial(g *Graph, top *topology.Topology, opt Options, more int) ([]int32, 
 	if err := agree(g.c, err); err != nil {
 		return nil, 0, err
 	}
-	if opt.Trace != nil {
+	// traceJ prints every rank's J after what on rank 0 (collective
+	// where opt.Trace is set).
+	traceJ := func(what string) error {
+		if opt.Trace == nil {
+			return nil
+		}
 		all, err := mpi.Allgather(g.c, []int64{j}, g.size)
-		if err != nil {
-			return nil, 0, err
+		if err == nil && g.rank == 0 {
+			fmt.Fprintf(opt.Trace, "%s J by rank %v\n", what, all)
 		}
-		if g.rank == 0 {
-			fmt.Fprintf(opt.Trace, "coarsest n=%d m=%d J by rank %v\n", cg.N(), cg.M(), all)
-		}
+		return err
+	}
+	if err := traceJ(fmt.Sprintf("coarsest n=%d m=%d", cg.N(), cg.M())); err != nil {
+		return nil, 0, err
 	}
 	if more > 0 {
 		// The algorithm of the best first mapping (HM or IM under the
@@ -794,14 +800,8 @@ func initial(g *Graph, top *topology.Topology, opt Options, more int) ([]int32, 
 		if err := agree(g.c, err); err != nil {
 			return nil, 0, err
 		}
-		if opt.Trace != nil {
-			all, err := mpi.Allgather(g.c, []int64{j}, g.size)
-			if err != nil {
-				return nil, 0, err
-			}
-			if g.rank == 0 {
-				fmt.Fprintf(opt.Trace, "coarsest after %d more tries of %v: J by rank %v\n", more, o.Algorithm, all)
-			}
+		if err := traceJ(fmt.Sprintf("coarsest after %d more tries of %v:", more, o.Algorithm)); err != nil {
+			return nil, 0, err
 		}
 	}
 	if err := opt.Phases.Done("map coarsest"); err != nil {
