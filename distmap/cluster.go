@@ -1,7 +1,6 @@
 package distmap
 
 import (
-	"math/bits"
 	"math/rand/v2"
 	"slices"
 )
@@ -129,9 +128,9 @@ type clustering struct {
 	converged   bool // a round moved no vertex
 	label       []int64
 	// Cluster weights: the labels of this rank's range in an array, the
-	// others (from ghosts) in a hash table (farWeights).
+	// others (from ghosts) in an idTable.
 	dense []int64
-	far   farWeights
+	far   idTable[farWeight]
 	r     rating
 	// share > 1: a rank may add to a cluster at most 1/share of its room
 	// below limit at the start (base: the weight of the vertex that
@@ -161,7 +160,10 @@ func newClustering(g *Graph, limit int64, seed uint64, level int, share, block i
 	}
 	c.r.setRange(g.First(), n)
 	c.dense = slices.Clone(g.VW)
-	c.far.init(g.Ghost, ghostVW)
+	c.far.init(len(g.Ghost))
+	for i, l := range g.Ghost {
+		*c.far.at(l) = farWeight{ghostVW[i], ghostVW[i]}
+	}
 	return c, nil
 }
 
@@ -172,7 +174,8 @@ func (c *clustering) shared(l int64) int64 {
 	if i := l - c.g.First(); i >= 0 && i < int64(len(c.dense)) {
 		w, base = c.dense[i], c.g.VW[i]
 	} else {
-		w, base = c.far.get(l)
+		f := c.far.get(l)
+		w, base = f.w, f.base
 	}
 	return base + c.share*(w-base)
 }
@@ -181,92 +184,20 @@ func (c *clustering) weight(l int64) int64 {
 	if i := l - c.g.First(); i >= 0 && i < int64(len(c.dense)) {
 		return c.dense[i]
 	}
-	w, _ := c.far.get(l)
-	return w
+	return c.far.get(l).w
 }
 
 func (c *clustering) add(l, x int64) {
 	if i := l - c.g.First(); i >= 0 && i < int64(len(c.dense)) {
 		c.dense[i] += x
 	} else {
-		c.far.add(l, x)
+		c.far.at(l).w += x
 	}
 }
 
-// farWeights holds the weights of clusters named outside this rank's
-// range, as a map[int64]int64 would (0 for a label never added), and
-// each one's base: its weight at the start (the ghost's vertex weight;
-// 0 for a label first added later). One probe gives both; two Go map
-// lookups (weight and base) were 0.2 s of rank 0's 0.49 s in
-// bestCluster on dbic1 at P=2 (skewed degrees, profile).
-type farWeights struct {
-	key     []int64 // -1: empty (labels are global ids, >= 0)
-	w, base []int64
-	n       int
-	shift   uint
-}
-
-func (f *farWeights) init(keys, w []int64) {
-	size := 16
-	for size < 2*len(keys) {
-		size *= 2
-	}
-	f.alloc(size)
-	for i, k := range keys {
-		j := f.slot(k)
-		f.key[j], f.w[j], f.base[j] = k, w[i], w[i]
-		f.n++
-	}
-}
-
-func (f *farWeights) alloc(size int) {
-	f.key, f.w, f.base = make([]int64, size), make([]int64, size), make([]int64, size)
-	for i := range f.key {
-		f.key[i] = -1
-	}
-	f.shift = uint(64 - bits.TrailingZeros(uint(size)))
-	f.n = 0
-}
-
-// slot is where k is, or the empty slot where it would go.
-func (f *farWeights) slot(k int64) int {
-	mask := len(f.key) - 1
-	for i := int(uint64(k) * 0x9e3779b97f4a7c15 >> f.shift); ; i = (i + 1) & mask {
-		if f.key[i] == k || f.key[i] < 0 {
-			return i
-		}
-	}
-}
-
-func (f *farWeights) get(k int64) (w, base int64) {
-	i := f.slot(k)
-	return f.w[i], f.base[i] // 0, 0 in an empty slot
-}
-
-func (f *farWeights) add(k, x int64) {
-	i := f.slot(k)
-	if f.key[i] < 0 {
-		if 2*(f.n+1) > len(f.key) {
-			f.grow()
-			i = f.slot(k)
-		}
-		f.key[i] = k
-		f.n++
-	}
-	f.w[i] += x
-}
-
-func (f *farWeights) grow() {
-	key, w, base := f.key, f.w, f.base
-	f.alloc(2 * len(key))
-	for i, k := range key {
-		if k >= 0 {
-			j := f.slot(k)
-			f.key[j], f.w[j], f.base[j] = k, w[i], base[i]
-			f.n++
-		}
-	}
-}
+// farWeight is a cluster's weight and its base: its weight at the start
+// (the ghost's vertex weight; 0 for a label first added later).
+type farWeight struct{ w, base int64 }
 
 // run continues for up to rounds more rounds; it stops early when a
 // round moves no vertex on any rank (collective). A round that firstRound
