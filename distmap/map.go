@@ -319,6 +319,9 @@ func mapLevels(g *Graph, top *topology.Topology, opt Options, total int64, cv fl
 			if !ran {
 				continue
 			}
+			if err := ph.Done(fmt.Sprintf("level %d jet", i)); err != nil {
+				return nil, err
+			}
 			if err := trace(fine, top, pe, opt, i, "jet"); err != nil {
 				return nil, err
 			}
