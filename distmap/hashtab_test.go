@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// idTable and farWeights against Go maps, on keys that stress open
-// addressing: multiples of large powers of two, ids above 2^31 and near
+// idTable (as the ghosts' numbering and the far clusters' weights use
+// it) against Go maps, on keys that stress open addressing: multiples of large powers of two, ids above 2^31 and near
 // 2^62, 0, and enough keys to grow the tables many times.
 func hashKeys() []int64 {
 	var ks []int64
@@ -22,12 +22,12 @@ func hashKeys() []int64 {
 
 func TestIdTableLikeMap(t *testing.T) {
 	ks := hashKeys()
-	var tb idTable
-	tb.init(64)
+	var tb idTable[int32]
+	tb.init(32)
 	m := map[int64]bool{}
 	for _, k := range ks {
-		tb.insert(k)
-		tb.insert(k) // twice: still one entry
+		tb.at(k)
+		tb.at(k) // twice: still one entry
 		m[k] = true
 	}
 	if tb.n != len(m) {
@@ -70,28 +70,31 @@ func TestFarWeightsLikeMaps(t *testing.T) {
 			w[k], base[k] = vw[len(g)-1], vw[len(g)-1]
 		}
 	}
-	var f farWeights
-	f.init(g, vw[:len(g)])
+	var f idTable[farWeight]
+	f.init(len(g))
+	for i, k := range g {
+		*f.at(k) = farWeight{vw[i], vw[i]}
+	}
 	r := rand.New(rand.NewPCG(3, 4))
 	for range 200000 {
 		k := ks[r.IntN(len(ks))]
 		x := r.Int64N(9) - 4
-		f.add(k, x)
+		f.at(k).w += x
 		w[k] += x
 		if r.IntN(4) == 0 {
 			k = ks[r.IntN(len(ks))]
-			gw, gb := f.get(k)
+			gw, gb := f.get(k).w, f.get(k).base
 			if gw != w[k] || gb != base[k] {
 				t.Fatalf("key %d: get = %d, %d, want %d, %d", k, gw, gb, w[k], base[k])
 			}
 		}
 	}
 	for k := range w {
-		if gw, gb := f.get(k); gw != w[k] || gb != base[k] {
+		if gw, gb := f.get(k).w, f.get(k).base; gw != w[k] || gb != base[k] {
 			t.Fatalf("key %d: get = %d, %d, want %d, %d", k, gw, gb, w[k], base[k])
 		}
 	}
-	if gw, gb := f.get(5 << 55); gw != 0 || gb != 0 {
+	if gw, gb := f.get(5<<55).w, f.get(5<<55).base; gw != 0 || gb != 0 {
 		t.Fatalf("absent key: %d, %d", gw, gb)
 	}
 }
