@@ -145,15 +145,16 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 		return mapWhole(g, top, opt)
 	}
 	if hubTopDown(g.GlobalN(), cv, top, opt) {
-		return mapTopDown(g, top, opt, total, cv, lmax)
+		return mapTopDown(g, top, opt, total, cv, entries, lmax)
 	}
-	return mapLevels(g, top, opt, total, cv, lmax)
+	return mapLevels(g, top, opt, total, cv, entries, lmax)
 }
 
 // mapLevels maps g onto top by the distributed levels (the package
-// comment's steps 1-3): g has total vertex weight total and degree CV cv,
-// and each PE may hold lmax.
-func mapLevels(g *Graph, top *topology.Topology, opt Options, total int64, cv float64, lmax int64) (*Result, error) {
+// comment's steps 1-3): g has total vertex weight total, degree CV cv
+// and entries adjacency entries in all (degreeCV), and each PE may hold
+// lmax.
+func mapLevels(g *Graph, top *topology.Topology, opt Options, total int64, cv float64, entries, lmax int64) (*Result, error) {
 	k := top.K()
 	ph := opt.Phases
 	// One hierarchy, chosen by one round of label propagation on the
@@ -247,12 +248,8 @@ func mapLevels(g *Graph, top *topology.Topology, opt Options, total int64, cv fl
 	// seeds: a second one cost 1.5-1.9x the CPU of a P=2 run for J
 	// -0.7% to -1.1% (cal x7 and TG x8, seeds 1-2; luxembourg_osm x2
 	// unchanged; the review of stop 45).
-	sums, err := sumAll(g.c, int64(len(g.Adj)))
-	if err != nil {
-		return nil, err
-	}
 	more := 0
-	if opt.Preset != gpumap.Strong && float64(sums[0]) < sparseDegree*float64(g.GlobalN()) {
+	if opt.Preset != gpumap.Strong && float64(entries) < sparseDegree*float64(g.GlobalN()) {
 		more = 1
 	}
 	if best.pe, best.j, err = initial(best.coarsest(g), top, opt, more); err != nil {

@@ -49,7 +49,7 @@ func hubTopDown(n int64, cv float64, top *topology.Topology, opt Options) bool {
 
 // mapTopDown maps g onto top top-down (see above; collective). total is
 // g's vertex weight, cv its degree CV, lmax the whole machine's Lmax.
-func mapTopDown(g *Graph, top *topology.Topology, opt Options, total int64, cv float64, lmax int64) (*Result, error) {
+func mapTopDown(g *Graph, top *topology.Topology, opt Options, total int64, cv float64, entries, lmax int64) (*Result, error) {
 	upper, lower, _ := gpumap.TopDownSplit(top)
 	heavy := []int64{0}
 	for _, w := range g.VW {
@@ -70,7 +70,7 @@ func mapTopDown(g *Graph, top *topology.Topology, opt Options, total int64, cv f
 			}
 			uo := opt
 			uo.Eps = topEps
-			ur, err := mapLevels(g, upper, uo, total, cv, graph.Lmax(total, upper.K(), topEps))
+			ur, err := mapLevels(g, upper, uo, total, cv, entries, graph.Lmax(total, upper.K(), topEps))
 			if err != nil {
 				return nil, err
 			}
@@ -100,7 +100,7 @@ func mapTopDown(g *Graph, top *topology.Topology, opt Options, total int64, cv f
 		}
 		notes = append(notes, "top-down: the distributed levels map the whole machine")
 	}
-	res, err := mapLevels(g, top, opt, total, cv, lmax)
+	res, err := mapLevels(g, top, opt, total, cv, entries, lmax)
 	if res != nil {
 		res.Notes = append(notes, res.Notes...)
 	}

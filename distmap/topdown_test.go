@@ -34,13 +34,13 @@ func TestTopDownHubs(t *testing.T) {
 	g := spreadEvenly(c, size, rank, whole)
 	opt := Options{Eps: 0.03, Seed: 2, Threads: 1, Preset: gpumap.Default, Coarsest: 800}
 	total := whole.TotalVertexWeight()
-	cv, _, err := degreeCV(g)
+	cv, entries, err := degreeCV(g)
 	if err != nil {
 		rankFail("%v", err)
 	}
 	var first []int32
 	for run := range 2 {
-		res, err := mapTopDown(g, top, opt, total, cv, graph.Lmax(total, top.K(), opt.Eps))
+		res, err := mapTopDown(g, top, opt, total, cv, entries, graph.Lmax(total, top.K(), opt.Eps))
 		if err != nil {
 			rankFail("%v", err)
 		}
@@ -77,7 +77,7 @@ func TestTopDownHubs(t *testing.T) {
 	if rank == 0 {
 		g.VW[0] = total
 	}
-	res, err := mapTopDown(g, top, opt, 2*total-1, cv, graph.Lmax(2*total-1, top.K(), opt.Eps))
+	res, err := mapTopDown(g, top, opt, 2*total-1, cv, entries, graph.Lmax(2*total-1, top.K(), opt.Eps))
 	if err != nil {
 		rankFail("%v", err)
 	}
