@@ -99,19 +99,9 @@ func TestExposedOfContract(t *testing.T) {
 				ew[e] = 1 + int64((uint64(min(int32(v), u))*31+uint64(max(int32(v), u)))%5)*int64(trial%2)
 			}
 		}
-		vtxdist := []int64{0, int64(rng.IntN(n + 1))}
-		vtxdist = append(vtxdist, vtxdist[1]+int64(rng.IntN(n+1-int(vtxdist[1]))), int64(n))
+		vtxdist := randomVtxdist(rng, n)
 		lo, hi := vtxdist[rank], vtxdist[rank+1]
-		xadj := []int64{0}
-		var adj, w []int64
-		for v := lo; v < hi; v++ {
-			for e := whole.XAdj[v]; e < whole.XAdj[v+1]; e++ {
-				adj = append(adj, int64(whole.Adj[e]))
-				w = append(w, ew[e])
-			}
-			xadj = append(xadj, int64(len(adj)))
-		}
-		g, err := New(c, vtxdist, xadj, adj, slices.Clone(whole.VW[lo:hi]), w)
+		g, err := rankSlice(c, whole, vtxdist, rank, true, func(e int64) int64 { return ew[e] })
 		if err != nil {
 			rankFail("trial %d: %v", trial, err)
 		}

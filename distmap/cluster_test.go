@@ -45,18 +45,8 @@ func TestFirstRoundPause(t *testing.T) {
 		}
 		limit := int64(1 + rng.IntN(8))
 		n := whole.N()
-		vtxdist := []int64{0, int64(rng.IntN(n + 1))}
-		vtxdist = append(vtxdist, vtxdist[1]+int64(rng.IntN(n+1-int(vtxdist[1]))), int64(n))
-		lo, hi := vtxdist[rank], vtxdist[rank+1]
-		xadj := []int64{0}
-		var adj []int64
-		for v := lo; v < hi; v++ {
-			for _, u := range whole.Adj[whole.XAdj[v]:whole.XAdj[v+1]] {
-				adj = append(adj, int64(u))
-			}
-			xadj = append(xadj, int64(len(adj)))
-		}
-		g, err := New(c, vtxdist, xadj, adj, slices.Clone(whole.VW[lo:hi]), nil)
+		vtxdist := randomVtxdist(rng, n)
+		g, err := rankSlice(c, whole, vtxdist, rank, true, nil)
 		if err != nil {
 			rankFail("trial %d: %v", trial, err)
 		}

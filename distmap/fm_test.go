@@ -43,21 +43,11 @@ func TestLocalFM(t *testing.T) {
 	for trial := range trials {
 		n := 2 + rng.IntN(40)
 		whole := randomGraph(rng, n)
-		vtxdist := []int64{0, int64(rng.IntN(n + 1))}
-		vtxdist = append(vtxdist, vtxdist[1]+int64(rng.IntN(n+1-int(vtxdist[1]))), int64(n))
+		vtxdist := randomVtxdist(rng, n)
 		lmax := graph.Lmax(int64(n), k, float64(rng.IntN(4))/4)
 		start := feasibleStart(rng, whole, k, lmax)
-		lo, hi := vtxdist[rank], vtxdist[rank+1]
-		xadj := []int64{0}
-		var adj, w []int64
-		for v := lo; v < hi; v++ {
-			for e := whole.XAdj[v]; e < whole.XAdj[v+1]; e++ {
-				adj = append(adj, int64(whole.Adj[e]))
-				w = append(w, whole.W(e))
-			}
-			xadj = append(xadj, int64(len(adj)))
-		}
-		g, err := New(c, vtxdist, xadj, adj, nil, w)
+		lo := vtxdist[rank]
+		g, err := rankSlice(c, whole, vtxdist, rank, false, whole.W)
 		if err != nil {
 			rankFail("trial %d: %v", trial, err)
 		}

@@ -101,8 +101,7 @@ func TestDistJet(t *testing.T) {
 		if err != nil {
 			rankFail("trial %d: %v", trial, err)
 		}
-		vtxdist := []int64{0, int64(rng.IntN(n + 1))}
-		vtxdist = append(vtxdist, vtxdist[1]+int64(rng.IntN(n+1-int(vtxdist[1]))), int64(n))
+		vtxdist := randomVtxdist(rng, n)
 		lmax := graph.Lmax(whole.TotalVertexWeight(), k, float64(rng.IntN(4))/8)
 		start := make([]int32, n)
 		for v := range start {
@@ -118,16 +117,9 @@ func TestDistJet(t *testing.T) {
 		}
 		want, _ := b.DownloadVector(dpe)
 
-		lo, hi := vtxdist[rank], vtxdist[rank+1]
-		lx := []int64{0}
-		var la, lw, lv []int64
-		for v := lo; v < hi; v++ {
-			for e := whole.XAdj[v]; e < whole.XAdj[v+1]; e++ {
-				la, lw = append(la, int64(whole.Adj[e])), append(lw, whole.W(e))
-			}
-			lx, lv = append(lx, int64(len(la))), append(lv, vw[v])
-		}
-		g, err := New(c, vtxdist, lx, la, lv, lw)
+		// whole.VW is a copy of vw (graph.FromCSR).
+		lo := vtxdist[rank]
+		g, err := rankSlice(c, whole, vtxdist, rank, true, whole.W)
 		if err != nil {
 			rankFail("trial %d: %v", trial, err)
 		}

@@ -54,19 +54,8 @@ func TestMatchAcrossRanks(t *testing.T) {
 			limit = int64(2 + rng.IntN(5))
 		}
 		n := whole.N()
-		vtxdist := []int64{0, int64(rng.IntN(n + 1))}
-		vtxdist = append(vtxdist, vtxdist[1]+int64(rng.IntN(n+1-int(vtxdist[1]))), int64(n))
-		lo, hi := vtxdist[rank], vtxdist[rank+1]
-		xadj := []int64{0}
-		var adj, w []int64
-		for v := lo; v < hi; v++ {
-			for e := whole.XAdj[v]; e < whole.XAdj[v+1]; e++ {
-				adj = append(adj, int64(whole.Adj[e]))
-				w = append(w, whole.W(e))
-			}
-			xadj = append(xadj, int64(len(adj)))
-		}
-		g, err := New(c, vtxdist, xadj, adj, append([]int64(nil), whole.VW[lo:hi]...), w)
+		vtxdist := randomVtxdist(rng, n)
+		g, err := rankSlice(c, whole, vtxdist, rank, true, whole.W)
 		if err != nil {
 			rankFail("trial %d: %v", trial, err)
 		}

@@ -2,8 +2,10 @@ package distmap
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap"
@@ -75,4 +77,42 @@ func mapBoth(g *Graph, whole *graph.Graph, top *topology.Topology, opt Options) 
 		rankFail("%v", err)
 	}
 	return dist, one.Metrics.J
+}
+
+// randomVtxdist spreads n vertices over 3 ranks at two random boundaries
+// (any rank may own nothing), rng's next two draws: the randomized tests
+// on 3 ranks draw the same whole graph and the same vtxdist on every rank.
+func randomVtxdist(rng *rand.Rand, n int) []int64 {
+	vtxdist := []int64{0, int64(rng.IntN(n + 1))}
+	return append(vtxdist, vtxdist[1]+int64(rng.IntN(n+1-int(vtxdist[1]))), int64(n))
+}
+
+// rankSlice is this rank's part of whole under vtxdist, made by New: the
+// rows of vertices vtxdist[rank] to vtxdist[rank+1]-1 with all their
+// edges (global ids), whole's vertex weights where vw (else none: all 1),
+// and edge e of whole weighing ew(e) (ew nil: none, all 1).
+func rankSlice(c mpi.Comm, whole *graph.Graph, vtxdist []int64, rank int, vw bool, ew func(e int64) int64) (*Graph, error) {
+	lo, hi := vtxdist[rank], vtxdist[rank+1]
+	xadj, adj, w := rowsOf(whole, lo, hi, ew)
+	var vwgt []int64
+	if vw {
+		vwgt = slices.Clone(whole.VW[lo:hi])
+	}
+	return New(c, vtxdist, xadj, adj, vwgt, w)
+}
+
+// rowsOf is the rows of whole's vertices lo to hi-1 with all their edges,
+// as New takes them, edge e weighing ew(e) (ew nil: no weights, nil).
+func rowsOf(whole *graph.Graph, lo, hi int64, ew func(e int64) int64) (xadj, adj, w []int64) {
+	xadj = []int64{0}
+	for v := lo; v < hi; v++ {
+		for e := whole.XAdj[v]; e < whole.XAdj[v+1]; e++ {
+			adj = append(adj, int64(whole.Adj[e]))
+			if ew != nil {
+				w = append(w, ew(e))
+			}
+		}
+		xadj = append(xadj, int64(len(adj)))
+	}
+	return xadj, adj, w
 }

@@ -34,17 +34,7 @@ func TestRoomShares(t *testing.T) {
 	defer rankRecover()
 	c, size, rank := rankComm(t)
 	part := func(whole *graph.Graph, vtxdist []int64) *Graph {
-		lo, hi := vtxdist[rank], vtxdist[rank+1]
-		xadj := []int64{0}
-		var adj, w []int64
-		for v := lo; v < hi; v++ {
-			for e := whole.XAdj[v]; e < whole.XAdj[v+1]; e++ {
-				adj = append(adj, int64(whole.Adj[e]))
-				w = append(w, whole.W(e))
-			}
-			xadj = append(xadj, int64(len(adj)))
-		}
-		g, err := New(c, vtxdist, xadj, adj, append([]int64(nil), whole.VW[lo:hi]...), w)
+		g, err := rankSlice(c, whole, vtxdist, rank, true, whole.W)
 		if err != nil {
 			rankFail("%v", err)
 		}
@@ -91,8 +81,7 @@ func TestRoomShares(t *testing.T) {
 		for v := range whole.VW {
 			whole.VW[v] = int64(1 + rng.IntN(4))
 		}
-		vtxdist := []int64{0, int64(rng.IntN(n + 1))}
-		vtxdist = append(vtxdist, vtxdist[1]+int64(rng.IntN(n+1-int(vtxdist[1]))), int64(n))
+		vtxdist := randomVtxdist(rng, n)
 		var total int64
 		for _, x := range whole.VW {
 			total += x

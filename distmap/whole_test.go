@@ -265,8 +265,7 @@ func TestSkewedDegrees(t *testing.T) {
 	for i, w := range []*graph.Graph{graph.Grid(20, 30), graph.Random(500, 3000, 1, 1, 2), graph.RMAT(10, 8, 3), graph.PowerLaw(600, 3, 4), sg} {
 		n := int64(w.N())
 		vtxdist := []int64{0, n / 3, n}
-		xadj, adj, ew := rowsOf(w, vtxdist[rank], vtxdist[rank+1])
-		g, err := New(c, vtxdist[:size+1], xadj, adj, nil, ew)
+		g, err := rankSlice(c, w, vtxdist[:size+1], rank, false, w.W)
 		if err != nil {
 			rankFail("%v", err)
 		}
@@ -347,25 +346,11 @@ func spreadEvenly(c mpi.Comm, size, rank int, w *graph.Graph) *Graph {
 	for r := range size {
 		vtxdist[r+1] = n * int64(r+1) / int64(size)
 	}
-	xadj, adj, ew := rowsOf(w, vtxdist[rank], vtxdist[rank+1])
-	g, err := New(c, vtxdist, xadj, adj, nil, ew)
+	g, err := rankSlice(c, w, vtxdist, rank, false, w.W)
 	if err != nil {
 		rankFail("%v", err)
 	}
 	return g
-}
-
-// rowsOf is the rows of w's vertices lo to hi-1 with all their edges, as
-// New takes them.
-func rowsOf(w *graph.Graph, lo, hi int64) (xadj, adj, ew []int64) {
-	xadj = []int64{0}
-	for v := lo; v < hi; v++ {
-		for e := w.XAdj[v]; e < w.XAdj[v+1]; e++ {
-			adj, ew = append(adj, int64(w.Adj[e])), append(ew, w.W(e))
-		}
-		xadj = append(xadj, int64(len(adj)))
-	}
-	return xadj, adj, ew
 }
 
 // Where Split names one pipeline (here fast's) and TakeCPUs is set,
