@@ -2,7 +2,6 @@ package distmap
 
 import (
 	"fmt"
-	"regexp"
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap/features"
@@ -22,12 +21,7 @@ import (
 // every level 71,675 (1.18x); 71,842 with 4 idle iterations on the input's level.
 func TestDenseBlocksJ(t *testing.T) {
 	if !mpitest.Child() {
-		out := mpitest.Run(t, 2, "TestDenseBlocksJ")
-		ok := regexp.MustCompile(`(?m)^J ok.*$`).FindString(out)
-		if ok == "" {
-			t.Fatalf("rank 0 did not pass:\n%s", out)
-		}
-		t.Log(ok)
+		runRank0(t, 2, "TestDenseBlocksJ", "J ok")
 		return
 	}
 	defer rankRecover()
@@ -38,15 +32,7 @@ func TestDenseBlocksJ(t *testing.T) {
 	if cv, _, err := degreeCV(g); err != nil || cv >= features.SkewedCV {
 		rankFail("the blocks' degrees are skewed (%v): the test tests the skewed path", err)
 	}
-	var dist, one int64
-	for s := uint64(1); s <= 3; s++ {
-		res, oneJ := mapBoth(g, whole, top, Options{Eps: 0.03, Seed: s, Threads: 1, Coarsest: 300})
-		if res.Levels == 0 || !res.Metrics.Feasible {
-			rankFail("seed %d: %d levels, feasible %v: want a coarsened, feasible mapping", s, res.Levels, res.Metrics.Feasible)
-		}
-		dist += res.Metrics.J
-		one += oneJ
-	}
+	dist, one := mapSeeds(g, whole, top, Options{Eps: 0.03, Threads: 1, Coarsest: 300}, 3)
 	if rank == 0 {
 		if 100*dist > 125*one {
 			rankFail("distributed J %d is %.3fx the one-process J %d over seeds 1-3 (at most 1.25x)", dist, float64(dist)/float64(one), one)

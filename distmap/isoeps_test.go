@@ -2,7 +2,6 @@ package distmap
 
 import (
 	"fmt"
-	"regexp"
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -22,12 +21,7 @@ import (
 // quarter of the cluster weight and label propagation on those levels.
 func TestIsolatedEpsZeroJ(t *testing.T) {
 	if !mpitest.Child() {
-		out := mpitest.Run(t, 2, "TestIsolatedEpsZeroJ")
-		ok := regexp.MustCompile(`(?m)^J ok.*$`).FindString(out)
-		if ok == "" {
-			t.Fatalf("rank 0 did not pass:\n%s", out)
-		}
-		t.Log(ok)
+		runRank0(t, 2, "TestIsolatedEpsZeroJ", "J ok")
 		return
 	}
 	defer rankRecover()

@@ -2,7 +2,6 @@ package distmap
 
 import (
 	"fmt"
-	"regexp"
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -19,12 +18,7 @@ import (
 // feasible.
 func TestIsolatedCoarsen(t *testing.T) {
 	if !mpitest.Child() {
-		out := mpitest.Run(t, 2, "TestIsolatedCoarsen")
-		ok := regexp.MustCompile(`(?m)^coarse ok.*$`).FindString(out)
-		if ok == "" {
-			t.Fatalf("rank 0 did not pass:\n%s", out)
-		}
-		t.Log(ok)
+		runRank0(t, 2, "TestIsolatedCoarsen", "coarse ok")
 		return
 	}
 	defer rankRecover()

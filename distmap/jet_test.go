@@ -166,12 +166,7 @@ func TestDistJet(t *testing.T) {
 // Jet loop 1,349,876 (0.87x).
 func TestSkewedJ(t *testing.T) {
 	if !mpitest.Child() {
-		out := mpitest.Run(t, 2, "TestSkewedJ")
-		ok := regexp.MustCompile(`(?m)^J ok.*$`).FindString(out)
-		if ok == "" {
-			t.Fatalf("rank 0 did not pass:\n%s", out)
-		}
-		t.Log(ok)
+		runRank0(t, 2, "TestSkewedJ", "J ok")
 		return
 	}
 	defer rankRecover()

@@ -61,6 +61,18 @@ func runRanks(t *testing.T, name string, ps ...int) {
 	}
 }
 
+// runRank0 runs the test name on np ranks (mpitest.Run), fails unless
+// rank 0 printed a line that starts with prefix, and logs that line.
+func runRank0(t *testing.T, np int, name, prefix string) {
+	t.Helper()
+	out := mpitest.Run(t, np, name)
+	ok := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(prefix) + `.*$`).FindString(out)
+	if ok == "" {
+		t.Fatalf("rank 0 did not pass:\n%s", out)
+	}
+	t.Log(ok)
+}
+
 // mapBoth maps g across the ranks with opt, and whole, the same graph, in
 // one process with gpumap's default preset at opt's eps and seed on one
 // thread: the tests of the distributed J compare the two. An error fails
@@ -77,6 +89,22 @@ func mapBoth(g *Graph, whole *graph.Graph, top *topology.Topology, opt Options) 
 		rankFail("%v", err)
 	}
 	return dist, one.Metrics.J
+}
+
+// mapSeeds sums mapBoth's two J over seeds 1 to seeds (opt.Seed is
+// replaced); a distributed mapping that did not coarsen or is not
+// feasible fails the rank.
+func mapSeeds(g *Graph, whole *graph.Graph, top *topology.Topology, opt Options, seeds uint64) (dist, oneJ int64) {
+	for s := uint64(1); s <= seeds; s++ {
+		opt.Seed = s
+		res, j := mapBoth(g, whole, top, opt)
+		if res.Levels == 0 || !res.Metrics.Feasible {
+			rankFail("seed %d: %d levels, feasible %v: want a coarsened, feasible mapping", s, res.Levels, res.Metrics.Feasible)
+		}
+		dist += res.Metrics.J
+		oneJ += j
+	}
+	return dist, oneJ
 }
 
 // randomVtxdist spreads n vertices over 3 ranks at two random boundaries

@@ -2,7 +2,6 @@ package distmap
 
 import (
 	"fmt"
-	"regexp"
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -24,12 +23,7 @@ import (
 // weights stays the distributed levels' weakest case (DEVELOPERS.md).
 func TestTightEpsWeightedJ(t *testing.T) {
 	if !mpitest.Child() {
-		out := mpitest.Run(t, 3, "TestTightEpsWeightedJ")
-		ok := regexp.MustCompile(`(?m)^J ok.*$`).FindString(out)
-		if ok == "" {
-			t.Fatalf("rank 0 did not pass:\n%s", out)
-		}
-		t.Log(ok)
+		runRank0(t, 3, "TestTightEpsWeightedJ", "J ok")
 		return
 	}
 	defer rankRecover()
@@ -41,15 +35,7 @@ func TestTightEpsWeightedJ(t *testing.T) {
 	}
 	top, _ := topology.Parse("4:4:2", "1:10:100")
 	g := spreadEvenly(c, size, rank, whole)
-	var dist, one int64
-	for s := uint64(1); s <= 2; s++ {
-		res, oneJ := mapBoth(g, whole, top, Options{Eps: 0, Seed: s, Threads: 1, Coarsest: 300})
-		if res.Levels == 0 || !res.Metrics.Feasible {
-			rankFail("seed %d: %d levels, feasible %v: want a coarsened, feasible mapping", s, res.Levels, res.Metrics.Feasible)
-		}
-		dist += res.Metrics.J
-		one += oneJ
-	}
+	dist, one := mapSeeds(g, whole, top, Options{Eps: 0, Threads: 1, Coarsest: 300}, 2)
 	if rank == 0 {
 		if 100*dist > 140*one {
 			rankFail("distributed J %d is %.3fx the one-process J %d over seeds 1-2 (at most 1.40x)", dist, float64(dist)/float64(one), one)
