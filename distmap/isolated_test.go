@@ -23,24 +23,11 @@ func TestIsolatedCoarsen(t *testing.T) {
 	}
 	defer rankRecover()
 	c, size, rank := rankComm(t)
-	base := graph.RandomGeometric(3000, 1)
-	n := 3 * int64(base.N())
-	vtxdist := make([]int64, size+1)
-	for r := range size {
-		vtxdist[r+1] = n * int64(r+1) / int64(size)
+	whole, err := everyThird(graph.RandomGeometric(3000, 1))
+	if err != nil {
+		rankFail("%v", err)
 	}
-	xadj := []int64{0}
-	var adj []int64
-	for v := vtxdist[rank]; v < vtxdist[rank+1]; v++ {
-		if v%3 == 0 {
-			b := v / 3
-			for e := base.XAdj[b]; e < base.XAdj[b+1]; e++ {
-				adj = append(adj, 3*int64(base.Adj[e]))
-			}
-		}
-		xadj = append(xadj, int64(len(adj)))
-	}
-	g, err := New(c, vtxdist, xadj, adj, nil, nil)
+	g, err := rankSlice(c, whole, evenVtxdist(int64(whole.N()), size), rank, false, nil)
 	if err != nil {
 		rankFail("%v", err)
 	}

@@ -341,16 +341,21 @@ func TestClusterShare(t *testing.T) {
 // spreadEvenly gives this rank its even share of w's vertices (n*r/size
 // to n*(r+1)/size) with all their edges, as New takes them.
 func spreadEvenly(c mpi.Comm, size, rank int, w *graph.Graph) *Graph {
-	n := int64(w.N())
-	vtxdist := make([]int64, size+1)
-	for r := range size {
-		vtxdist[r+1] = n * int64(r+1) / int64(size)
-	}
-	g, err := rankSlice(c, w, vtxdist, rank, false, w.W)
+	g, err := rankSlice(c, w, evenVtxdist(int64(w.N()), size), rank, false, w.W)
 	if err != nil {
 		rankFail("%v", err)
 	}
 	return g
+}
+
+// evenVtxdist gives rank r of size the vertices n*r/size to
+// n*(r+1)/size-1.
+func evenVtxdist(n int64, size int) []int64 {
+	vtxdist := make([]int64, size+1)
+	for r := range size {
+		vtxdist[r+1] = n * int64(r+1) / int64(size)
+	}
+	return vtxdist
 }
 
 // Where Split names one pipeline (here fast's) and TakeCPUs is set,
