@@ -142,6 +142,24 @@ func exposedAt(e []exposure, n int64) float64 {
 // +12.5%. The mirror drops the grid's matchings at their first level;
 // only a margin between 0.99% and 2.3% (fitted, and FLA would still
 // pay its first two levels, about 0.4 s of 0.55) tells them apart.
+//
+// Nor do roads (mean degree below sparseDegree) lose every duel, so
+// label propagation alone there (tried, issue 24's distwall2) changes
+// mappings: onto 4:8:6, seeds 1-3, label propagation won at P=2 and
+// P=4 on cal x7, TG x8 (fit half), COL, FLA and luxembourg_osm x2
+// (report half), where label propagation alone wrote the same files
+// (seed 1) for 0.61-0.81x of FLA's CPU at P=2 (3 alternating pairs,
+// load 12-16) and 0.70x at P=4 (one pair), but on the fit half's NW (P=4 seeds 2, 3) and NE (P=2
+// seeds 2, 3; P=4 seeds 2, 3) label propagation fell behind on the
+// way (0.05-2.2% more exposed at its first or second level), and the
+// matchings' hierarchy (about 100k coarsest vertices against 12-50k)
+// won J in 5 of those 6 (full runs, main's duel against label
+// propagation alone, which gave NE P=2 69,158 / 60,421 against
+// 63,501 / 55,239, P=4 50,766 / 51,795 against 53,845 / 48,917, NW
+// P=4 34,494 / 32,523 against 32,023 / 26,988). The first level does
+// not tell them apart either: label propagation 0.46% ahead there
+// (NW P=4 seed 2) fell behind later, 0.20% (NE P=4 seed 1) and 0.28%
+// (cal x7) stayed ahead.
 func lessExposed(g *Graph, opt Options, m *hierarchy, small, limit int64, first *clustering, share, block int) (*hierarchy, error) {
 	// Label propagation goes on only while it exposes less than the
 	// matchings at its own size (where theirs reach): its first level
