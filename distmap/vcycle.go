@@ -21,7 +21,13 @@ import (
 // as deep as the first (stopping where a level keeps 90% of its
 // vertices: 5 levels on wing x3) gained on its levels 1 and 0 only
 // (409,029 -> 408,438 on levels 4-2, then 404,241 and 399,638), so the
-// V-cycle coarsens once.
+// V-cycle coarsens once. J over seeds 1, 2, 3, 21 summed against none
+// (P=2 / P=4): fit half fe_pwt x5 0.995 / 0.992, t60k x3 0.973 / 0.978;
+// report half wing x3 0.983 / 0.979, fe_body x4 0.978 / 0.991, bcsstk29
+// x10 0.998 / 0.991; at P=2 finan512 x2 0.986, rgg 2^20 0.994; no
+// (graph, P, seed) rose. CPU at P=2 on wing x3 1.22-1.36x (3 alternating
+// pairs). Jet's iterations without progress cut to 2 on both levels
+// kept half the gain (wing x3 0.990, t60k x3 0.988 at P=2).
 const (
 	vcycleLevels = 1
 	// Label-propagation rounds of the V-cycle's clustering: the clusters
