@@ -138,8 +138,13 @@ type clustering struct {
 	// ranks add to it (skewed degrees; see Map).
 	share int64
 	block int // of the visiting order (shuffledBlocks)
+	// within (local vertices, then ghosts; nil: none): a vertex joins
+	// only clusters of neighbours on its own PE (vcycle).
+	within []int32
 	// The round under way: its order, the next index in it, its moves.
 	perm  []int32
+	adj   []int32 // bestWithin's neighbours on v's PE
+	w     []int64
 	next  int
 	moved int64
 	salt  uint64
@@ -276,7 +281,9 @@ func (c *clustering) visit(pause func(visited, moved int64) bool) bool {
 		adj := g.Adj[g.XAdj[v]:g.XAdj[v+1]]
 		cur := label[v]
 		var l int64
-		if c.share > 1 {
+		if c.within != nil {
+			l = c.bestWithin(v, cur)
+		} else if c.share > 1 {
 			l = bestCluster(&c.r, adj, g.weights(g.XAdj[v], g.XAdj[v+1]), label, cur, c.share*g.VW[v], c.limit, c.salt, c.shared)
 		} else {
 			l = bestCluster(&c.r, adj, g.weights(g.XAdj[v], g.XAdj[v+1]), label, cur, g.VW[v], c.limit, c.salt, c.weight)
@@ -292,6 +299,22 @@ func (c *clustering) visit(pause func(visited, moved int64) bool) bool {
 		}
 	}
 	return false
+}
+
+// bestWithin is bestCluster over the neighbours of v on v's PE only
+// (c.within).
+func (c *clustering) bestWithin(v int32, cur int64) int64 {
+	g, pe := c.g, c.within
+	lo, hi := g.XAdj[v], g.XAdj[v+1]
+	adj, w := g.Adj[lo:hi], g.weights(lo, hi)
+	c.adj, c.w = c.adj[:0], c.w[:0]
+	for i, u := range adj {
+		if pe[u] == pe[v] {
+			c.adj = append(c.adj, u)
+			c.w = append(c.w, weight1(w, i))
+		}
+	}
+	return bestCluster(&c.r, c.adj, c.w, c.label, cur, g.VW[v], c.limit, c.salt, c.weight)
 }
 
 // endRound refreshes the ghosts' labels after a round (collective).
