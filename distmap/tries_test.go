@@ -15,13 +15,14 @@ import (
 	"github.com/gpumap/gpumap/topology"
 )
 
-// Road-like graphs (mean degree below sparseDegree) map their coarsest
-// graph once more on every rank with the first round's best algorithm
-// (initial's more), and keep the better mapping: on 2 ranks a road grid
-// (graph.RoadGrid, mean degree 2.65) gets the second round, the same
-// mapping at 1 and 2 threads, and a coarsest J no higher than the first
-// round's; a 3D grid (mean degree 5.6) gets one round only, and so does
-// the road grid under the strong preset.
+// Road-like graphs (mean degree below sparseDegree) under the fast
+// preset map their coarsest graph once more on every rank with the first
+// round's best algorithm (moreTries), and keep the better mapping: on 2
+// ranks a road grid (graph.RoadGrid, mean degree 2.65) gets the second
+// round, the same mapping at 1 and 2 threads, and a coarsest J no higher
+// than the first round's; under the default preset (strong's HM, one
+// round: firstOptions) and the strong preset it gets one round only, and
+// so does a 3D grid (mean degree 5.6).
 func TestSparseCoarsestTries(t *testing.T) {
 	if !mpitest.Child() {
 		out := mpitest.Run(t, 2, "TestSparseCoarsestTries")
@@ -50,8 +51,8 @@ func TestSparseCoarsestTries(t *testing.T) {
 		whole  *graph.Graph
 		sparse bool
 		preset gpumap.Preset
-	}{{"road grid", graph.RoadGrid(100, 100), true, gpumap.Default}, {"3D grid", graph.Grid(30, 30, 30), false, gpumap.Default},
-		{"road grid, strong", graph.RoadGrid(60, 60), false, gpumap.Strong}} {
+	}{{"road grid, fast", graph.RoadGrid(100, 100), true, gpumap.Fast}, {"3D grid", graph.Grid(30, 30, 30), false, gpumap.Default},
+		{"road grid", graph.RoadGrid(100, 100), false, gpumap.Default}, {"road grid, strong", graph.RoadGrid(60, 60), false, gpumap.Strong}} {
 		g := spreadEvenly(c, size, rank, tc.whole)
 		var pes [][]int32
 		for _, threads := range []int{1, 2} {
@@ -81,5 +82,44 @@ func TestSparseCoarsestTries(t *testing.T) {
 	}
 	if err := mpi.Finalize(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// On roads the default preset's first round of the coarsest mapping is
+// strong's HM on every rank with its own seed, and no second round;
+// elsewhere the default preset's duel (HM on even ranks, IM on odd ones,
+// ranks 2i and 2i+1 with one seed) and the other presets' own choice
+// stay as they were.
+func TestRoadsCoarsestOptions(t *testing.T) {
+	for _, tc := range []struct {
+		preset      gpumap.Preset
+		roads       bool
+		rank, size  int
+		wantPreset  gpumap.Preset
+		wantAlg     gpumap.Algorithm
+		wantSeed    uint64
+		wantMoreTry int
+	}{
+		{gpumap.Default, true, 0, 2, gpumap.Strong, gpumap.Multisection, 7, 0},
+		{gpumap.Default, true, 1, 2, gpumap.Strong, gpumap.Multisection, 8, 0},
+		{gpumap.Default, true, 3, 4, gpumap.Strong, gpumap.Multisection, 10, 0},
+		{gpumap.Default, true, 0, 1, gpumap.Strong, gpumap.Multisection, 7, 0},
+		{gpumap.Default, false, 0, 2, gpumap.Default, gpumap.Multisection, 7, 0},
+		{gpumap.Default, false, 1, 2, gpumap.Default, gpumap.Integrated, 7, 0},
+		{gpumap.Default, false, 3, 4, gpumap.Default, gpumap.Integrated, 8, 0},
+		{gpumap.Default, false, 0, 1, gpumap.Default, gpumap.AutoAlgorithm, 7, 0},
+		{gpumap.Fast, true, 1, 2, gpumap.Fast, gpumap.AutoAlgorithm, 8, 1},
+		{gpumap.Fast, false, 1, 2, gpumap.Fast, gpumap.AutoAlgorithm, 8, 0},
+		{gpumap.Strong, true, 1, 2, gpumap.Strong, gpumap.AutoAlgorithm, 8, 0},
+	} {
+		opt := Options{Preset: tc.preset, Eps: 0.05, Seed: 7, Threads: 3}
+		o := firstOptions(opt, tc.rank, tc.size, tc.roads)
+		if o.Preset != tc.wantPreset || o.Algorithm != tc.wantAlg || o.Seed != tc.wantSeed || o.Eps != 0.05 || o.Threads != 3 {
+			t.Errorf("%v roads=%v rank %d of %d: %v %v seed %d eps %v threads %d, want %v %v seed %d eps 0.05 threads 3",
+				tc.preset, tc.roads, tc.rank, tc.size, o.Preset, o.Algorithm, o.Seed, o.Eps, o.Threads, tc.wantPreset, tc.wantAlg, tc.wantSeed)
+		}
+		if got := moreTries(opt, tc.roads); got != tc.wantMoreTry {
+			t.Errorf("%v roads=%v: %d more tries, want %d", tc.preset, tc.roads, got, tc.wantMoreTry)
+		}
 	}
 }
