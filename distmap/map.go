@@ -699,7 +699,7 @@ func gather(g *Graph) (*graph.Graph, error) {
 
 // initial maps the coarsest graph: every rank gathers it whole and maps
 // it with gpumap.Map under firstOptions (its own seed; the default
-// preset's duel of HM and IM; strong's HM on roads); the mapping of the
+// preset's duel of HM and IM; strong's HM where roadsStrongHM); the mapping of the
 // least J (lowest rank among equals) is kept. Where moreTries is
 // positive every rank then maps that many times again with the
 // algorithm of the best first mapping (the preset's own choice at P=1
@@ -716,10 +716,11 @@ func initial(g *Graph, top *topology.Topology, opt Options, roads bool) ([]int32
 	if err := opt.Phases.Done("gather coarsest"); err != nil {
 		return nil, 0, err
 	}
+	strongHM := roadsStrongHM(opt, roads, int64(cg.N()), cg.M())
 	var whole []int32
 	j := int64(math.MaxInt64)
 	{
-		o := firstOptions(opt, g.rank, g.size, roads)
+		o := firstOptions(opt, g.rank, g.size, strongHM)
 		var r *gpumap.Result
 		if r, err = gpumap.Map(cg, top, o); err == nil {
 			whole, j = r.PE, r.Metrics.J
@@ -746,7 +747,7 @@ func initial(g *Graph, top *topology.Topology, opt Options, roads bool) ([]int32
 	if err := traceJ(fmt.Sprintf("coarsest n=%d m=%d", cg.N(), cg.M())); err != nil {
 		return nil, 0, err
 	}
-	if more := moreTries(opt, roads); more > 0 {
+	if more := moreTries(opt, roads, strongHM); more > 0 {
 		// The algorithm of the best first mapping (HM or IM under the
 		// default preset's duel) maps again on every rank, seeds the
 		// first round did not use.
@@ -812,7 +813,7 @@ func initial(g *Graph, top *topology.Topology, opt Options, roads bool) ([]int32
 // tries what one process tries (finan512 mapped whole at P=2: J 1.18x
 // the one-process J with IM on seed+1).
 //
-// On roads under the default preset every rank maps with strong's HM
+// Where strongHM (roadsStrongHM) every rank maps with strong's HM
 // instead (the strong preset's multisection alone, not its portfolio),
 // seed + rank, and no second round (moreTries). On NE (fit half) at P=2
 // label propagation stalls at 50,990 coarse vertices of mean degree
@@ -830,12 +831,12 @@ func initial(g *Graph, top *topology.Topology, opt Options, roads bool) ([]int32
 // Whole runs at P=2, seeds 1, 2, 3, 21, J summed, new/old: fit half NE
 // 0.860, NW 1.003; report half COL 0.940, FLA 0.976, luxembourg_osm x2
 // 0.975.
-func firstOptions(opt Options, rank, size int, roads bool) gpumap.Options {
+func firstOptions(opt Options, rank, size int, strongHM bool) gpumap.Options {
 	o := gpumap.DefaultOptions()
 	o.Preset, o.Eps, o.Threads = opt.Preset, opt.Eps, opt.Threads
 	o.Seed = opt.Seed + uint64(rank)
 	switch {
-	case roads && opt.Preset == gpumap.Default:
+	case strongHM:
 		o.Preset, o.Algorithm = gpumap.Strong, gpumap.Multisection
 	case size > 1 && opt.Preset == gpumap.Default:
 		o.Algorithm = [...]gpumap.Algorithm{gpumap.Multisection, gpumap.Integrated}[rank%2]
@@ -844,8 +845,21 @@ func firstOptions(opt Options, rank, size int, roads bool) gpumap.Options {
 	return o
 }
 
+// roadsStrongHM reports whether the coarsest graph of n vertices and m
+// edges maps with strong's HM (firstOptions): on roads (the input's mean
+// degree below sparseDegree) under the default preset, where the
+// coarsest graph's mean degree is sparseDegree or more. Below it the
+// one-process default preset maps with its sparse settings (attachDegree,
+// the same 2.7), which strong's lack: cal x7 (fit half, coarsest mean
+// degree 2.66) at P=2, seeds 1, 2, 3, 21 summed, J 1.020x with strong's
+// HM; there the duel and the second round stay. The other roads measured
+// coarsen to 2.72 (luxembourg_osm x2), 3.3-3.9 (NE, NW, TG x8, COL, FLA).
+func roadsStrongHM(opt Options, roads bool, n, m int64) bool {
+	return roads && opt.Preset == gpumap.Default && float64(2*m) >= sparseDegree*float64(n)
+}
+
 // moreTries is the number of times every rank maps the coarsest graph
-// again (initial): once on roads under the fast preset. Roads (mean
+// again (initial): once on roads, but not where strongHM. Roads (mean
 // degree below sparseDegree) refine their coarsest mapping by little on
 // the levels, so the coarsest tries decide J: FLA's seed 1 at P=2 took
 // its best rank's 34,953 to 32,610 with the default preset's second
@@ -853,10 +867,9 @@ func firstOptions(opt Options, rank, size int, roads bool) gpumap.Options {
 // mapping already spends its budget on tries and seeds: a second one
 // cost 1.5-1.9x the CPU of a P=2 run for J -0.7% to -1.1% (cal x7 and
 // TG x8, seeds 1-2; luxembourg_osm x2 unchanged; the review of stop 45);
-// nor under the default preset, whose first round maps roads with
-// strong's HM (firstOptions).
-func moreTries(opt Options, roads bool) int {
-	if roads && opt.Preset == gpumap.Fast {
+// nor where the first round mapped with strong's HM.
+func moreTries(opt Options, roads, strongHM bool) int {
+	if roads && opt.Preset != gpumap.Strong && !strongHM {
 		return 1
 	}
 	return 0
