@@ -828,9 +828,13 @@ func initial(g *Graph, top *topology.Topology, opt Options, roads bool) ([]int32
 // against default's best of three HM (what P=2 tried before: HM and IM,
 // then HM again on both ranks): NE 0.839 and 0.849, NW 0.970 and 0.890,
 // at about the CPU of two default HM on the rank that ran HM twice.
-// Whole runs at P=2, seeds 1, 2, 3, 21, J summed, new/old: fit half NE
-// 0.860, NW 1.003; report half COL 0.940, FLA 0.976, luxembourg_osm x2
-// 0.975.
+// Whole runs, seeds 1, 2, 3, 21, J summed, new/old at P=2 and P=4: fit
+// half NE 0.860 / 0.914, NW 1.003 / 0.942, TG x8 0.996 / 0.992; report
+// half COL 0.940 / 0.936, FLA 0.976 / 1.020, luxembourg_osm x2 0.975 /
+// 0.988. The price at P=2 (seed 1, 3 alternating pairs, load 4): the
+// coarsest mapping's CPU over both ranks FLA 0.32 -> 0.46-0.47 s, NE
+// 1.12-1.19 -> 2.00-2.36 s; whole runs' CPU FLA 1.04-1.08x, NE
+// 1.09-1.27x, FLA's wall 1.04-1.08x.
 func firstOptions(opt Options, rank, size int, strongHM bool) gpumap.Options {
 	o := gpumap.DefaultOptions()
 	o.Preset, o.Eps, o.Threads = opt.Preset, opt.Eps, opt.Threads
