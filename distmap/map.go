@@ -74,11 +74,10 @@ const (
 
 // sparseDegree: a graph of mean degree (2m/n) below it (road networks,
 // power grids; the one-process default preset's attachDegree, fit on
-// the corpus's fit half) maps its coarsest graph again on every rank
-// with the algorithm of the best first mapping (initial's more). On
-// roads the levels refine the coarsest mapping by only 7-10% (FLA at
-// P=2; wing x3 27%), so the coarsest tries decide J: FLA's seed 1 at
-// P=2 took its best rank's 34,953 to 32,610, 1.162x map -t 2's J.
+// the corpus's fit half) maps its coarsest graph with more effort on
+// every rank (firstOptions, moreTries). On roads the levels refine the
+// coarsest mapping by only 7-10% (FLA at P=2; wing x3 27%), so the
+// coarsest mapping decides J.
 const sparseDegree = 2.7
 
 // fmConfig is the distributed FM's: one round with the one-process
@@ -245,17 +244,8 @@ func mapLevels(g *Graph, top *topology.Topology, opt Options, total int64, cv fl
 		// the coarsest mapping, 197 MiB collecting here (the review).
 		collect()
 	}
-	// Road networks (mean degree below sparseDegree) map their coarsest
-	// graph twice on every rank (initial's more); not under the strong
-	// preset, whose one mapping already spends its budget on tries and
-	// seeds: a second one cost 1.5-1.9x the CPU of a P=2 run for J
-	// -0.7% to -1.1% (cal x7 and TG x8, seeds 1-2; luxembourg_osm x2
-	// unchanged; the review of stop 45).
-	more := 0
-	if opt.Preset != gpumap.Strong && float64(entries) < sparseDegree*float64(g.GlobalN()) {
-		more = 1
-	}
-	if best.pe, best.j, err = initial(best.coarsest(g), top, opt, more); err != nil {
+	roads := float64(entries) < sparseDegree*float64(g.GlobalN())
+	if best.pe, best.j, err = initial(best.coarsest(g), top, opt, roads); err != nil {
 		return nil, err
 	}
 	levels, pe := best.levels, best.pe
@@ -721,17 +711,17 @@ func gather(g *Graph) (*graph.Graph, error) {
 }
 
 // initial maps the coarsest graph: every rank gathers it whole and maps
-// it with gpumap.Map and its own seed (seed + rank) or, with the default
-// preset, HM on even ranks and IM on odd ones (seed + rank/2); the
-// mapping of the least J (lowest rank among equals) is kept. Where more
-// is positive every rank then maps more times again with the algorithm
-// of the best first mapping (the preset's own choice at P=1 or outside
-// the default preset's duel) and seeds the first round did not use
-// (seed + the first round's seeds + t*P + rank), and keeps a mapping
-// that lowers its J (a feasible one only). It returns
-// the PEs of the local vertices and ghosts, and its J (math.MaxInt64
-// when infeasible).
-func initial(g *Graph, top *topology.Topology, opt Options, more int) ([]int32, int64, error) {
+// it with gpumap.Map under firstOptions (its own seed; the default
+// preset's duel of HM and IM; strong's HM where roadsStrongHM); the mapping of the
+// least J (lowest rank among equals) is kept. Where moreTries is
+// positive every rank then maps that many times again with the
+// algorithm of the best first mapping (the preset's own choice at P=1
+// or outside the default preset's duel) and seeds the first round did
+// not use (seed + the first round's seeds + t*P + rank), and keeps a
+// mapping that lowers its J (a feasible one only). roads says that the
+// input's mean degree is below sparseDegree. It returns the PEs of the
+// local vertices and ghosts, and its J (math.MaxInt64 when infeasible).
+func initial(g *Graph, top *topology.Topology, opt Options, roads bool) ([]int32, int64, error) {
 	cg, err := gather(g)
 	if err != nil {
 		return nil, 0, err
@@ -739,26 +729,11 @@ func initial(g *Graph, top *topology.Topology, opt Options, more int) ([]int32, 
 	if err := opt.Phases.Done("gather coarsest"); err != nil {
 		return nil, 0, err
 	}
+	strongHM := roadsStrongHM(opt, roads, int64(cg.N()), cg.M())
 	var whole []int32
 	j := int64(math.MaxInt64)
 	{
-		o := gpumap.DefaultOptions()
-		o.Preset, o.Eps, o.Threads = opt.Preset, opt.Eps, opt.Threads
-		// One mapping a rank: four tries at P=1 and 2 took a quarter of
-		// a run on a 3D grid, for J 1-3% on rgg 2^18 (where the coarsest
-		// graph is small) and none on the grid.
-		o.Seed = opt.Seed + uint64(g.rank)
-		// The default preset maps a graph of fewer than 2^18 edges with
-		// both HM and IM and keeps the better: with two ranks or more,
-		// even ranks run HM and odd ones IM instead (grid 2^20 at P=2:
-		// the coarsest mapping took a quarter of the run), ranks 2i and
-		// 2i+1 with the same seed, so that P=2 tries what one process
-		// tries (finan512 mapped whole at P=2: J 1.18x the one-process J
-		// with IM on seed+1).
-		if g.size > 1 && opt.Preset == gpumap.Default {
-			o.Algorithm = [...]gpumap.Algorithm{gpumap.Multisection, gpumap.Integrated}[g.rank%2]
-			o.Seed = opt.Seed + uint64(g.rank/2)
-		}
+		o := firstOptions(opt, g.rank, g.size, strongHM)
 		var r *gpumap.Result
 		if r, err = gpumap.Map(cg, top, o); err == nil {
 			whole, j = r.PE, r.Metrics.J
@@ -785,7 +760,7 @@ func initial(g *Graph, top *topology.Topology, opt Options, more int) ([]int32, 
 	if err := traceJ(fmt.Sprintf("coarsest n=%d m=%d", cg.N(), cg.M())); err != nil {
 		return nil, 0, err
 	}
-	if more > 0 {
+	if more := moreTries(opt, roads, strongHM); more > 0 {
 		// The algorithm of the best first mapping (HM or IM under the
 		// default preset's duel) maps again on every rank, seeds the
 		// first round did not use.
@@ -837,6 +812,84 @@ func initial(g *Graph, top *topology.Topology, opt Options, more int) ([]int32, 
 		pe[n+i] = whole[x]
 	}
 	return pe, j, nil
+}
+
+// firstOptions is what rank (of size ranks) maps the coarsest graph
+// with first. One mapping a rank: four tries at P=1 and 2 took a quarter
+// of a run on a 3D grid, for J 1-3% on rgg 2^18 (where the coarsest
+// graph is small) and none on the grid. Its seed is seed + rank, but:
+//
+// The default preset maps a graph of fewer than 2^18 edges with both HM
+// and IM and keeps the better: with two ranks or more, even ranks run HM
+// and odd ones IM instead (grid 2^20 at P=2: the coarsest mapping took a
+// quarter of the run), ranks 2i and 2i+1 with the same seed, so that P=2
+// tries what one process tries (finan512 mapped whole at P=2: J 1.18x
+// the one-process J with IM on seed+1).
+//
+// Where strongHM (roadsStrongHM) every rank maps with strong's HM
+// instead (the strong preset's multisection alone, not its portfolio),
+// seed + rank, and no second round (moreTries). On NE (fit half) at P=2
+// label propagation stalls at 50,990 coarse vertices of mean degree
+// 3.34, which default's HM mapped at J 77,406-90,134 (seeds 1-3) and
+// strong's HM at 64,980-79,700. Which of strong's settings (on the
+// coarsest graphs of NE and NW at P=2, seeds 1 and 2, each mapped with
+// seeds 1-3; J in the geometric mean against default's HM, CPU summed):
+// its partitioner (12 tries, 3 LP and 4 FM rounds of alpha 60, no bound
+// on wasted work) 0.910 at 1.45x, its 8 top tries 0.932 at 1.48x, both
+// 0.869 at 2.50x, its whole HM 0.859 at 2.94x; any one of the
+// partitioner's settings alone 0.97-1.00. Strong's HM on two seeds
+// against default's best of three HM (what P=2 tried before: HM and IM,
+// then HM again on both ranks): NE 0.839 and 0.849, NW 0.970 and 0.890,
+// at about the CPU of two default HM on the rank that ran HM twice.
+// Whole runs, seeds 1, 2, 3, 21, J summed, new/old at P=2 and P=4: fit
+// half NE 0.860 / 0.914, NW 1.003 / 0.942, TG x8 0.996 / 0.992; report
+// half COL 0.940 / 0.936, FLA 0.976 / 1.020, luxembourg_osm x2 0.975 /
+// 0.988. The price at P=2 (seed 1, 3 alternating pairs, load 4): the
+// coarsest mapping's CPU over both ranks FLA 0.32 -> 0.46-0.47 s, NE
+// 1.12-1.19 -> 2.00-2.36 s; whole runs' CPU FLA 1.04-1.08x, NE
+// 1.09-1.27x, FLA's wall 1.04-1.08x.
+func firstOptions(opt Options, rank, size int, strongHM bool) gpumap.Options {
+	o := gpumap.DefaultOptions()
+	o.Preset, o.Eps, o.Threads = opt.Preset, opt.Eps, opt.Threads
+	o.Seed = opt.Seed + uint64(rank)
+	switch {
+	case strongHM:
+		o.Preset, o.Algorithm = gpumap.Strong, gpumap.Multisection
+	case size > 1 && opt.Preset == gpumap.Default:
+		o.Algorithm = [...]gpumap.Algorithm{gpumap.Multisection, gpumap.Integrated}[rank%2]
+		o.Seed = opt.Seed + uint64(rank/2)
+	}
+	return o
+}
+
+// roadsStrongHM reports whether the coarsest graph of n vertices and m
+// edges maps with strong's HM (firstOptions): on roads (the input's mean
+// degree below sparseDegree) under the default preset, where the
+// coarsest graph's mean degree is sparseDegree or more. Below it the
+// one-process default preset maps with its sparse settings (attachDegree,
+// the same 2.7), which strong's lack: cal x7 (fit half, coarsest mean
+// degree 2.66) at P=2, seeds 1, 2, 3, 21 summed, J 1.020x with strong's
+// HM; there the duel and the second round stay. The other roads measured
+// coarsen to 2.72 (luxembourg_osm x2), 3.3-3.9 (NE, NW, TG x8, COL, FLA).
+func roadsStrongHM(opt Options, roads bool, n, m int64) bool {
+	return roads && opt.Preset == gpumap.Default && float64(2*m) >= sparseDegree*float64(n)
+}
+
+// moreTries is the number of times every rank maps the coarsest graph
+// again (initial): once on roads, but not where strongHM. Roads (mean
+// degree below sparseDegree) refine their coarsest mapping by little on
+// the levels, so the coarsest tries decide J: FLA's seed 1 at P=2 took
+// its best rank's 34,953 to 32,610 with the default preset's second
+// round, 1.162x map -t 2's J. Not under the strong preset, whose one
+// mapping already spends its budget on tries and seeds: a second one
+// cost 1.5-1.9x the CPU of a P=2 run for J -0.7% to -1.1% (cal x7 and
+// TG x8, seeds 1-2; luxembourg_osm x2 unchanged; the review of stop 45);
+// nor where the first round mapped with strong's HM.
+func moreTries(opt Options, roads, strongHM bool) int {
+	if roads && opt.Preset != gpumap.Strong && !strongHM {
+		return 1
+	}
+	return 0
 }
 
 // evaluate computes the metrics of the mapping pe (local vertices and

@@ -17,8 +17,11 @@ import (
 
 // Road-like graphs (mean degree below sparseDegree) map their coarsest
 // graph once more on every rank with the first round's best algorithm
-// (initial's more), and keep the better mapping: on 2 ranks a road grid
-// (graph.RoadGrid, mean degree 2.65) gets the second round, the same
+// (moreTries), and keep the better mapping, unless the default preset
+// mapped it with strong's HM (roadsStrongHM: its mean degree is
+// sparseDegree or more): on 2 ranks a road grid (graph.RoadGrid, mean
+// degree 2.65) gets the second round under the fast preset and, under
+// the default preset, exactly where roadsStrongHM says no; the same
 // mapping at 1 and 2 threads, and a coarsest J no higher than the first
 // round's; a 3D grid (mean degree 5.6) gets one round only, and so does
 // the road grid under the strong preset.
@@ -33,7 +36,7 @@ func TestSparseCoarsestTries(t *testing.T) {
 	defer rankRecover()
 	c, size, rank := rankComm(t)
 	top, _ := topology.Parse("4:4:2", "1:10:100")
-	firstJ := regexp.MustCompile(`(?m)^coarsest n=\d+ m=\d+ J by rank \[(.*)\]$`)
+	firstJ := regexp.MustCompile(`(?m)^coarsest n=(\d+) m=(\d+) J by rank \[(.*)\]$`)
 	moreJ := regexp.MustCompile(`(?m)^coarsest after 1 more tries of \w+: J by rank \[(.*)\]$`)
 	least := func(s string) int64 {
 		var best int64 = -1
@@ -48,10 +51,10 @@ func TestSparseCoarsestTries(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		whole  *graph.Graph
-		sparse bool
+		sparse bool // the input is a road (then roadsStrongHM decides under the default preset)
 		preset gpumap.Preset
-	}{{"road grid", graph.RoadGrid(100, 100), true, gpumap.Default}, {"3D grid", graph.Grid(30, 30, 30), false, gpumap.Default},
-		{"road grid, strong", graph.RoadGrid(60, 60), false, gpumap.Strong}} {
+	}{{"road grid, fast", graph.RoadGrid(100, 100), true, gpumap.Fast}, {"3D grid", graph.Grid(30, 30, 30), false, gpumap.Default},
+		{"road grid", graph.RoadGrid(100, 100), true, gpumap.Default}, {"road grid, strong", graph.RoadGrid(60, 60), false, gpumap.Strong}} {
 		g := spreadEvenly(c, size, rank, tc.whole)
 		var pes [][]int32
 		for _, threads := range []int{1, 2} {
@@ -65,11 +68,17 @@ func TestSparseCoarsestTries(t *testing.T) {
 				continue
 			}
 			f, m := firstJ.FindStringSubmatch(tr.String()), moreJ.FindStringSubmatch(tr.String())
-			if f == nil || (m != nil) != tc.sparse {
-				rankFail("%s: the second round ran %v, want %v:\n%s", tc.name, m != nil, tc.sparse, tr.String())
+			if f == nil {
+				rankFail("%s: no coarsest mapping traced:\n%s", tc.name, tr.String())
 			}
-			if m != nil && least(m[1]) > least(f[1]) {
-				rankFail("%s: the second round's best J %d is above the first's %d", tc.name, least(m[1]), least(f[1]))
+			cn, _ := strconv.ParseInt(f[1], 10, 64)
+			cm, _ := strconv.ParseInt(f[2], 10, 64)
+			want := tc.sparse && tc.preset != gpumap.Strong && !roadsStrongHM(Options{Preset: tc.preset}, tc.sparse, cn, cm)
+			if (m != nil) != want {
+				rankFail("%s: the second round ran %v, want %v:\n%s", tc.name, m != nil, want, tr.String())
+			}
+			if m != nil && least(m[1]) > least(f[3]) {
+				rankFail("%s: the second round's best J %d is above the first's %d", tc.name, least(m[1]), least(f[3]))
 			}
 		}
 		if !slices.Equal(pes[0], pes[1]) {
@@ -81,5 +90,53 @@ func TestSparseCoarsestTries(t *testing.T) {
 	}
 	if err := mpi.Finalize(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// On roads under the default preset, where the coarsest graph's mean
+// degree is sparseDegree or more, the first round of the coarsest
+// mapping is strong's HM on every rank with its own seed, and no second
+// round; elsewhere the default preset's duel (HM on even ranks, IM on odd
+// ones, ranks 2i and 2i+1 with one seed), the other presets' own choice
+// and the roads' second round stay as they were.
+func TestRoadsCoarsestOptions(t *testing.T) {
+	for _, tc := range []struct {
+		preset     gpumap.Preset
+		roads      bool
+		n, m       int64 // the coarsest graph
+		rank, size int
+		wantStrong bool
+		wantPreset gpumap.Preset
+		wantAlg    gpumap.Algorithm
+		wantSeed   uint64
+		wantMore   int
+	}{
+		{gpumap.Default, true, 1000, 1350, 0, 2, true, gpumap.Strong, gpumap.Multisection, 7, 0},
+		{gpumap.Default, true, 1000, 1750, 1, 2, true, gpumap.Strong, gpumap.Multisection, 8, 0},
+		{gpumap.Default, true, 1000, 1750, 3, 4, true, gpumap.Strong, gpumap.Multisection, 10, 0},
+		{gpumap.Default, true, 1000, 1750, 0, 1, true, gpumap.Strong, gpumap.Multisection, 7, 0},
+		// The coarsest graph below sparseDegree (2.66 < 2.7): the duel and a second round.
+		{gpumap.Default, true, 1000, 1330, 1, 2, false, gpumap.Default, gpumap.Integrated, 7, 1},
+		{gpumap.Default, false, 1000, 1750, 0, 2, false, gpumap.Default, gpumap.Multisection, 7, 0},
+		{gpumap.Default, false, 1000, 1750, 1, 2, false, gpumap.Default, gpumap.Integrated, 7, 0},
+		{gpumap.Default, false, 1000, 1750, 3, 4, false, gpumap.Default, gpumap.Integrated, 8, 0},
+		{gpumap.Default, false, 1000, 1750, 0, 1, false, gpumap.Default, gpumap.AutoAlgorithm, 7, 0},
+		{gpumap.Fast, true, 1000, 1750, 1, 2, false, gpumap.Fast, gpumap.AutoAlgorithm, 8, 1},
+		{gpumap.Fast, false, 1000, 1750, 1, 2, false, gpumap.Fast, gpumap.AutoAlgorithm, 8, 0},
+		{gpumap.Strong, true, 1000, 1750, 1, 2, false, gpumap.Strong, gpumap.AutoAlgorithm, 8, 0},
+	} {
+		opt := Options{Preset: tc.preset, Eps: 0.05, Seed: 7, Threads: 3}
+		strong := roadsStrongHM(opt, tc.roads, tc.n, tc.m)
+		if strong != tc.wantStrong {
+			t.Errorf("%v roads=%v n=%d m=%d: strong's HM %v, want %v", tc.preset, tc.roads, tc.n, tc.m, strong, tc.wantStrong)
+		}
+		o := firstOptions(opt, tc.rank, tc.size, strong)
+		if o.Preset != tc.wantPreset || o.Algorithm != tc.wantAlg || o.Seed != tc.wantSeed || o.Eps != 0.05 || o.Threads != 3 {
+			t.Errorf("%v roads=%v n=%d m=%d rank %d of %d: %v %v seed %d eps %v threads %d, want %v %v seed %d eps 0.05 threads 3",
+				tc.preset, tc.roads, tc.n, tc.m, tc.rank, tc.size, o.Preset, o.Algorithm, o.Seed, o.Eps, o.Threads, tc.wantPreset, tc.wantAlg, tc.wantSeed)
+		}
+		if got := moreTries(opt, tc.roads, strong); got != tc.wantMore {
+			t.Errorf("%v roads=%v n=%d m=%d: %d more tries, want %d", tc.preset, tc.roads, tc.n, tc.m, got, tc.wantMore)
+		}
 	}
 }
