@@ -780,9 +780,12 @@ func (m *mapper) split(x *par.Exec, g *graph.Graph, grp topology.Group, maxW []i
 				// to the whole graph's size: a 120x90x97 grid at -t 2
 				// made its 1,047,600-vertex searchers three times
 				// (once at -t 1). One per thread: page faults 106-111k
-				// -> 92-97k, CPU 0.90-0.94x (3 pairs, load 10-13), the
-				// split's wall as measured without the load's waits
-				// ("alone") no longer.
+				// -> 92-97k, CPU 0.90-0.94x (3 pairs, load 10-13). The
+				// price: the third try runs mostly alone on both
+				// threads, and its sequential stretches leave a core
+				// idle (execution trace at load 12: time with one
+				// goroutine runnable in the split 115 -> 338 ms of
+				// 4.6-4.9 s).
 				team := par.NewTeam(threads, tries)
 				slots := make(chan struct{}, threads)
 				var wg sync.WaitGroup
