@@ -679,7 +679,7 @@ func (m *mapper) work() {
 // side by side too when they share one multilevel hierarchy
 // (sharesHierarchy: try 0's, even where it drew from the seed), built once
 // on every thread, with the threads shared out among
-// the tries (one try per thread at a time): the sequential stretches of one (greedy matching, the coarse
+// the tries: the sequential stretches of one (greedy matching, the coarse
 // levels, FM replays) leave cores to the others, a try that finishes
 // leaves its threads to the parallel FM of those still running (par.Team),
 // and only the tries' refinement state is held more than once; the
@@ -772,33 +772,13 @@ func (m *mapper) split(x *par.Exec, g *graph.Graph, grp topology.Group, maxW []i
 				}
 			} else {
 				// A try that finishes leaves its threads to the others.
-				// At most one try runs per thread: the next starts on
-				// the thread of the first to finish (par.Team.Join) and
-				// takes over its refinement state (refinement.Keep).
-				// Three tries time-sliced on two threads held three
-				// parallel FM states at once, each grown level by level
-				// to the whole graph's size: a 120x90x97 grid at -t 2
-				// made its 1,047,600-vertex searchers three times
-				// (once at -t 1). One per thread: page faults 106-111k
-				// -> 92-97k, CPU 0.90-0.94x (3 pairs, load 10-13). The
-				// price: the third try runs mostly alone on both
-				// threads, and its sequential stretches leave a core
-				// idle (execution trace at load 12: time with one
-				// goroutine runnable in the split 115 -> 338 ms of
-				// 4.6-4.9 s).
 				team := par.NewTeam(threads, tries)
-				slots := make(chan struct{}, threads)
 				var wg sync.WaitGroup
 				for t := 0; t < tries; t++ {
-					slots <- struct{}{}
 					wg.Add(1)
-					x := team.Member((threads + t) / tries)
-					if t >= threads {
-						x = team.Join()
-					}
 					go func() {
 						defer wg.Done()
-						defer func() { <-slots }()
+						x := team.Member((threads + t) / tries)
 						defer team.Done(x)
 						parts[t] = one(t, x, levels)
 					}()

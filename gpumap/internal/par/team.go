@@ -5,10 +5,9 @@ import "sync/atomic"
 // Team shares threads among executors that run side by side, such as the
 // tries of the whole machine's split: a member that finishes gives its
 // threads back (Done), and the members still running take their share
-// when they next call Grow. Without it the last of the tries used to
-// finish alone on one core while the other idled (on a 2^20-vertex 3D
-// grid, 100-150 ms of a 2.2 s run). Three tries on two threads start two,
-// the third on the thread of the first done (Join).
+// when they next call Grow. Three tries on two threads run one thread
+// each, time-sliced; the last one used to finish alone on one core while
+// the other idled (on a 2^20-vertex 3D grid, 100-150 ms of a 2.2 s run).
 // Only the speed depends on it: the loops of this package give the same
 // results for any thread count.
 type Team struct {
@@ -28,15 +27,6 @@ func NewTeam(threads, members int) *Team {
 func (t *Team) Member(threads int) *Exec {
 	threads = max(threads, 1)
 	return &Exec{threads: threads, own: threads, team: t}
-}
-
-// Join returns a member that starts on one thread a member that is done
-// gave back (the caller waits for one): the threads given back are one
-// fewer. A team of more members than threads runs at most one member per
-// thread this way (the split's tries: see multisection's split).
-func (t *Team) Join() *Exec {
-	t.freed.Add(-1)
-	return t.Member(1)
 }
 
 // Done gives x's own threads to the members still running; x is not used

@@ -40,35 +40,6 @@ func TestTeamSharesFreedThreads(t *testing.T) {
 	}
 }
 
-// A member that joins on a thread given back takes it: the members never
-// hold more threads than the team, and the last one takes them all.
-func TestTeamJoinTakesAFreedThread(t *testing.T) {
-	team := NewTeam(2, 3)
-	a, b := team.Member(1), team.Member(1)
-	team.Done(a)
-	c := team.Join()
-	if c.Threads() != 1 || b.Grow() != 1 || c.Grow() != 1 {
-		t.Fatalf("after a join on the freed thread: %d and %d threads, want 1 and 1", b.Threads(), c.Threads())
-	}
-	team.Done(b)
-	if c.Grow() != 2 {
-		t.Fatalf("the last member has %d threads, want the team's 2", c.Threads())
-	}
-
-	team = NewTeam(3, 4)
-	m := []*Exec{team.Member(1), team.Member(1), team.Member(1)}
-	team.Done(m[0])
-	m = append(m, team.Join())
-	team.Done(m[1])
-	if got := m[2].Grow() + m[3].Grow(); got > 3 {
-		t.Fatalf("two members hold %d threads, the team has 3", got)
-	}
-	team.Done(m[2])
-	if m[3].Grow() != 3 {
-		t.Fatalf("the last member has %d threads, want the team's 3", m[3].Threads())
-	}
-}
-
 // Members that finish while others grow and run loops (go test -race).
 func TestTeamMembersRace(t *testing.T) {
 	const members = 4
