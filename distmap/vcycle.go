@@ -114,8 +114,9 @@ func vcycle(g *Graph, top *topology.Topology, pe []int32, lmax, limit int64, opt
 		}
 		// As mapLevels: 4 iterations without progress on the input's
 		// level, 12 on the coarse one; label propagation where a level
-		// enters above Lmax (never here: the coarse level carries the
-		// input's balanced mapping).
+		// enters above Lmax (the coarse level carries the input's mapping
+		// and its loads: only where that mapping is infeasible, as with a
+		// vertex heavier than Lmax).
 		jc := refinement.JetConfig{Seed: seed ^ uint64(i)*0x51}
 		if i == 0 {
 			jc.Iterations = 4
@@ -124,12 +125,14 @@ func vcycle(g *Graph, top *topology.Topology, pe []int32, lmax, limit int64, opt
 		if err != nil {
 			return err
 		}
+		step := "vjet"
 		if !ran {
+			step = "vlp"
 			if err := refine(fine, top, cpe, lmax, refineRounds, seed, i); err != nil {
 				return err
 			}
 		}
-		if err := trace(fine, top, cpe, opt, i, "vjet"); err != nil {
+		if err := trace(fine, top, cpe, opt, i, step); err != nil {
 			return err
 		}
 		cfg := fmConfig
