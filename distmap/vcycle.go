@@ -56,9 +56,11 @@ func vcycle(g *Graph, top *topology.Topology, pe []int32, lmax, limit int64, opt
 	// after its level, as mapLevels does: rgg 2^20 at P=4 (seed 1, 3
 	// alternating pairs) peaked at 113.5-114.6 MiB on the largest rank
 	// without these collections, 82.9-86.9 MiB with them (main, without
-	// the V-cycle: 82.8-84.0 MiB; gpumap map -t 1: 305 MiB); the same
-	// mapping. The collection after the clustering saved the most
-	// (99 -> 85 MiB).
+	// the V-cycle: 82.8-84.0 MiB; gpumap map -t 1: 305 MiB); rgg 2^22 at
+	// P=4 (2 runs each) 438.8-445.9 MiB without, 272.3-275.7 MiB with
+	// them (main 269.4-280.2 MiB; map -t 1 1,256 MiB: issue 24 allows
+	// 0.45x); the same mappings. The collection after the clustering
+	// saved the most (rgg 2^20: 99 -> 85 MiB).
 	collect()
 	for len(levels) < vcycleLevels {
 		c, err := newClustering(cur, limit, seed, len(levels), 1, block)
