@@ -1,8 +1,11 @@
 package distmap
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -136,6 +139,67 @@ func TestVCycleRestrict(t *testing.T) {
 	}
 	if rank == 0 {
 		fmt.Printf("restrict ok: J %d -> %d, %d -> %d vertices\n", fine.J, js[0], g.GlobalN(), lv.coarse.GlobalN())
+	}
+	if err := mpi.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Where the mapping enters the V-cycle above Lmax (a vertex of weight
+// 20,000 against Lmax 2,580 on 32 PEs), its coarse level carries that
+// excess and is refined by label propagation, not the Jet loop (runJet
+// declines): the trace names the step that ran ("vlp"), as mapLevels'
+// does ("lp"), and the V-cycle neither raises the heaviest PE nor J.
+func TestVCycleTraceStep(t *testing.T) {
+	if !mpitest.Child() {
+		out := mpitest.Run(t, 2, "TestVCycleTraceStep")
+		ok := regexp.MustCompile(`(?m)^trace ok.*$`).FindString(out)
+		if ok == "" {
+			t.Fatalf("rank 0 did not pass:\n%s", out)
+		}
+		t.Log(ok)
+		return
+	}
+	defer rankRecover()
+	c, size, rank := rankComm(t)
+	whole := graph.RandomGeometric(20000, 2)
+	for v := range whole.VW {
+		whole.VW[v] = int64(1 + v%5)
+	}
+	whole.VW[5000] = 20000
+	top, _ := topology.Parse("4:4:2", "1:10:100")
+	g, err := rankSlice(c, whole, evenVtxdist(int64(whole.N()), size), rank, true, nil)
+	if err != nil {
+		rankFail("%v", err)
+	}
+	var buf bytes.Buffer
+	res, err := Map(g, top, Options{Eps: 0.03, Seed: 3, Threads: 1, Coarsest: 400, Trace: &buf})
+	if err != nil {
+		rankFail("%v", err)
+	}
+	if rank == 0 {
+		re := regexp.MustCompile(`(?m)^level +(\d+) n=\S+\s+(\w+)\s+J=(\d+)\s+max=(\d+)`)
+		var steps []string
+		var pre, preMax, fin, finMax int64 = -1, -1, -1, -1
+		for _, m := range re.FindAllStringSubmatch(buf.String(), -1) {
+			j, _ := strconv.ParseInt(m[3], 10, 64)
+			mx, _ := strconv.ParseInt(m[4], 10, 64)
+			switch {
+			case m[1] == "0" && m[2] == "fm":
+				pre, preMax = j, mx
+			case m[1] == "0" && m[2] == "vfm":
+				fin, finMax = j, mx
+			case m[1] != "0" && m[2][0] == 'v':
+				steps = append(steps, m[2])
+			}
+		}
+		if !slices.Contains(steps, "vlp") || slices.Contains(steps, "vjet") {
+			rankFail("the V-cycle's coarse level traced %v: want vlp (label propagation ran), not vjet\n%s", steps, buf.String())
+		}
+		if res.Metrics.Feasible || fin < 0 || fin > pre || finMax > preMax {
+			rankFail("feasible %v; the V-cycle took J %d max %d to J %d max %d: want infeasible, neither raised", res.Metrics.Feasible, pre, preMax, fin, finMax)
+		}
+		fmt.Printf("trace ok: %v, J %d -> %d, max %d -> %d\n", steps, pre, fin, preMax, finMax)
 	}
 	if err := mpi.Finalize(); err != nil {
 		t.Fatal(err)
