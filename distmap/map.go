@@ -768,8 +768,7 @@ func initial(g *Graph, top *topology.Topology, opt Options, roads bool) ([]int32
 		if err != nil {
 			return nil, 0, err
 		}
-		o := gpumap.DefaultOptions()
-		o.Preset, o.Eps, o.Threads = opt.Preset, opt.Eps, opt.Threads
+		o := coarsestOptions(opt)
 		first := uint64(g.size)
 		if g.size > 1 && opt.Preset == gpumap.Default {
 			o.Algorithm = [...]gpumap.Algorithm{gpumap.Multisection, gpumap.Integrated}[w%2]
@@ -814,6 +813,21 @@ func initial(g *Graph, top *topology.Topology, opt Options, roads bool) ([]int32
 	return pe, j, nil
 }
 
+// coarsestOptions is what every rank maps the gathered coarsest graph
+// with (initial's rounds), before the seed and algorithm: on the CPU, as
+// wholePlan's. The automatic backend opens a GPU for a graph of
+// gpumap.GPUMinVertices or more, on every rank of a node, and runs its
+// own pipelines there (gpuMultisection; IM where the algorithm is auto),
+// so the mapping would depend on the machine; label propagation stalls
+// above that size on roads (NE at P=2, seeds 2 and 3: 126,732 coarsest
+// vertices), and gpumap-mpi prints backend=cpu whatever ran.
+func coarsestOptions(opt Options) gpumap.Options {
+	o := gpumap.DefaultOptions()
+	o.Preset, o.Eps, o.Threads = opt.Preset, opt.Eps, opt.Threads
+	o.Backend = gpumap.CPU
+	return o
+}
+
 // firstOptions is what rank (of size ranks) maps the coarsest graph
 // with first. One mapping a rank: four tries at P=1 and 2 took a quarter
 // of a run on a 3D grid, for J 1-3% on rgg 2^18 (where the coarsest
@@ -849,8 +863,7 @@ func initial(g *Graph, top *topology.Topology, opt Options, roads bool) ([]int32
 // 1.12-1.19 -> 2.00-2.36 s; whole runs' CPU FLA 1.04-1.08x, NE
 // 1.09-1.27x, FLA's wall 1.04-1.08x.
 func firstOptions(opt Options, rank, size int, strongHM bool) gpumap.Options {
-	o := gpumap.DefaultOptions()
-	o.Preset, o.Eps, o.Threads = opt.Preset, opt.Eps, opt.Threads
+	o := coarsestOptions(opt)
 	o.Seed = opt.Seed + uint64(rank)
 	switch {
 	case strongHM:

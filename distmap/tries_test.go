@@ -135,6 +135,15 @@ func TestRoadsCoarsestOptions(t *testing.T) {
 			t.Errorf("%v roads=%v n=%d m=%d rank %d of %d: %v %v seed %d eps %v threads %d, want %v %v seed %d eps 0.05 threads 3",
 				tc.preset, tc.roads, tc.n, tc.m, tc.rank, tc.size, o.Preset, o.Algorithm, o.Seed, o.Eps, o.Threads, tc.wantPreset, tc.wantAlg, tc.wantSeed)
 		}
+		// On the CPU, as wholePlan's: the automatic backend opens a GPU
+		// for a coarsest graph of gpumap.GPUMinVertices or more (NE at
+		// P=2, seeds 2 and 3: 126,732), on every rank of a node.
+		if o.Backend != gpumap.CPU {
+			t.Errorf("%v rank %d of %d: backend %v, want cpu", tc.preset, tc.rank, tc.size, o.Backend)
+		}
+		if got := coarsestOptions(opt); got.Backend != gpumap.CPU || got.Preset != tc.preset || got.Eps != 0.05 || got.Threads != 3 {
+			t.Errorf("%v: the second round's options %v %v eps %v threads %d, want cpu %v eps 0.05 threads 3", tc.preset, got.Backend, got.Preset, got.Eps, got.Threads, tc.preset)
+		}
 		if got := moreTries(opt, tc.roads, strong); got != tc.wantMore {
 			t.Errorf("%v roads=%v n=%d m=%d: %d more tries, want %d", tc.preset, tc.roads, tc.n, tc.m, got, tc.wantMore)
 		}
