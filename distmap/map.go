@@ -389,8 +389,14 @@ func mapLevels(g *Graph, top *topology.Topology, opt Options, total int64, cv fl
 	// hierarchy only. Where the matchings' was kept it gained nothing
 	// (100^3 grid at P=2, seeds 1, 2, 3, 21: J 1.000x) for 1.36-1.48x the
 	// CPU (3 alternating pairs, seed 1); nor on skewed degrees, whose
-	// levels refine by the Jet loop alone.
-	if !skewed && !matched {
+	// levels refine by the Jet loop alone; nor on roads (mean degree
+	// below sparseDegree), whose coarsest mapping decides J: with strong's
+	// HM on the coarsest graph (roadsStrongHM), the V-cycle took P=2,
+	// seed 1 from J 27,185 to 27,111 on FLA, 23,239 to 23,065 on COL and
+	// 30,845 to 30,733 on NW (-0.3% to -0.7%) for 1.10-1.32x the wall
+	// (idle, 2 alternating pairs: FLA 3.01-3.18 s against 2.40-2.91 s,
+	// COL 1.81-1.87 s against 1.46-1.63 s).
+	if !skewed && !matched && !roads {
 		if err := vcycle(g, top, pe, lmax, limit(small), opt, block); err != nil {
 			return nil, err
 		}

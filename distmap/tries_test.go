@@ -24,7 +24,7 @@ import (
 // the default preset, exactly where roadsStrongHM says no; the same
 // mapping at 1 and 2 threads, and a coarsest J no higher than the first
 // round's; a 3D grid (mean degree 5.6) gets one round only, and so does
-// the road grid under the strong preset.
+// the road grid under the strong preset. Roads run no V-cycle (vcycle).
 func TestSparseCoarsestTries(t *testing.T) {
 	if !mpitest.Child() {
 		out := mpitest.Run(t, 2, "TestSparseCoarsestTries")
@@ -38,6 +38,7 @@ func TestSparseCoarsestTries(t *testing.T) {
 	top, _ := topology.Parse("4:4:2", "1:10:100")
 	firstJ := regexp.MustCompile(`(?m)^coarsest n=(\d+) m=(\d+) J by rank \[(.*)\]$`)
 	moreJ := regexp.MustCompile(`(?m)^coarsest after 1 more tries of \w+: J by rank \[(.*)\]$`)
+	vStep := regexp.MustCompile(`(?m)^level +\d+ n=\S+\s+v\w+\s`) // the V-cycle's steps (vlp, vjet, vfm)
 	least := func(s string) int64 {
 		var best int64 = -1
 		for _, f := range regexp.MustCompile(`\d+`).FindAllString(s, -1) {
@@ -76,6 +77,9 @@ func TestSparseCoarsestTries(t *testing.T) {
 			want := tc.sparse && tc.preset != gpumap.Strong && !roadsStrongHM(Options{Preset: tc.preset}, tc.sparse, cn, cm)
 			if (m != nil) != want {
 				rankFail("%s: the second round ran %v, want %v:\n%s", tc.name, m != nil, want, tr.String())
+			}
+			if tc.sparse && vStep.MatchString(tr.String()) {
+				rankFail("%s: a road ran the V-cycle:\n%s", tc.name, tr.String())
 			}
 			if m != nil && least(m[1]) > least(f[3]) {
 				rankFail("%s: the second round's best J %d is above the first's %d", tc.name, least(m[1]), least(f[3]))
