@@ -21,12 +21,7 @@ import (
 // 129,490 (0.9764x).
 func TestMeshVCycleJ(t *testing.T) {
 	if !mpitest.Child() {
-		out := mpitest.Run(t, 2, "TestMeshVCycleJ")
-		ok := regexp.MustCompile(`(?m)^J ok.*$`).FindString(out)
-		if ok == "" {
-			t.Fatalf("rank 0 did not pass:\n%s", out)
-		}
-		t.Log(ok)
+		runRank0(t, 2, "TestMeshVCycleJ", "J ok")
 		return
 	}
 	defer rankRecover()
@@ -34,15 +29,7 @@ func TestMeshVCycleJ(t *testing.T) {
 	whole := graph.RandomGeometric(40000, 2)
 	top, _ := topology.Parse("4:8:2", "1:10:100")
 	g := spreadEvenly(c, size, rank, whole)
-	var dist, one int64
-	for s := uint64(1); s <= 3; s++ {
-		res, oneJ := mapBoth(g, whole, top, Options{Eps: 0.03, Seed: s, Threads: 1, Coarsest: 1000})
-		if res.Levels == 0 || !res.Metrics.Feasible {
-			rankFail("seed %d: %d levels, feasible %v: want a coarsened, feasible mapping", s, res.Levels, res.Metrics.Feasible)
-		}
-		dist += res.Metrics.J
-		one += oneJ
-	}
+	dist, one := mapSeeds(g, whole, top, Options{Eps: 0.03, Threads: 1, Coarsest: 1000}, 3)
 	if rank == 0 {
 		if 1000*dist > 981*one {
 			rankFail("distributed J %d is %.4fx the one-process J %d over seeds 1-3 (at most 0.981x)", dist, float64(dist)/float64(one), one)
@@ -60,10 +47,7 @@ func TestMeshVCycleJ(t *testing.T) {
 // vcycle then lowers J and keeps it within Lmax, and is deterministic.
 func TestVCycleRestrict(t *testing.T) {
 	if !mpitest.Child() {
-		out := mpitest.Run(t, 3, "TestVCycleRestrict")
-		if !regexp.MustCompile(`(?m)^restrict ok`).MatchString(out) {
-			t.Fatalf("rank 0 did not pass:\n%s", out)
-		}
+		runRank0(t, 3, "TestVCycleRestrict", "restrict ok")
 		return
 	}
 	defer rankRecover()
@@ -152,12 +136,7 @@ func TestVCycleRestrict(t *testing.T) {
 // does ("lp"), and the V-cycle neither raises the heaviest PE nor J.
 func TestVCycleTraceStep(t *testing.T) {
 	if !mpitest.Child() {
-		out := mpitest.Run(t, 2, "TestVCycleTraceStep")
-		ok := regexp.MustCompile(`(?m)^trace ok.*$`).FindString(out)
-		if ok == "" {
-			t.Fatalf("rank 0 did not pass:\n%s", out)
-		}
-		t.Log(ok)
+		runRank0(t, 2, "TestVCycleTraceStep", "trace ok")
 		return
 	}
 	defer rankRecover()
