@@ -359,6 +359,21 @@ func project[T mpi.Number](g *Graph, lv *level, val []T) ([]T, error) {
 	return out, nil
 }
 
+// projectAll is project, then the ghosts' values (exchange): the values
+// val of lv's coarse vertices (this rank's range) give g's local
+// vertices, then its ghosts (collective).
+func projectAll[T mpi.Number](g *Graph, lv *level, val []T) ([]T, error) {
+	out, err := project(g, lv, val)
+	if err != nil {
+		return nil, err
+	}
+	gv, err := exchange(g, out)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, gv...), nil
+}
+
 // sortByB sorts the arcs of one coarse vertex by target: insertion sort
 // for the short rows of most vertices.
 func sortByB(row []arc) {

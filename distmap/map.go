@@ -256,14 +256,9 @@ func mapLevels(g *Graph, top *topology.Topology, opt Options, total int64, cv fl
 			fine = levels[i-1].coarse
 		}
 		if i < len(levels) {
-			if pe, err = project(fine, levels[i], pe[:levels[i].coarse.N()]); err != nil {
+			if pe, err = projectAll(fine, levels[i], pe[:levels[i].coarse.N()]); err != nil {
 				return nil, err
 			}
-			gpe, err := exchange(fine, pe)
-			if err != nil {
-				return nil, err
-			}
-			pe = append(pe, gpe...)
 			// The coarse graph is done with: the finer levels are
 			// refined without it (a matching's first coarse graph is
 			// about half the input).
@@ -330,58 +325,7 @@ func mapLevels(g *Graph, top *topology.Topology, opt Options, total int64, cv fl
 		// the mapping of a 38k-vertex coarsest graph by gpumap.Map cut
 		// 930-1,340 there, where the one-process mapping projected onto
 		// it cut 609.
-		//
-		// Not on a coarse level that enters above Lmax (its heavy
-		// vertices may not fit; level 0 was balanced above): where no
-		// mapping is balanced Jet keeps the least overloaded one at any
-		// J, for an excess that stays (rgg with vertex weights 1-9 at
-		// eps 0, P=3: the coarsest level's J 552,853 -> 928,054 for a
-		// heaviest PE 5,448 -> 5,286 against Lmax 5,210; the whole
-		// mapping 927,070 against 585,478 with label propagation
-		// there). Label propagation, which never raises the excess,
-		// refines such a level as before.
-		step := "jet"
-		//
-		// On the input's level the loop stops after 4 iterations without
-		// progress, not 12: there it moved nothing on a 100^3 grid, rgg
-		// 2^20 (seed 3) or FLA at P=2 (the same J with 4, seed 1; the 3D
-		// grid's seed 21 too) and took 0.2-0.45 s of their 2.8-3.3 s wall
-		// (idle; 12 iterations put the grid at 1.10-1.33x map -t 2's
-		// wall), while the coarse levels had done the work; finan512 x2
-		// kept most of its gain (seeds 1 and 21: J 228,231 -> 231,267 and
-		// 224,973 -> 226,102).
-		jc := refinement.JetConfig{Seed: opt.Seed ^ uint64(i)*0x51}
-		if i == 0 {
-			jc.Iterations = 4
-		}
-		ran, err := runJet(fine, top, pe, lmax, jc, i == 0)
-		if err != nil {
-			return nil, err
-		}
-		if !ran {
-			step = "lp"
-			if err := refine(fine, top, pe, lmax, refineRounds, opt.Seed, i); err != nil {
-				return nil, err
-			}
-		}
-		if err := ph.Done(fmt.Sprintf("level %d %s", i, step)); err != nil {
-			return nil, err
-		}
-		if err := trace(fine, top, pe, opt, i, step); err != nil {
-			return nil, err
-		}
-		// FM after Jet: it makes the moves that pay only after others,
-		// which Jet's label propagation cannot (finan512 x2, seed 21,
-		// P=2: level 1 277,635 -> 267,974, the input 229,188 -> 224,973).
-		cfg := fmConfig
-		cfg.Seed = opt.Seed ^ uint64(i)<<40 ^ uint64(fine.rank)
-		if _, err := localFM(fine, localGraph(fine), top, pe, lmax, cfg); err != nil {
-			return nil, err
-		}
-		if err := ph.Done(fmt.Sprintf("level %d fm", i)); err != nil {
-			return nil, err
-		}
-		if err := trace(fine, top, pe, opt, i, "fm"); err != nil {
+		if err := refineLevel(fine, top, pe, lmax, opt.Seed, i, opt, ""); err != nil {
 			return nil, err
 		}
 	}
@@ -777,7 +721,7 @@ func initial(g *Graph, top *topology.Topology, opt Options, roads bool) ([]int32
 		o := coarsestOptions(opt)
 		first := uint64(g.size)
 		if g.size > 1 && opt.Preset == gpumap.Default {
-			o.Algorithm = [...]gpumap.Algorithm{gpumap.Multisection, gpumap.Integrated}[w%2]
+			o.Algorithm = duelAlgorithm(w)
 			first = uint64(g.size+1) / 2
 		}
 		for t := range more {
@@ -875,10 +819,16 @@ func firstOptions(opt Options, rank, size int, strongHM bool) gpumap.Options {
 	case strongHM:
 		o.Preset, o.Algorithm = gpumap.Strong, gpumap.Multisection
 	case size > 1 && opt.Preset == gpumap.Default:
-		o.Algorithm = [...]gpumap.Algorithm{gpumap.Multisection, gpumap.Integrated}[rank%2]
+		o.Algorithm = duelAlgorithm(rank)
 		o.Seed = opt.Seed + uint64(rank/2)
 	}
 	return o
+}
+
+// duelAlgorithm is what rank maps the coarsest graph with in the default
+// preset's duel (firstOptions): HM on even ranks, IM on odd ones.
+func duelAlgorithm(rank int) gpumap.Algorithm {
+	return [...]gpumap.Algorithm{gpumap.Multisection, gpumap.Integrated}[rank%2]
 }
 
 // roadsStrongHM reports whether the coarsest graph of n vertices and m
@@ -909,6 +859,67 @@ func moreTries(opt Options, roads, strongHM bool) int {
 		return 1
 	}
 	return 0
+}
+
+// refineLevel refines the mapping pe (local vertices, then ghosts) of
+// level i, fine, as mapLevels refines a level of degrees that are not
+// skewed, and the V-cycle its levels: the Jet loop, or label propagation
+// where the level enters above Lmax, then FM, with seeds drawn from
+// seed. tag prefixes the steps it traces and the phases it ends ("level
+// i jet" or "lp", then "fm"; the V-cycle's "vjet", "vlp", "vfm").
+// Collective.
+func refineLevel(fine *Graph, top *topology.Topology, pe []int32, lmax int64, seed uint64, i int, opt Options, tag string) error {
+	// Not on a coarse level that enters above Lmax (its heavy
+	// vertices may not fit; mapLevels balances level 0): where no
+	// mapping is balanced Jet keeps the least overloaded one at any
+	// J, for an excess that stays (rgg with vertex weights 1-9 at
+	// eps 0, P=3: the coarsest level's J 552,853 -> 928,054 for a
+	// heaviest PE 5,448 -> 5,286 against Lmax 5,210; the whole
+	// mapping 927,070 against 585,478 with label propagation
+	// there). Label propagation, which never raises the excess,
+	// refines such a level as before.
+	//
+	// On the input's level the loop stops after 4 iterations without
+	// progress, not 12: there it moved nothing on a 100^3 grid, rgg
+	// 2^20 (seed 3) or FLA at P=2 (the same J with 4, seed 1; the 3D
+	// grid's seed 21 too) and took 0.2-0.45 s of their 2.8-3.3 s wall
+	// (idle; 12 iterations put the grid at 1.10-1.33x map -t 2's
+	// wall), while the coarse levels had done the work; finan512 x2
+	// kept most of its gain (seeds 1 and 21: J 228,231 -> 231,267 and
+	// 224,973 -> 226,102).
+	jc := refinement.JetConfig{Seed: seed ^ uint64(i)*0x51}
+	if i == 0 {
+		jc.Iterations = 4
+	}
+	ran, err := runJet(fine, top, pe, lmax, jc, i == 0)
+	if err != nil {
+		return err
+	}
+	step := tag + "jet"
+	if !ran {
+		step = tag + "lp"
+		if err := refine(fine, top, pe, lmax, refineRounds, seed, i); err != nil {
+			return err
+		}
+	}
+	if err := opt.Phases.Done(fmt.Sprintf("level %d %s", i, step)); err != nil {
+		return err
+	}
+	if err := trace(fine, top, pe, opt, i, step); err != nil {
+		return err
+	}
+	// FM after Jet: it makes the moves that pay only after others,
+	// which Jet's label propagation cannot (finan512 x2, seed 21,
+	// P=2: level 1 277,635 -> 267,974, the input 229,188 -> 224,973).
+	cfg := fmConfig
+	cfg.Seed = seed ^ uint64(i)<<40 ^ uint64(fine.rank)
+	if _, err := localFM(fine, localGraph(fine), top, pe, lmax, cfg); err != nil {
+		return err
+	}
+	if err := opt.Phases.Done(fmt.Sprintf("level %d %sfm", i, tag)); err != nil {
+		return err
+	}
+	return trace(fine, top, pe, opt, i, tag+"fm")
 }
 
 // evaluate computes the metrics of the mapping pe (local vertices and

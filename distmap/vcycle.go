@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/gpumap/gpumap/gpumap/refinement"
 	"github.com/gpumap/gpumap/mpirank/mpi"
 	"github.com/gpumap/gpumap/topology"
 )
@@ -95,17 +94,15 @@ func vcycle(g *Graph, top *topology.Topology, pe []int32, lmax, limit int64, opt
 			fine = levels[i-1].coarse
 		}
 		if i < len(levels) {
-			p, err := project(fine, levels[i], cpe[:levels[i].coarse.N()])
-			if err != nil {
+			var err error
+			if cpe, err = projectAll(fine, levels[i], cpe[:levels[i].coarse.N()]); err != nil {
 				return err
 			}
-			gp, err := exchange(fine, p)
-			if err != nil {
-				return err
-			}
-			cpe = append(p, gp...)
 			levels[i] = nil
 			collect() // as above
+			if err := ph.Done(fmt.Sprintf("level %d vproject", i)); err != nil {
+				return err
+			}
 		}
 		if i == 0 {
 			copy(pe, cpe)
@@ -114,38 +111,11 @@ func vcycle(g *Graph, top *topology.Topology, pe []int32, lmax, limit int64, opt
 		if err := trace(fine, top, cpe, opt, i, "vstart"); err != nil {
 			return err
 		}
-		// As mapLevels: 4 iterations without progress on the input's
-		// level, 12 on the coarse one; label propagation where a level
-		// enters above Lmax (the coarse level carries the input's mapping
-		// and its loads: only where that mapping is infeasible, as with a
-		// vertex heavier than Lmax).
-		jc := refinement.JetConfig{Seed: seed ^ uint64(i)*0x51}
-		if i == 0 {
-			jc.Iterations = 4
-		}
-		ran, err := runJet(fine, top, cpe, lmax, jc, i == 0)
-		if err != nil {
-			return err
-		}
-		step := "vjet"
-		if !ran {
-			step = "vlp"
-			if err := refine(fine, top, cpe, lmax, refineRounds, seed, i); err != nil {
-				return err
-			}
-		}
-		if err := trace(fine, top, cpe, opt, i, step); err != nil {
-			return err
-		}
-		cfg := fmConfig
-		cfg.Seed = seed ^ uint64(i)<<40 ^ uint64(fine.rank)
-		if _, err := localFM(fine, localGraph(fine), top, cpe, lmax, cfg); err != nil {
-			return err
-		}
-		if err := ph.Done(fmt.Sprintf("vcycle level %d", i)); err != nil {
-			return err
-		}
-		if err := trace(fine, top, cpe, opt, i, "vfm"); err != nil {
+		// As mapLevels refines its levels; the coarse level carries the
+		// input's mapping and its loads, so it enters above Lmax (label
+		// propagation instead of Jet) only where that mapping is
+		// infeasible, as with a vertex heavier than Lmax.
+		if err := refineLevel(fine, top, cpe, lmax, seed, i, opt, "v"); err != nil {
 			return err
 		}
 	}
