@@ -216,7 +216,22 @@ func (p *pipeline) defaultBoth() bool {
 // both algorithms and keeps the better instead of measuring the features
 // (defaultBoth).
 func (p *pipeline) measuresBoth() bool {
-	return p.opt.Preset == Default && p.defaultBoth()
+	return p.opt.Preset == Default && p.defaultBoth() && !p.wideAlone()
+}
+
+// wideAlone reports whether default -a auto on the CPU maps p's graph with
+// HM alone where it would map with both (defaultBoth): on a wide machine
+// (multisection.WideConfig.Applies). IM coarsens nothing there, so its
+// mapping is its own multisection of the graph, HM's with one top try
+// instead of three, then the Jet loop; the Jet loop moved J by nothing on
+// 21 of 21 wide runs (grid 46x46x47, luxembourg_osm and rgg 121k onto
+// 4:8:64:8:6, rgg 100,000 and OL onto 4:8:16:8:8, a 100x100 grid, rgg
+// 20,000 onto three wide shapes; seeds 0-2 or 0-1), so IM's J was HM's
+// first try's, never below HM's (the same mapping on 6 of the first 9),
+// and default ran the same multisection twice: grid 46x46x47 CPU 1.08 s
+// against HM's 0.51 s at -t 1, luxembourg_osm 0.47 s against 0.22 s.
+func (p *pipeline) wideAlone() bool {
+	return p.opt.Preset == Default && p.defaultBoth() && p.cfg.wide.Applies(p.g.N(), p.top.K())
 }
 
 // sharesMap reports whether default's HM and IM candidates (measuresBoth)

@@ -66,3 +66,28 @@ func TestWideMapping(t *testing.T) {
 		t.Errorf("est_total_ms %v not above the device's %v, or no host initial mapping:\n%s", total, dev, log.String())
 	}
 }
+
+// On a wide machine default -a auto maps with HM alone below bothMaxEdges
+// (wideAlone), where it mapped with HM and IM side by side: IM coarsens
+// nothing there, its mapping was HM's first top try refined by a Jet loop
+// that moved nothing, so default ran the multisection twice. The mapping
+// is -a hm's, and IM does not run.
+func TestWideDefaultHMAlone(t *testing.T) {
+	top, _ := topology.Parse("4:8:16:8", "1:10:100:1000")
+	g := graph.RandomGeometric(6144, 17)
+	var log bytes.Buffer
+	auto, err := Map(g, top, Options{Preset: Default, Eps: 0.03, Seed: 1, Threads: 1, Progress: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hm, err := Map(g, top, Options{Preset: Default, Algorithm: Multisection, Eps: 0.03, Seed: 1, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(auto.PE, hm.PE) {
+		t.Errorf("default's mapping (J %d) is not -a hm's (J %d)", auto.Metrics.J, hm.Metrics.J)
+	}
+	if strings.Contains(log.String(), "integrated") || !strings.Contains(log.String(), "hm alone") {
+		t.Errorf("IM ran beside HM on a wide machine:\n%s", log.String())
+	}
+}
