@@ -564,3 +564,39 @@ func TestTopPair(t *testing.T) {
 		}
 	}
 }
+
+// The tries of a wide mapping's top split compete on the first coarse
+// level and only those within pauseMargin of the least cut there are
+// refined on the input graph (pauses, finishPaused): here, as on the wide
+// instances of DEVELOPERS.md, the same split as finishing every try, on
+// one thread and two. Graphs below refinement.ParallelFMMin do not pause.
+func TestPausedTopTries(t *testing.T) {
+	top, _ := topology.Parse("4:8:16:16", "1:10:100:1000")
+	defer func() { pauseTopTries = true }()
+	g := graph.RandomGeometric(refinement.ParallelFMMin+4000, 5)
+	root := top.Root()
+	for seed := range uint64(2) {
+		cfg := Config{Eps: 0.03, Seed: seed, TopTries: 3, SlackDepth: 0.03,
+			Partition: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 2},
+			Wide:      WideConfig{PerPE: 10, MinK: 4096, SecondTries: 2, GrowPEs: true}}
+		for _, threads := range []int{1, 2} {
+			x := par.New(threads)
+			m := newMapper(x, g, top, cfg)
+			if m.pauses(g, root, 3) == nil {
+				t.Fatal("the top split's tries do not pause")
+			}
+			lim := mustLimits(t, m, g, root)
+			pauseTopTries = false
+			all := m.split(x, g, root, lim, m.cfg.Partition, 3)
+			pauseTopTries = true
+			if got := m.split(x, g, root, lim, m.cfg.Partition, 3); !slices.Equal(got, all) {
+				t.Errorf("seed %d, threads %d: the paused tries split otherwise", seed, threads)
+			}
+		}
+	}
+	small := graph.RandomGeometric(6144, 3)
+	cfg := Config{Eps: 0.03, TopTries: 3, Wide: WideConfig{PerPE: 4, MinK: 4096, GrowPEs: true}}
+	if m := newMapper(par.New(1), small, top, cfg); m.pauses(small, root, 3) != nil {
+		t.Error("a graph below ParallelFMMin pauses")
+	}
+}

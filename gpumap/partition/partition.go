@@ -62,6 +62,10 @@ type Config struct {
 	// of coarsening again, so tries that differ only in Seed can share one
 	// (the same partition as without it where CoarsenExact reported true).
 	Levels *Hierarchy
+	// Pause, when set, stops the multilevel scheme before g's own level
+	// (see Paused): Partition then returns nil. Where Partition coarsens
+	// nothing it returns the partition and leaves Pause as it was.
+	Pause *Paused
 }
 
 func (c Config) withDefaults() Config {
@@ -82,8 +86,8 @@ func (c Config) withDefaults() Config {
 // are aimed in proportion to the limits.
 func Partition(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
 	cfg = cfg.withDefaults()
-	shared := cfg.Levels
-	cfg.Levels = nil // for g only, not for the graphs below
+	shared, pause := cfg.Levels, cfg.Pause
+	cfg.Levels, cfg.Pause = nil, nil // for g only, not for the graphs below
 	k := len(maxW)
 	part := make([]int32, g.N())
 	if k <= 1 || g.N() == 0 {
@@ -101,7 +105,7 @@ func Partition(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config) []int32 {
 		}
 		return part
 	default:
-		return multilevel(x, g, maxW, cfg, shared)
+		return multilevel(x, g, maxW, cfg, shared, pause)
 	}
 }
 
@@ -223,7 +227,7 @@ func coarsenConfig(g *graph.Graph, maxW []int64, cfg Config, h int) coarsening.C
 // the price of coarse levels, which are cheap.
 //
 // shared, when not nil, is the (only) hierarchy, built by Coarsen.
-func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config, shared *Hierarchy) []int32 {
+func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config, shared *Hierarchy, pause *Paused) []int32 {
 	k := len(maxW)
 	hierarchies, candidates := max(cfg.Hierarchies, 1), max(cfg.Candidates, 1)
 	prune := g.N()
@@ -300,10 +304,14 @@ func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config, shared *H
 		fine := levelGraph(g, best.levels, at-1)
 		// Only the map is left to use of this level: its graph can go
 		// while the finer one is refined.
-		cmap := best.levels[at].CMap
+		cmap, coarse := best.levels[at].CMap, best.levels[at].Graph
 		best.levels[at] = coarsening.Level{}
 		if shared != nil {
 			shared.done(at)
+		}
+		if at == 0 && pause != nil {
+			*pause = Paused{Coarse: coarse, Part: part, g: g, cmap: cmap, maxW: maxW, cfg: cfg, noFM: best.noFM[0]}
+			return nil
 		}
 		part = uncoarsen(x, fine, cmap, part, maxW, cfg, cfg.Seed^uint64(at), at > 0, best.noFM[at])
 	}
