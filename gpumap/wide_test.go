@@ -13,7 +13,7 @@ import (
 )
 
 // A wide mapping (k = 4096 PEs, 1.5 vertices per PE): the default preset
-// skips the final J refinement; integrated mapping with the fast preset
+// maps with HM alone and skips the final J refinement; integrated mapping with the fast preset
 // coarsens the graph
 // (onto the machine truncated below groups of 32 PEs, 48 vertices each:
 // before, it coarsened to 30 k vertices, that is not at all, and the host
@@ -31,6 +31,17 @@ func TestWideMapping(t *testing.T) {
 	}
 	if !res.Metrics.Feasible || !strings.Contains(log.String(), "refine-J: skipped") {
 		t.Errorf("feasible %v, log:\n%s", res.Metrics.Feasible, log.String())
+	}
+	// Below bothMaxEdges default maps with HM alone there (wideAlone),
+	// where it ran HM and IM side by side: IM coarsens nothing on a wide
+	// machine, and its mapping was HM's first top try refined by a Jet
+	// loop that moved nothing. The mapping is -a hm's, and IM does not run.
+	hm, err := Map(g, top, Options{Preset: Default, Algorithm: Multisection, Eps: 0.03, Seed: 1, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.PE, hm.PE) || strings.Contains(log.String(), "integrated") || !strings.Contains(log.String(), "hm alone") {
+		t.Errorf("default (J %d) is not -a hm alone (J %d), log:\n%s", res.Metrics.J, hm.Metrics.J, log.String())
 	}
 	log.Reset()
 	cpu, err := Map(g, top, Options{Preset: Fast, Eps: 0.03, Seed: 1, Backend: CPU, Algorithm: Integrated, Progress: &log})
@@ -64,30 +75,5 @@ func TestWideMapping(t *testing.T) {
 	if !(total > dev) || !strings.Contains(log.String(), "host initial") ||
 		!strings.Contains(log.String(), "refine-J: skipped after IM") {
 		t.Errorf("est_total_ms %v not above the device's %v, or no host initial mapping:\n%s", total, dev, log.String())
-	}
-}
-
-// On a wide machine default -a auto maps with HM alone below bothMaxEdges
-// (wideAlone), where it mapped with HM and IM side by side: IM coarsens
-// nothing there, its mapping was HM's first top try refined by a Jet loop
-// that moved nothing, so default ran the multisection twice. The mapping
-// is -a hm's, and IM does not run.
-func TestWideDefaultHMAlone(t *testing.T) {
-	top, _ := topology.Parse("4:8:16:8", "1:10:100:1000")
-	g := graph.RandomGeometric(6144, 17)
-	var log bytes.Buffer
-	auto, err := Map(g, top, Options{Preset: Default, Eps: 0.03, Seed: 1, Threads: 1, Progress: &log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hm, err := Map(g, top, Options{Preset: Default, Algorithm: Multisection, Eps: 0.03, Seed: 1, Threads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(auto.PE, hm.PE) {
-		t.Errorf("default's mapping (J %d) is not -a hm's (J %d)", auto.Metrics.J, hm.Metrics.J)
-	}
-	if strings.Contains(log.String(), "integrated") || !strings.Contains(log.String(), "hm alone") {
-		t.Errorf("IM ran beside HM on a wide machine:\n%s", log.String())
 	}
 }
