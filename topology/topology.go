@@ -22,6 +22,9 @@ type Topology struct {
 	shift     []uint    // shift[i-1]: bit offset of the level-i field
 	width     []uint    // width[i-1]: bits of the level-i field
 	distOfBit [64]int64 // distance implied by the highest differing bit
+	// levelOfBit: the level of the lowest group shared by two PEs whose
+	// labels differ first in this bit (LabelLevel).
+	levelOfBit [64]int8
 }
 
 // Group is one node of the machine tree: the PEs [Lo, Hi) that share a
@@ -168,6 +171,15 @@ func (t *Topology) initBits(maxChildren []int) {
 	if off > 64 {
 		panic("topology: labels exceed 64 bits") // impossible for k < 2^31
 	}
+	for b := range t.levelOfBit {
+		t.levelOfBit[b] = 1
+		for i := L - 1; i >= 0; i-- {
+			if uint(b) >= t.shift[i] {
+				t.levelOfBit[b] = int8(i + 1)
+				break
+			}
+		}
+	}
 }
 
 // K is the number of PEs.
@@ -247,17 +259,20 @@ func (t *Topology) Distance(p, q int) int64 {
 // p == q, 1 when they share a socket, ..., L when they share only the
 // machine.
 func (t *Topology) CommonLevel(p, q int) int {
-	x := t.Label(p) ^ t.Label(q)
+	return t.LabelLevel(t.Label(p), t.Label(q))
+}
+
+// LabelLevel is CommonLevel of the PEs with labels a and b: O(1), where
+// CommonLevel computes the labels (O(L) divisions on a regular
+// hierarchy). The evaluation of a wide mapping, where most edges are cut,
+// spent 2% of the CPU time of a mapping there in the labels of their ends
+// (rgg 121k onto 4:8:64:8:6, 612k cut edges).
+func (t *Topology) LabelLevel(a, b uint64) int {
+	x := a ^ b
 	if x == 0 {
 		return 0
 	}
-	b := uint(63 - bits.LeadingZeros64(x))
-	for i := len(t.shift) - 1; i >= 0; i-- {
-		if b >= t.shift[i] {
-			return i + 1
-		}
-	}
-	return 1
+	return int(t.levelOfBit[63-bits.LeadingZeros64(x)])
 }
 
 // GroupOf returns the level-level group that contains PE p.

@@ -71,6 +71,54 @@ func TestRegularDistanceMatchesDivision(t *testing.T) {
 	}
 }
 
+// CommonLevel (LabelLevel of the labels) is the lowest level whose group
+// holds both PEs, found by division on regular hierarchies (arity-1
+// levels among them) and by the groups on an irregular tree.
+func TestCommonLevelMatchesGroups(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := 0; trial < 200; trial++ {
+		L := 1 + rng.IntN(5)
+		a := make([]int, L)
+		d := make([]int64, L)
+		for i := range a {
+			a[i] = 1 + rng.IntN(7)
+			d[i] = int64(i + 1)
+		}
+		top, err := NewRegular(a, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n := 0; n < 300; n++ {
+			p, q := rng.IntN(top.K()), rng.IntN(top.K())
+			want, span := 0, 1
+			for i := 0; p/span != q/span; i++ {
+				span *= a[i]
+				want = i + 1
+			}
+			if got := top.CommonLevel(p, q); got != want {
+				t.Fatalf("%v: CommonLevel(%d,%d) = %d, want %d", top, p, q, got, want)
+			}
+		}
+	}
+	tree, err := NewNodes(irregularSockets, []int64{1, 10, 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := 0; p < tree.K(); p++ {
+		for q := 0; q < tree.K(); q++ {
+			want := 0
+			for l := 1; p != q && want == 0; l++ {
+				if tree.GroupOf(l, p) == tree.GroupOf(l, q) {
+					want = l
+				}
+			}
+			if got := tree.CommonLevel(p, q); got != want {
+				t.Fatalf("tree: CommonLevel(%d,%d) = %d, want %d", p, q, got, want)
+			}
+		}
+	}
+}
+
 func TestHandDistances(t *testing.T) {
 	top, err := Parse("4:8:6", "1:10:100")
 	if err != nil {

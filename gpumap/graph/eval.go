@@ -151,7 +151,7 @@ func evalRange(g *Graph, top *topology.Topology, part []int32, vl []uint64, lo, 
 			}
 			mt.J += w * d
 			mt.Cut += w
-			lvl := top.CommonLevel(int(pv), int(part[u]))
+			lvl := top.LabelLevel(vl[v], vl[u])
 			for i := 0; i < lvl; i++ {
 				mt.CutPerLevel[i] += w
 			}
