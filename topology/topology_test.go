@@ -67,29 +67,8 @@ func TestRegularDistanceMatchesDivision(t *testing.T) {
 			if got, want := top.Distance(p, q), divisionDistance(a, d, p, q); got != want {
 				t.Fatalf("%v: Distance(%d,%d) = %d, want %d", top, p, q, got, want)
 			}
-		}
-	}
-}
-
-// CommonLevel (LabelLevel of the labels) is the lowest level whose group
-// holds both PEs, found by division on regular hierarchies (arity-1
-// levels among them) and by the groups on an irregular tree.
-func TestCommonLevelMatchesGroups(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	for trial := 0; trial < 200; trial++ {
-		L := 1 + rng.IntN(5)
-		a := make([]int, L)
-		d := make([]int64, L)
-		for i := range a {
-			a[i] = 1 + rng.IntN(7)
-			d[i] = int64(i + 1)
-		}
-		top, err := NewRegular(a, d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for n := 0; n < 300; n++ {
-			p, q := rng.IntN(top.K()), rng.IntN(top.K())
+			// CommonLevel (LabelLevel of the labels): the lowest level
+			// whose group, found by division, holds both.
 			want, span := 0, 1
 			for i := 0; p/span != q/span; i++ {
 				span *= a[i]
@@ -100,6 +79,12 @@ func TestCommonLevelMatchesGroups(t *testing.T) {
 			}
 		}
 	}
+}
+
+// CommonLevel (LabelLevel of the labels) on an irregular tree is the
+// lowest level whose group holds both PEs (on regular hierarchies:
+// TestRegularDistanceMatchesDivision).
+func TestTreeCommonLevel(t *testing.T) {
 	tree, err := NewNodes(irregularSockets, []int64{1, 10, 100})
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +98,7 @@ func TestCommonLevelMatchesGroups(t *testing.T) {
 				}
 			}
 			if got := tree.CommonLevel(p, q); got != want {
-				t.Fatalf("tree: CommonLevel(%d,%d) = %d, want %d", p, q, got, want)
+				t.Fatalf("CommonLevel(%d,%d) = %d, want %d", p, q, got, want)
 			}
 		}
 	}
