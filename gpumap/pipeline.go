@@ -814,22 +814,11 @@ var lightOneToOne = oneToOneConfig{seedsPer: 1 << 30, maxSeeds: 1, topPer: 1 << 
 // PairFM on coarseSplit's levels (CoarseSecond.Pair): -0.13%, -0.66%,
 // -0.06%, +0.03%, -0.07%, dropped (luxembourg_osm); with one FM round
 // there +0.10% on rgg 100,000.
-//
-// KWayPerChild 128: the splits into 16+ children of 64 to 128 vertices
-// each (a node of 16 groups of 32 PEs where a PE holds 2-4 vertices) ran
-// the partitioner's recursive bisection with 8 growing tries per
-// bisection, 42% of the CPU time of rgg 100,000 onto 4:8:16:8:8 (53
-// splits of ~1,860 vertices into 16). By kway: J in the geometric mean of
-// seeds 0-2, -t 1, rgg 60,000 onto 4:8:16:8:4 -1.1% (CPU 0.70x), rgg
-// 50,000 onto 4:8:16:16:2 -0.58% (0.68x), grid 40x40x40 onto 4:8:16:8:4
-// +0.02% (0.97x), corpus graphs fe_pwt onto 4:8:16:6:4 -0.003% (0.65x),
-// t60k onto 4:8:16:8:4 +0.12% (0.73x), wing -0.17% (0.81x), finan512
-// onto 4:8:16:8:5 -2.2% (0.82x); 256 instead: the grid +0.10%.
 var wideDefault = multisection.WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, GrowPEs: true, GrowSockets: true, FlatTries: 4, FlatMaxN: 80,
 	FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1},
 	MidPerChild: 64, Mid: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 2,
 		FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}},
-	KWayChildren: 16, KWayPerChild: 128, KWay: kway.Config{C: 16, LPRounds: 2, FMRounds: -1,
+	KWayChildren: 16, KWay: kway.Config{C: 16, LPRounds: 2, FMRounds: -1,
 		Bisect: partition.Config{Tries: 4, FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25}},
 		Pair:   refinement.PairFMConfig{Rounds: 1, Alpha: 30}},
 	CoarseSecondC: 300, CoarseSecond: partition.Config{LPRounds: 4, FM: refinement.FMConfig{Rounds: 2, Alpha: 30}},

@@ -116,12 +116,11 @@ type WideConfig struct {
 	// per socket.
 	GrowSockets bool
 	// KWay, when KWayChildren > 0, splits subgraphs into KWayChildren or
-	// more children with fewer than KWayPerChild vertices each (0:
-	// MidPerChild; and at least FinePerChild) by deep multilevel k-way
-	// partitioning (kway.Partition) instead of the partitioner's
-	// recursive bisection (Mid's below MidPerChild).
-	KWay                       kway.Config
-	KWayChildren, KWayPerChild int
+	// more children with fewer than MidPerChild vertices each (and at
+	// least FinePerChild) by deep multilevel k-way partitioning
+	// (kway.Partition) instead of Mid's recursive bisection.
+	KWay         kway.Config
+	KWayChildren int
 	// FlatTries > 0 runs Fine's splits of subgraphs of at most FlatMaxN
 	// vertices by kway.Flat, with FlatTries growing tries and Fine's
 	// LPRounds, instead of the partitioner.
@@ -522,11 +521,7 @@ func (m *mapper) splitConfig(g *graph.Graph, grp topology.Group) ([]int64, parti
 // children runs kway.Partition (WideConfig.KWay).
 func (m *mapper) kwaySplit(g *graph.Graph, grp topology.Group, k int) bool {
 	w := m.cfg.Wide
-	perChild := w.KWayPerChild
-	if perChild <= 0 {
-		perChild = w.MidPerChild
-	}
-	return m.wide && w.KWayChildren > 0 && grp.Size() != m.top.K() && k >= w.KWayChildren && g.N() < perChild*k &&
+	return m.wide && w.KWayChildren > 0 && grp.Size() != m.top.K() && k >= w.KWayChildren && g.N() < w.MidPerChild*k &&
 		!(w.Fine.Tries > 0 && g.N() < w.FinePerChild*k)
 }
 

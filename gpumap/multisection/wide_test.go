@@ -34,34 +34,6 @@ func TestWideAppliesByHand(t *testing.T) {
 	}
 }
 
-// kwaySplit by hand: splits below the top into KWayChildren or more
-// children of fewer than KWayPerChild vertices each (MidPerChild where it
-// is 0), at least FinePerChild.
-func TestKWaySplitByHand(t *testing.T) {
-	top, _ := topology.Parse("4:8:16:16:4", "1:10:100:1000:10000") // k = 8192
-	node := top.GroupOf(3, 0)                                      // 16 groups of 32 PEs
-	w := WideConfig{PerPE: 4, MinK: 4096, FinePerChild: 16, Fine: partition.Config{Tries: 1},
-		MidPerChild: 64, Mid: partition.Config{Tries: 4}, KWayChildren: 16}
-	for _, c := range []struct {
-		n, perChild int
-		want        bool
-	}{
-		{1000, 0, true},    // 62 per child
-		{1100, 0, false},   // 69: not below MidPerChild
-		{1100, 128, true},  // below KWayPerChild
-		{2047, 128, true},  // 127.9
-		{2048, 128, false}, // 128
-		{255, 128, false},  // 15.9: Fine's
-	} {
-		w.KWayPerChild = c.perChild
-		m := &mapper{top: top, wide: true, cfg: Config{Wide: w}}
-		g := graph.Grid(c.n, 1, 1)
-		if got := m.kwaySplit(g, node, 16); got != c.want {
-			t.Errorf("n=%d KWayPerChild %d: kway %v, want %v", c.n, c.perChild, got, c.want)
-		}
-	}
-}
-
 // A wide mapping (k = 4096, 1.5 vertices per PE) with its extra tries
 // below the top, its cheap low splits (into sockets by kway.Flat:
 // FlatTries), its splits into 16 groups of ~48 vertices by deep
