@@ -121,9 +121,6 @@ func mapMetered(g *graph.Graph, top *topology.Topology, opt Options, d *Duel, wo
 	} else if opt.Algorithm == AutoAlgorithm && !oneToOne && !tiny {
 		if p.measuresBoth() {
 			alg = Multisection // and IM beside it (measuresBoth)
-		} else if p.wideAlone() {
-			alg = Multisection
-			t.logf("default: hm alone (a wide machine: im's mapping would be hm's first top try)")
 		} else {
 			alg = p.byFeatures()
 		}

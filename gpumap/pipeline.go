@@ -46,6 +46,13 @@ type pipeline struct {
 	// p.cfg, computed once for default's HM and IM candidates (shareMap);
 	// read only.
 	premapped []int32
+	// premappedIM: premapped is IM's initial mapping too (where IM does
+	// not coarsen the graph, or on a wide machine where HM's first top try
+	// won: sharesMap).
+	premappedIM bool
+	// topTry, when set, is told which top try won HM's multisection
+	// (multisection.Config.TopTry).
+	topTry func(t int)
 	// afterTop, when set, sees HM's split of the whole machine before the
 	// splits below it run (multisection.Config.AfterTop): false stops HM,
 	// whose mapping is then nil.
@@ -235,6 +242,7 @@ func (p *pipeline) multisectionMap() []int32 {
 	p.t.phase("multisection", func() {
 		cfg := p.multisectionConfig()
 		cfg.Ahead, cfg.AfterTop, cfg.AfterSecond, cfg.AfterSecondPart, cfg.Stop = p.ahead, p.afterTop, p.afterSecond, p.afterSecondPart, p.stop
+		cfg.TopTry = p.topTry
 		pe = multisection.Map(p.x, p.g, p.top, cfg)
 	})
 	return pe
@@ -287,11 +295,9 @@ func (p *pipeline) integrated() []int32 {
 	b := p.backend
 	c := p.imSettings()
 	tries := 1
-	if _, clusters := b.(backend.Clusterer); clusters && p.cfg.imClusterCV > 0 {
-		if cv := features.DegreeCV(p.g); cv >= p.cfg.imClusterCV {
-			c.Cluster, c.CapDiv, tries = true, imClusterCapDiv, imClusterTries
-			p.t.logf("integrated: degree cv %.2f, clustering, best of %d seeds", cv, tries)
-		}
+	if p.imClusters(b) {
+		c.Cluster, c.CapDiv, tries = true, imClusterCapDiv, imClusterTries
+		p.t.logf("integrated: degree cv %.2f, clustering, best of %d seeds", features.DegreeCV(p.g), tries)
 	}
 	c.Initial.Partition = p.metered(c.Initial.Partition)
 	c.Initial.Lower, c.Initial.Bottom = p.metered(c.Initial.Lower), p.metered(c.Initial.Bottom)
@@ -309,6 +315,10 @@ func (p *pipeline) integrated() []int32 {
 		if c.InitialPE == nil {
 			inputMultisections.Add(1)
 		}
+	} else if p.premappedIM {
+		// A wide machine where HM's first top try won: IM's own
+		// multisection (one try) is HM's mapping (sharesMap).
+		c.InitialPE = p.premapped
 	}
 	var tm integrated.Times
 	var err error
@@ -350,6 +360,13 @@ func (p *pipeline) integrated() []int32 {
 	gb.AddHost(cuda.HostOther, tm.SplitHost+tm.Groups)
 	p.t.raw(gb.Report())
 	return pe
+}
+
+// imClusters reports whether IM on backend b coarsens p's graph by
+// clustering (imClusterCV: hub graphs; the backend a Clusterer).
+func (p *pipeline) imClusters(b backend.Backend) bool {
+	_, clusters := b.(backend.Clusterer)
+	return clusters && p.cfg.imClusterCV > 0 && features.DegreeCV(p.g) >= p.cfg.imClusterCV
 }
 
 // mapIMClustered is mapIM, top-down where IM clusters a graph that it

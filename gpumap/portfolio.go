@@ -216,22 +216,7 @@ func (p *pipeline) defaultBoth() bool {
 // both algorithms and keeps the better instead of measuring the features
 // (defaultBoth).
 func (p *pipeline) measuresBoth() bool {
-	return p.opt.Preset == Default && p.defaultBoth() && !p.wideAlone()
-}
-
-// wideAlone reports whether default -a auto on the CPU maps p's graph with
-// HM alone where it would map with both (defaultBoth): on a wide machine
-// (multisection.WideConfig.Applies). IM coarsens nothing there, so its
-// mapping is its own multisection of the graph, HM's with one top try
-// instead of three, then the Jet loop; the Jet loop moved J by nothing on
-// 21 of 21 wide runs (grid 46x46x47, luxembourg_osm and rgg 121k onto
-// 4:8:64:8:6, rgg 100,000 and OL onto 4:8:16:8:8, a 100x100 grid, rgg
-// 20,000 onto three wide shapes; seeds 0-2 or 0-1), so IM's J was HM's
-// first try's, never below HM's (the same mapping on 6 of the first 9),
-// and default ran the same multisection twice: grid 46x46x47 CPU 1.08 s
-// against HM's 0.51 s at -t 1, luxembourg_osm 0.47 s against 0.22 s.
-func (p *pipeline) wideAlone() bool {
-	return p.opt.Preset == Default && p.defaultBoth() && p.cfg.wide.Applies(p.g.N(), p.top.K())
+	return p.opt.Preset == Default && p.defaultBoth()
 }
 
 // sharesMap reports whether default's HM and IM candidates (measuresBoth)
@@ -240,7 +225,25 @@ func (p *pipeline) wideAlone() bool {
 // HM refines. On the small graphs of the real corpus (at most 30 vertices
 // per PE) IM's own multisection took 30-45% of default's CPU time.
 func (p *pipeline) sharesMap() bool {
-	return p.measuresBoth() && p.imUncoarsened()
+	return p.measuresBoth() && (p.imUncoarsened() || p.wideShares())
+}
+
+// wideShares reports whether p's graph is mapped onto a wide machine
+// (multisection.WideConfig.Applies) where IM coarsens nothing: not
+// truncated (integrated.Config.Uncoarsened) and not clustered
+// (imClusters). IM's mapping there is its own multisection of the graph,
+// HM's with one top try instead of three, refined by the Jet loop, so
+// where HM's first top try wins, IM's multisection is HM's mapping to the
+// byte (premappedIM): default ran the same multisection twice, grid
+// 46x46x47 onto 4:8:64:8:6 CPU 1.1 s against HM's 0.5 s. Where another
+// try wins, IM maps on its own, as before. HM maps first and to its end
+// (no duel), so default's mapping is the better of HM's and IM's, never
+// worse than the duel's, which could stop HM on a prediction: on 3 of 9
+// wide runs IM's mapping differed from HM's (rgg 121k, the grid and
+// luxembourg_osm, seed 2), and it can win there (bcsstk29 onto
+// 4:8:16:4:2, seed 2, J -1.9%: HM's tries keep the least top cut).
+func (p *pipeline) wideShares() bool {
+	return p.cfg.wide.Applies(p.g.N(), p.top.K()) && p.cfg.integrated.Uncoarsened(p.g, p.top) && !p.imClusters(p.backend)
 }
 
 // duels reports whether default's HM stops once its split of the whole
@@ -796,8 +799,13 @@ func (p *pipeline) side(n int, f func(i int, x *par.Exec, b backend.Backend)) {
 // work fits the budget (chainBudget); every other preset runs them all.
 func (p *pipeline) runPortfolio(cands []candidate, alg Algorithm, run func(*pipeline, Algorithm) []int32) ([]int32, *graph.Metrics) {
 	var premapped []int32
+	premappedIM := false
 	if p.sharesMap() {
+		top := -1
+		p.topTry = func(t int) { top = t }
 		premapped = p.multisectionMap() // on every thread, before the candidates split them
+		p.topTry = nil
+		premappedIM = p.imUncoarsened() || top == 0
 	}
 	pipes := make([]*pipeline, len(cands))
 	for i, c := range cands {
@@ -825,7 +833,7 @@ func (p *pipeline) runPortfolio(cands []candidate, alg Algorithm, run func(*pipe
 		}
 	}
 	for _, q := range pipes {
-		q.premapped = premapped
+		q.premapped, q.premappedIM = premapped, premappedIM
 	}
 	pes := make([][]int32, len(pipes))
 	ran := make([]bool, len(pipes))
@@ -840,8 +848,10 @@ func (p *pipeline) runPortfolio(cands []candidate, alg Algorithm, run func(*pipe
 		hm.afterTop = func(level int, part []int32) bool { return du.afterTop(hm.x, level, part) }
 		hm.afterSecond, hm.afterSecondPart = du.afterSecond, du.afterSecondPart
 		hm.stop = du.stopped.Load
-	} else if p.sharesMap() {
+	} else if p.sharesMap() && premappedIM {
 		p.t.logf("default: hm and im (im refines hm's multisection, so both run)")
+	} else if p.sharesMap() {
+		p.t.logf("default: hm and im (a wide machine where hm's top split kept another try than im's only one: im maps on its own)")
 	} else if p.measuresBoth() {
 		p.t.logf("default: hm and im (the machine's top split is into PEs: no duel)")
 	}

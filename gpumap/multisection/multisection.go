@@ -80,6 +80,9 @@ type Config struct {
 	// Stop, when set, is asked before every split below that one; once it
 	// says true, Map returns nil.
 	Stop func() bool
+	// TopTry, when set, is told which try of the split of the whole
+	// machine won (0 where it ran one), before anything below it runs.
+	TopTry func(t int)
 }
 
 // WideConfig is the effort on wide mappings: k in the thousands and close
@@ -725,6 +728,9 @@ func (m *mapper) split(x *par.Exec, g *graph.Graph, grp topology.Group, maxW []i
 	}
 	run := func() []int32 {
 		if tries == 1 {
+			if m.cfg.TopTry != nil && grp.Size() == m.top.K() {
+				m.cfg.TopTry(0)
+			}
 			return one(0, x, nil)
 		}
 		parts := make([][]int32, tries)
@@ -794,14 +800,17 @@ func (m *mapper) split(x *par.Exec, g *graph.Graph, grp topology.Group, maxW []i
 			finishPaused(x, parts, pauses)
 		}
 		var best []int32
-		bestCut := int64(-1)
-		for _, p := range parts {
+		bestCut, won := int64(-1), 0
+		for t, p := range parts {
 			if p == nil {
 				continue // a paused try that lost (finishPaused)
 			}
 			if c := cut.CostParallel(x, g, p); best == nil || c < bestCut {
-				best, bestCut = p, c
+				best, bestCut, won = p, c, t
 			}
+		}
+		if m.cfg.TopTry != nil && grp.Size() == m.top.K() {
+			m.cfg.TopTry(won)
 		}
 		return best
 	}
