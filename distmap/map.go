@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"sync/atomic"
 
 	"github.com/gpumap/gpumap/gpumap"
 	"github.com/gpumap/gpumap/gpumap/features"
@@ -662,8 +663,9 @@ func gather(g *Graph) (*graph.Graph, error) {
 
 // initial maps the coarsest graph: every rank gathers it whole and maps
 // it with gpumap.Map under firstOptions (its own seed; the default
-// preset's duel of HM and IM; strong's HM where roadsStrongHM); the mapping of the
-// least J (lowest rank among equals) is kept. Where moreTries is
+// preset's duel of HM and IM, as Map duels them where it would: duelFirst;
+// strong's HM where roadsStrongHM); the mapping of the least J (feasible
+// first, lowest rank among equals) is kept. Where moreTries is
 // positive every rank then maps that many times again with the
 // algorithm of the best first mapping (the preset's own choice at P=1
 // or outside the default preset's duel) and seeds the first round did
@@ -682,18 +684,27 @@ func initial(g *Graph, top *topology.Topology, opt Options, roads bool) ([]int32
 	strongHM := roadsStrongHM(opt, roads, int64(cg.N()), cg.M())
 	var whole []int32
 	j := int64(math.MaxInt64)
-	{
+	if mine, ok := duelFirst(cg, top, opt, g.size, g.rank, strongHM); ok {
+		coarsestDuels.Add(1)
+		var feasible bool
+		if whole, j, feasible, err = runDealt(g.c, cg, top, opt, mine, true, false, nil, g.size, g.rank); err != nil {
+			return nil, 0, err
+		}
+		if whole != nil && !feasible {
+			j = infeasibleJ
+		}
+	} else {
 		o := firstOptions(opt, g.rank, g.size, strongHM)
 		var r *gpumap.Result
 		if r, err = gpumap.Map(cg, top, o); err == nil {
 			whole, j = r.PE, r.Metrics.J
 			if !r.Metrics.Feasible {
-				j = math.MaxInt64 // any feasible mapping first
+				j = infeasibleJ // any feasible mapping first
 			}
 		}
-	}
-	if err := agree(g.c, err); err != nil {
-		return nil, 0, err
+		if err := agree(g.c, err); err != nil {
+			return nil, 0, err
+		}
 	}
 	// traceJ prints every rank's J after what on rank 0 (collective
 	// where opt.Trace is set).
@@ -748,6 +759,9 @@ func initial(g *Graph, top *topology.Topology, opt Options, roads bool) ([]int32
 	if err != nil {
 		return nil, 0, err
 	}
+	if j == infeasibleJ {
+		j = math.MaxInt64
+	}
 	if winner != g.rank {
 		whole = make([]int32, g.GlobalN())
 	}
@@ -762,6 +776,12 @@ func initial(g *Graph, top *topology.Topology, opt Options, roads bool) ([]int32
 	}
 	return pe, j, nil
 }
+
+// infeasibleJ is initial's J of an infeasible mapping: any feasible one
+// wins over it, and it over no mapping (math.MaxInt64: a duel's HM that
+// stopped), so that where none is feasible the lowest rank with a mapping
+// keeps its own.
+const infeasibleJ = math.MaxInt64 - 1
 
 // coarsestOptions is what every rank maps the gathered coarsest graph
 // with (initial's rounds), before the seed and algorithm: on the CPU, as
@@ -824,6 +844,31 @@ func firstOptions(opt Options, rank, size int, strongHM bool) gpumap.Options {
 	}
 	return o
 }
+
+// duelFirst returns what rank (of size ranks) maps the coarsest graph
+// cg with in the first round where that is the default preset's duel
+// (firstOptions) and gpumap.Map would duel the two on cg (gpumap.Split,
+// as wholePlan deals them: the same options), with ok; otherwise ok is
+// false and each rank maps with firstOptions alone. In the duel (runDealt)
+// HM takes its IM's thread and core once IM is done on its node, and
+// stops where Map stops it: rank 0's HM ran on alone for 0.9-1.8 s on
+// the LP models at P=2 (lpl1 HM 1.22 s against IM's 0.35 s, pds-40 2.46 s
+// against 0.69 s, seed 1), while its IM's rank spun in the allreduce
+// after. The same mappings wherever HM is not stopped (gpumap.MapDuel).
+func duelFirst(cg *graph.Graph, top *topology.Topology, opt Options, size, rank int, strongHM bool) ([]gpumap.Options, bool) {
+	if size < 2 || opt.Preset != gpumap.Default || strongHM {
+		return nil, false
+	}
+	mine, duel, _ := wholePlan(cg, top, opt, size, rank)
+	if !duel || len(mine) != 1 || mine[0] != firstOptions(opt, rank, size, false) {
+		return nil, false
+	}
+	return mine, true
+}
+
+// coarsestDuels counts the coarsest mappings of this process that
+// duelled (duelFirst; for the tests).
+var coarsestDuels atomic.Int64
 
 // duelAlgorithm is what rank maps the coarsest graph with in the default
 // preset's duel (firstOptions): HM on even ranks, IM on odd ones.
