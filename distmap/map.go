@@ -137,11 +137,12 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 	if g.GlobalN() <= coarsestSize(g.GlobalN(), k, opt, false) {
 		return mapWhole(g, top, opt)
 	}
-	cv, entries, err := degreeCV(g)
+	d, err := degreesOf(g)
 	if err != nil {
 		return nil, err
 	}
-	if hubWhole(g.GlobalN(), entries, cv, opt) {
+	cv, entries := d.cv(false), d.entries
+	if hubWhole(g.GlobalN(), entries, cv, opt) || skewedWhole(g.GlobalN(), entries, d.cv(true), opt) {
 		return mapWhole(g, top, opt)
 	}
 	if hubTopDown(g.GlobalN(), cv, top, opt) {
@@ -414,20 +415,47 @@ func hasLocality(g *Graph) (bool, error) {
 // entries (twice its edges), with one allreduce (collective: the same on
 // every rank).
 func degreeCV(g *Graph) (cv float64, entries int64, err error) {
+	d, err := degreesOf(g)
+	return d.cv(false), d.entries, err
+}
+
+// degrees sums the degrees of a whole graph (degreesOf).
+type degrees struct {
+	n, entries, squares, isolated int64
+}
+
+// degreesOf returns the sums of g's degrees over every rank, with one
+// allreduce (collective: the same on every rank).
+func degreesOf(g *Graph) (degrees, error) {
 	// Degrees capped at 2^24: the sum of squares stays within int64 for
 	// any graph of fewer than 2^39 edges, and a cap only lowers the spread.
-	var s2 int64
+	var s2, iso int64
 	for v := range g.N() {
 		d := min(g.XAdj[v+1]-g.XAdj[v], 1<<24)
 		s2 += d * d
+		if d == 0 {
+			iso++
+		}
 	}
-	sums, err := sumAll(g.c, int64(len(g.Adj)), s2)
-	if err != nil || sums[0] == 0 {
-		return 0, 0, err
+	sums, err := sumAll(g.c, int64(len(g.Adj)), s2, iso)
+	if err != nil {
+		return degrees{}, err
 	}
-	n := float64(g.GlobalN())
-	mean := float64(sums[0]) / n
-	return math.Sqrt(max(0, float64(sums[1])/n-mean*mean)) / mean, sums[0], nil
+	return degrees{g.GlobalN(), sums[0], sums[1], sums[2]}, nil
+}
+
+// cv is the degree CV (features.DegreeCV), over the vertices with an
+// edge only where linked (0 without edges).
+func (d degrees) cv(linked bool) float64 {
+	n := d.n
+	if linked {
+		n -= d.isolated
+	}
+	if d.entries == 0 || n <= 0 {
+		return 0
+	}
+	mean := float64(d.entries) / float64(n)
+	return math.Sqrt(max(0, float64(d.squares)/float64(n)-mean*mean)) / mean
 }
 
 // Hub graphs (degree CV at least gpumap.HubCV) of up to hubWholeVertices
@@ -461,6 +489,31 @@ const (
 // the coarsest graph keeps the distributed levels (TestSkewedJ).
 func hubWhole(n, entries int64, cv float64, opt Options) bool {
 	return opt.Coarsest == 0 && gpumap.TopDownOnHubs(opt.Preset) && cv >= gpumap.HubCV && n <= hubWholeVertices && entries <= hubWholeEntries
+}
+
+// skewedWhole reports whether a graph of n vertices and entries
+// adjacency entries, whose vertices with an edge have degree CV linkedCV
+// (all collective values), is mapped whole under hubWhole's bounds
+// though not a hub graph: skewed degrees (the one-process mapper's
+// features.SkewedCV, from which the distributed levels refine by label
+// propagation and the Jet loop), under the default preset, where
+// Options.Coarsest is not set. On the LP models there label propagation
+// stalls (lpl1 164,951 -> 70,017 -> 59,497 -> 55,831 vertices at P=2),
+// and the coarsest graph's HM alone took about the one-process run
+// (lpl1 1.22 s against map -t 2's 1.05-1.3 s); mapped whole, P=2 maps
+// as map -t 2 (rank 1 lends its CPUs: mapWhole) and P >= 3 tries more
+// seeds. distreal2's LP models onto 4:8:6, seeds 1, 2, J whole / the
+// levels: fit half lpl1 0.968, 1.032 (P=2), 1.061, 0.865 (P=4), ken-18
+// 0.980, 0.972 / 0.956, 0.959; report half pds-40 0.993, 0.984 /
+// 1.010, 0.946, dbic1 0.973, 0.933 / 0.989, 0.968. P=2 new/old in
+// alternating pairs, shared machine (load 3-5): wall 0.55-1.02x, CPU
+// 0.59-0.98x, the largest rank's peak RSS 0.61-1.00x (the levels'
+// hierarchy outweighed the whole graph). The CV of the vertices with an
+// edge: isolated vertices alone make a CV of 1 or more (an rgg of 150k
+// vertices with 300k isolated ones between, whose distributed levels
+// map it at 0.75-0.78x map -t 2's J at P=2 and 4: groupIsolated).
+func skewedWhole(n, entries int64, linkedCV float64, opt Options) bool {
+	return opt.Coarsest == 0 && opt.Preset == gpumap.Default && linkedCV >= features.SkewedCV && n <= hubWholeVertices && entries <= hubWholeEntries
 }
 
 // hierarchy is one coarsening of the input and the mapping of its

@@ -2,6 +2,7 @@ package distmap
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"runtime"
 	"slices"
@@ -557,5 +558,46 @@ func TestHubWholeBounds(t *testing.T) {
 		if got := hubWhole(x.n, x.entries, x.cv, x.opt); got != x.want {
 			t.Errorf("hubWhole(%d, %d, %.2f, Coarsest %d) = %v, want %v", x.n, x.entries, x.cv, x.opt.Coarsest, got, x.want)
 		}
+	}
+}
+
+// skewedWhole maps whole only graphs whose vertices with an edge have a
+// degree CV of features.SkewedCV or more, within hubWhole's bounds,
+// under the default preset and without Options.Coarsest; isolated
+// vertices do not count (degrees.cv).
+func TestSkewedWholeBounds(t *testing.T) {
+	def := Options{Preset: gpumap.Default}
+	for _, x := range []struct {
+		n, entries int64
+		cv         float64
+		opt        Options
+		want       bool
+	}{
+		{164951, 762518, 2.09, def, true}, // lpl1
+		{279500, 924256, 1.13, def, true}, // pds-40
+		{hubWholeVertices, hubWholeEntries, features.SkewedCV, def, true},
+		{147605, 1369254, 0.81, def, false}, // ibm14
+		{1 << 18, 1 << 22, features.SkewedCV - 0.01, def, false},
+		{hubWholeVertices + 1, 1 << 22, 2, def, false},
+		{1 << 18, hubWholeEntries + 1, 2, def, false},
+		{1 << 18, 1 << 22, 2, Options{Preset: gpumap.Default, Coarsest: 500}, false},
+		{1 << 18, 1 << 22, 2, Options{Preset: gpumap.Fast}, false},
+		{1 << 18, 1 << 22, 2, Options{Preset: gpumap.Strong}, false},
+	} {
+		if got := skewedWhole(x.n, x.entries, x.cv, x.opt); got != x.want {
+			t.Errorf("skewedWhole(%d, %d, %.2f, %v Coarsest %d) = %v, want %v", x.n, x.entries, x.cv, x.opt.Preset, x.opt.Coarsest, got, x.want)
+		}
+	}
+	// A cycle of 1,000 vertices with 2,000 isolated ones: CV 0 over the
+	// linked vertices, sqrt(2) over all.
+	d := degrees{n: 3000, entries: 2000, squares: 4000, isolated: 2000}
+	if got := d.cv(true); got != 0 {
+		t.Errorf("linked CV %v, want 0", got)
+	}
+	if got := d.cv(false); math.Abs(got-math.Sqrt2) > 1e-12 {
+		t.Errorf("CV %v, want %v", got, math.Sqrt2)
+	}
+	if got := (degrees{n: 5}).cv(false); got != 0 {
+		t.Errorf("CV without edges %v, want 0", got)
 	}
 }
