@@ -199,6 +199,12 @@ func TestCoarsestDuel(t *testing.T) {
 			if f[1] == fmt.Sprint(int64(math.MaxInt64)) || f[2] == fmt.Sprint(int64(math.MaxInt64-1)) {
 				rankFail("threads %d: IM's rank has no feasible mapping, or HM's an infeasible one: %s", threads, f[0])
 			}
+			// traceSpread: the input's entries (2 x 3 x 30 x 30 x 29), some
+			// across the two ranks' halves.
+			s := regexp.MustCompile(`(?m)^level +0 vtxdist \[0 \d+ 27000\], (\d+) of 156600 adjacency entries \(\d+\.\d%\) across the ranks$`).FindStringSubmatch(tr.String())
+			if s == nil || s[1] == "0" {
+				rankFail("threads %d: no spread of the input traced:\n%s", threads, tr.String())
+			}
 		}
 	}
 	if !slices.Equal(pes[0], pes[1]) || !slices.Equal(pes[0], pes[2]) {
