@@ -81,6 +81,10 @@ const (
 // coarsest mapping decides J.
 const sparseDegree = 2.7
 
+// isRoads reports whether a graph of n vertices and entries adjacency
+// entries has a mean degree below sparseDegree.
+func isRoads(n, entries int64) bool { return float64(entries) < sparseDegree*float64(n) }
+
 // fmConfig is the distributed FM's: one round with the one-process
 // default preset's final FM search settings (Alpha 10, seeds filtered),
 // and its partitioner's bound on fruitless work. Eight rounds of Alpha
@@ -147,6 +151,12 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 	}
 	if hubTopDown(g.GlobalN(), cv, top, opt) {
 		return mapTopDown(g, top, opt, total, cv, entries, lmax)
+	}
+	if ok, err := renumbered(g, entries); err != nil || ok {
+		if err != nil {
+			return nil, err
+		}
+		return mapRenumbered(g, top, opt, total, cv, entries, lmax)
 	}
 	return mapLevels(g, top, opt, total, cv, entries, lmax)
 }
@@ -246,7 +256,7 @@ func mapLevels(g *Graph, top *topology.Topology, opt Options, total int64, cv fl
 		// the coarsest mapping, 197 MiB collecting here (the review).
 		collect()
 	}
-	roads := float64(entries) < sparseDegree*float64(g.GlobalN())
+	roads := isRoads(g.GlobalN(), entries)
 	if best.pe, best.j, err = initial(best.coarsest(g), top, opt, roads); err != nil {
 		return nil, err
 	}

@@ -165,10 +165,7 @@ func TestRoadsCoarsestOptions(t *testing.T) {
 // (lpl1 at P=2: HM 1.22 s, IM 0.35 s).
 func TestCoarsestDuel(t *testing.T) {
 	if !mpitest.Child() {
-		out := mpitest.Run(t, 2, "TestCoarsestDuel")
-		if regexp.MustCompile(`(?m)^duel ok.*$`).FindString(out) == "" {
-			t.Fatalf("rank 0 did not pass:\n%s", out)
-		}
+		runRank0(t, 2, "TestCoarsestDuel", "duel ok")
 		return
 	}
 	defer rankRecover()
