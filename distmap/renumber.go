@@ -118,8 +118,10 @@ func mapRenumbered(g *Graph, top *topology.Topology, opt Options, total int64, c
 	xadj := make([]int64, hi-lo+1)
 	adj := make([]int64, 0, arcs)
 	vw := make([]int64, hi-lo)
+	// The gathered graph's weights, the same on every rank: a rank that
+	// stored none of its own may own weighted edges now.
 	var w []int64
-	if g.ew != nil {
+	if _, unit := cg.UnitWeights(); !unit {
 		w = make([]int64, 0, arcs)
 	}
 	for i := lo; i < hi; i++ {

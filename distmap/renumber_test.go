@@ -100,7 +100,8 @@ func TestBFSOrder(t *testing.T) {
 // keeps under spreadMax of its entries across the ranks on level 0,
 // and the mapping of each rank's own vertices is the one the metrics
 // describe (graph.Evaluate of the gathered mapping on the shuffled
-// graph), feasible, the same at 1 and 2 threads. Before, the levels
+// graph, with unit edge weights and with weights that rank 0 does not
+// store), feasible, the same at 1 and 2 threads. Before, the levels
 // mapped it in its own numbering (about half its entries across the
 // ranks).
 func TestRenumberedRoads(t *testing.T) {
@@ -111,42 +112,63 @@ func TestRenumberedRoads(t *testing.T) {
 	defer rankRecover()
 	c, size, rank := rankComm(t)
 	top, _ := topology.Parse("4:4:2", "1:10:100")
-	whole := shuffled(graph.RoadGrid(60, 60), 5)
-	g := spreadEvenly(c, size, rank, whole)
-	spread := regexp.MustCompile(`(?m)^level +(0) vtxdist .*, (\d+) of (\d+) adjacency entries`)
-	var pes [][]int32
-	for _, threads := range []int{1, 2} {
-		var tr bytes.Buffer
-		res, err := Map(g, top, Options{Preset: gpumap.Default, Eps: 0.03, Seed: 1, Threads: threads, Coarsest: 600, Trace: &tr})
-		if err != nil {
-			rankFail("%v", err)
-		}
-		all, _, err := mpi.Allgatherv(c, res.PE, size)
-		if err != nil {
-			rankFail("%v", err)
-		}
-		pes = append(pes, all)
-		if rank != 0 {
-			continue
-		}
-		m, err := graph.Evaluate(whole, top, all, 0.03)
-		if err != nil || m.J != res.Metrics.J || !m.Feasible {
-			rankFail("threads %d: the gathered mapping evaluates to %+v (%v), the result says J %d", threads, m, err, res.Metrics.J)
-		}
-		levels := spread.FindAllStringSubmatch(tr.String(), -1)
-		if len(levels) == 0 {
-			rankFail("threads %d: no levels traced:\n%s", threads, tr.String())
-		}
-		for _, l := range levels {
-			far, _ := strconv.ParseInt(l[2], 10, 64)
-			all, _ := strconv.ParseInt(l[3], 10, 64)
-			if float64(far) > spreadMax*float64(all) {
-				rankFail("threads %d: level %s keeps %d of %d entries across the ranks:\n%s", threads, l[1], far, all, tr.String())
+	plain := shuffled(graph.RoadGrid(60, 60), 5)
+	// Weighted: 2 between two vertices of the second half, else 1, so
+	// that rank 0's own edges all weigh 1 (it stores none) while the
+	// renumbered ranges mix both (a first version carried the weights
+	// only where the rank had stored some: the coarse graphs' weights
+	// then differed between an edge's two ends).
+	n := int32(plain.N())
+	ew := make([]int64, len(plain.Adj))
+	for v := range n {
+		for e := plain.XAdj[v]; e < plain.XAdj[v+1]; e++ {
+			ew[e] = 1
+			if 2*v >= n && 2*plain.Adj[e] >= n {
+				ew[e] = 2
 			}
 		}
 	}
-	if !slices.Equal(pes[0], pes[1]) {
-		rankFail("the mapping differs at 1 and 2 threads")
+	weighted, err := graph.FromCSR(slices.Clone(plain.XAdj), slices.Clone(plain.Adj), slices.Clone(plain.VW), ew)
+	if err != nil {
+		rankFail("%v", err)
+	}
+	spread := regexp.MustCompile(`(?m)^level +(0) vtxdist .*, (\d+) of (\d+) adjacency entries`)
+	for _, whole := range []*graph.Graph{plain, weighted} {
+		g := spreadEvenly(c, size, rank, whole)
+		var pes [][]int32
+		for _, threads := range []int{1, 2} {
+			var tr bytes.Buffer
+			res, err := Map(g, top, Options{Preset: gpumap.Default, Eps: 0.03, Seed: 1, Threads: threads, Coarsest: 600, Trace: &tr})
+			if err != nil {
+				rankFail("%v", err)
+			}
+			all, _, err := mpi.Allgatherv(c, res.PE, size)
+			if err != nil {
+				rankFail("%v", err)
+			}
+			pes = append(pes, all)
+			if rank != 0 {
+				continue
+			}
+			m, err := graph.Evaluate(whole, top, all, 0.03)
+			if err != nil || m.J != res.Metrics.J || !m.Feasible {
+				rankFail("threads %d: the gathered mapping evaluates to %+v (%v), the result says J %d", threads, m, err, res.Metrics.J)
+			}
+			levels := spread.FindAllStringSubmatch(tr.String(), -1)
+			if len(levels) == 0 {
+				rankFail("threads %d: no levels traced:\n%s", threads, tr.String())
+			}
+			for _, l := range levels {
+				far, _ := strconv.ParseInt(l[2], 10, 64)
+				all, _ := strconv.ParseInt(l[3], 10, 64)
+				if float64(far) > spreadMax*float64(all) {
+					rankFail("threads %d: level %s keeps %d of %d entries across the ranks:\n%s", threads, l[1], far, all, tr.String())
+				}
+			}
+		}
+		if !slices.Equal(pes[0], pes[1]) {
+			rankFail("the mapping differs at 1 and 2 threads")
+		}
 	}
 	if rank == 0 {
 		fmt.Println("renumbered ok")
