@@ -152,11 +152,11 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 	if hubTopDown(g.GlobalN(), cv, top, opt) {
 		return mapTopDown(g, top, opt, total, cv, entries, lmax)
 	}
-	if ok, err := renumbered(g, entries); err != nil || ok {
+	if spread, err := renumbered(g, entries); err != nil || spread > 0 {
 		if err != nil {
 			return nil, err
 		}
-		return mapRenumbered(g, top, opt, total, cv, entries, lmax)
+		return mapRenumbered(g, top, opt, total, cv, entries, lmax, spread)
 	}
 	return mapLevels(g, top, opt, total, cv, entries, lmax)
 }

@@ -1,6 +1,8 @@
 package distmap
 
 import (
+	"fmt"
+
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/mpirank/mpi"
 	"github.com/gpumap/gpumap/topology"
@@ -40,16 +42,20 @@ func acrossRanks(g *Graph) (far, all int64, err error) {
 	return s[0], s[1], nil
 }
 
-// renumbered reports whether g (entries adjacency entries in all) is
-// mapped in a breadth-first order (mapRenumbered): a road (isRoads) of
-// which more than spreadMax of the entries lie across the ranks, within
-// hubWhole's bounds (every rank gathers it once) (collective).
-func renumbered(g *Graph, entries int64) (bool, error) {
+// renumbered returns the share of g's adjacency entries (entries in
+// all) across the ranks where g is mapped in a breadth-first order
+// (mapRenumbered), and 0 where it is not: a road (isRoads) of which more
+// than spreadMax of the entries lie across the ranks, within hubWhole's
+// bounds (every rank gathers it once) (collective).
+func renumbered(g *Graph, entries int64) (float64, error) {
 	if g.size < 2 || !isRoads(g.GlobalN(), entries) || g.GlobalN() > hubWholeVertices || entries > hubWholeEntries {
-		return false, nil
+		return 0, nil
 	}
 	far, all, err := acrossRanks(g)
-	return float64(far) > spreadMax*float64(all), err
+	if err != nil || float64(far) <= spreadMax*float64(all) {
+		return 0, err
+	}
+	return float64(far) / float64(all), nil
 }
 
 // bfsOrder returns g's vertices in breadth-first order (order[i] is the
@@ -80,9 +86,10 @@ func bfsOrder(g *graph.Graph) []int32 {
 
 // mapRenumbered maps g as mapLevels does, on a copy numbered in
 // breadth-first order (bfsOrder) and split over the ranks by vertices
-// plus entries, and returns the mapping of g's own vertices
+// plus entries, and returns the mapping of g's own vertices; its note
+// gives the share of g's entries that lay across the ranks, spread
 // (collective).
-func mapRenumbered(g *Graph, top *topology.Topology, opt Options, total int64, cv float64, entries, lmax int64) (*Result, error) {
+func mapRenumbered(g *Graph, top *topology.Topology, opt Options, total int64, cv float64, entries, lmax int64, spread float64) (*Result, error) {
 	cg, err := gather(g)
 	if err != nil {
 		return nil, err
@@ -157,5 +164,6 @@ func mapRenumbered(g *Graph, top *topology.Topology, opt Options, total int64, c
 		pe[v] = whole[inv[g.First()+int64(v)]]
 	}
 	res.PE = pe
+	res.Notes = append(res.Notes, fmt.Sprintf("numbered breadth-first before the levels: %.1f%% of the input's adjacency entries lay across the ranks", 100*spread))
 	return res, nil
 }

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap"
@@ -147,6 +148,9 @@ func TestRenumberedRoads(t *testing.T) {
 				rankFail("%v", err)
 			}
 			pes = append(pes, all)
+			if len(res.Notes) != 1 || !strings.HasPrefix(res.Notes[0], "numbered breadth-first before the levels: ") {
+				rankFail("threads %d: notes %q, want the renumbering's", threads, res.Notes)
+			}
 			if rank != 0 {
 				continue
 			}
