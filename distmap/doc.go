@@ -76,10 +76,11 @@
 //     onto 4:8:6 at P=2, when the bound was 2^20 vertices: J 1.011x the
 //     one-process J, 1.73x through these steps onto the whole machine,
 //     in 3.2x its wall; P=4 did not finish in 37 minutes: hubWhole).
-//     A road (mean degree below sparseDegree) within those bounds
-//     whose numbering leaves more than spreadMax of its entries across
-//     the ranks is first gathered and numbered breadth-first
-//     (mapRenumbered), and its mapping returned in its own order.
+//     A road (mean degree below sparseDegree) or mesh (degree CV below
+//     meshCV) within those bounds whose numbering leaves more than
+//     spreadMax of its entries across the ranks is first gathered and
+//     numbered breadth-first (mapRenumbered), and its mapping returned
+//     in its own order.
 //  2. Initial mapping. Every rank gathers the coarsest graph
 //     (Allgatherv) and maps it with gpumap.Map and seed+rank; with the
 //     default preset and two ranks or more, even ranks use HM and odd

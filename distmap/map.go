@@ -152,7 +152,7 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 	if hubTopDown(g.GlobalN(), cv, top, opt) {
 		return mapTopDown(g, top, opt, total, cv, entries, lmax)
 	}
-	if spread, err := renumbered(g, entries); err != nil || spread > 0 {
+	if spread, err := renumbered(g, entries, cv); err != nil || spread > 0 {
 		if err != nil {
 			return nil, err
 		}

@@ -8,9 +8,9 @@ import (
 	"github.com/gpumap/gpumap/topology"
 )
 
-// spreadMax is the share of a road's adjacency entries across the ranks
-// above which renumbered maps it in a breadth-first order. Every level's
-// exchanges, contraction and refinement pay for such entries, and the
+// spreadMax is the share of a road's or mesh's adjacency entries across
+// the ranks above which renumbered maps it in a breadth-first order.
+// Every level's exchanges, contraction and refinement pay for such entries, and the
 // levels' clustering and matchings follow the numbering: at P=2 NE's
 // input numbering left 32.1% of its entries across the two ranks (NW's
 // 10.6%, FLA's and COL's 0.5%), and NE took 3.1-3.6x map -t 2's wall.
@@ -21,9 +21,12 @@ import (
 // FLA with its ids shuffled (50% across) 0.981, 0.849 / 0.907, 0.794.
 // P=2 wall (one pair each, machine shared at load 3-6): NE 3.5-3.9 s
 // against 6.2 s, NW 3.0-5.7 s against 4.9-8.0 s, shuffled FLA 1.6-2.8 s
-// against 5.7-6.5 s. Roads only: on others the order cost J (finan512
-// x2 at P=4 +9.5%, ibm14 +3-14% at three of four runs; wing x3 -1% to
-// -2.5%, igea -3% to +3%).
+// against 5.7-6.5 s. Meshes too (meshCV), J against their own
+// numbering: fit half igea 0.972, 0.977 / 0.966, 1.034, and with
+// shuffled ids fe_pwt x5 0.994, 0.981 / 0.955, 0.951, t60k x3 0.960,
+// 0.932 / 0.833, 0.943; report half wing x3 (its own numbering, 50% of
+// a copy's entries across a half split) 0.985, 0.985 / 0.990, 0.975,
+// fe_body x4 shuffled 1.042, 0.935 / 0.928, 0.983; CPU at P=2 0.6-1.0x.
 const spreadMax = 0.05
 
 // acrossRanks returns the adjacency entries of g whose other end another
@@ -42,13 +45,28 @@ func acrossRanks(g *Graph) (far, all int64, err error) {
 	return s[0], s[1], nil
 }
 
+// meshCV is the degree CV below which a graph that is not a road is
+// renumbered too (renumberable): meshes (igea 0.11, wing 0.07, fe_pwt
+// 0.09, t60k 0.05) gained J from the breadth-first order, graphs of
+// spread degrees lost it (fit half's ibm14, CV 0.81: +3% to +14% at three
+// of four runs; finan512 x2, 0.90: +9.5% at P=4).
+const meshCV = 0.5
+
+// renumberable reports whether a graph of n vertices, entries adjacency
+// entries and degree CV cv may be mapped in a breadth-first order: a
+// road (isRoads) or a mesh (cv below meshCV), within hubWhole's bounds
+// (every rank gathers it once).
+func renumberable(n, entries int64, cv float64) bool {
+	return (isRoads(n, entries) || cv < meshCV) && n <= hubWholeVertices && entries <= hubWholeEntries
+}
+
 // renumbered returns the share of g's adjacency entries (entries in
-// all) across the ranks where g is mapped in a breadth-first order
-// (mapRenumbered), and 0 where it is not: a road (isRoads) of which more
-// than spreadMax of the entries lie across the ranks, within hubWhole's
-// bounds (every rank gathers it once) (collective).
-func renumbered(g *Graph, entries int64) (float64, error) {
-	if g.size < 2 || !isRoads(g.GlobalN(), entries) || g.GlobalN() > hubWholeVertices || entries > hubWholeEntries {
+// all, degree CV cv) across the ranks where g is mapped in a
+// breadth-first order (mapRenumbered), and 0 where it is not: a
+// renumberable graph of which more than spreadMax of the entries lie
+// across the ranks (collective).
+func renumbered(g *Graph, entries int64, cv float64) (float64, error) {
+	if g.size < 2 || !renumberable(g.GlobalN(), entries, cv) {
 		return 0, nil
 	}
 	far, all, err := acrossRanks(g)

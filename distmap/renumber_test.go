@@ -181,3 +181,26 @@ func TestRenumberedRoads(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// renumberable takes roads and meshes within hubWhole's bounds, not
+// graphs of spread degrees (distreal2's ibm14, finan512).
+func TestRenumberable(t *testing.T) {
+	for _, x := range []struct {
+		name       string
+		n, entries int64
+		cv         float64
+		want       bool
+	}{
+		{"NE", 1524453, 3868020, 0.37, true},
+		{"a road of spread degrees", 1 << 20, 2 << 20, 0.9, true},
+		{"igea", 134345, 806058, 0.11, true},
+		{"ibm14", 147605, 1369254, 0.81, false},
+		{"finan512 x2", 149504, 1044484, 0.90, false},
+		{"a mesh past the vertices", hubWholeVertices + 1, 6 << 21, 0.1, false},
+		{"a mesh past the entries", 1 << 21, hubWholeEntries + 1, 0.3, false},
+	} {
+		if got := renumberable(x.n, x.entries, x.cv); got != x.want {
+			t.Errorf("%s: renumberable(%d, %d, %.2f) = %v, want %v", x.name, x.n, x.entries, x.cv, got, x.want)
+		}
+	}
+}
