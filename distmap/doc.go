@@ -64,7 +64,11 @@
 //     allreduce) of up to 2^21 vertices and 2^25 adjacency entries,
 //     read in parts and gathered: the one-process mapper maps it
 //     top-down, which the distributed levels do not approach (R-MAT
-//     2^18 at P=2: J 1.43x the one-process J). Larger hub graphs map
+//     2^18 at P=2: J 1.43x the one-process J); and, within the same
+//     bounds under the default preset, a graph of skewed degrees (CV at
+//     least features.SkewedCV among the vertices with an edge:
+//     skewedWhole), on which label propagation stalls (LP models: the
+//     coarsest graph's mapping took about the one-process run). Larger hub graphs map
 //     top-down across the ranks under the default preset (topdown.go): these steps map the graph
 //     onto the groups of the machine's top split alone, then each
 //     group's subgraph is gathered onto one rank and mapped there by
@@ -72,11 +76,17 @@
 //     onto 4:8:6 at P=2, when the bound was 2^20 vertices: J 1.011x the
 //     one-process J, 1.73x through these steps onto the whole machine,
 //     in 3.2x its wall; P=4 did not finish in 37 minutes: hubWhole).
+//     A road (mean degree below sparseDegree) or mesh (degree CV below
+//     meshCV) within those bounds whose numbering leaves more than
+//     spreadMax of its entries across the ranks is first gathered and
+//     numbered breadth-first (mapRenumbered), and its mapping returned
+//     in its own order.
 //  2. Initial mapping. Every rank gathers the coarsest graph
 //     (Allgatherv) and maps it with gpumap.Map and seed+rank; with the
 //     default preset and two ranks or more, even ranks use HM and odd
 //     ones IM, ranks 2i and 2i+1 with seed+i (default's Map runs both
-//     below 2^18 edges: the ranks split that work). The least J wins (one MPI_MINLOC allreduce; feasible
+//     below 2^18 edges: the ranks split that work; where Map would duel
+//     them, they duel as above: duelFirst). The least J wins (one MPI_MINLOC allreduce; feasible
 //     mappings before infeasible ones) and is broadcast. This replaces
 //     the paper's edge-cut partition placed block b on PE b.
 //  3. Uncoarsening. Each level's mapping is projected to the finer graph

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"sync/atomic"
 
 	"github.com/gpumap/gpumap/gpumap"
 	"github.com/gpumap/gpumap/gpumap/features"
@@ -80,6 +81,10 @@ const (
 // coarsest mapping decides J.
 const sparseDegree = 2.7
 
+// isRoads reports whether a graph of n vertices and entries adjacency
+// entries has a mean degree below sparseDegree.
+func isRoads(n, entries int64) bool { return float64(entries) < sparseDegree*float64(n) }
+
 // fmConfig is the distributed FM's: one round with the one-process
 // default preset's final FM search settings (Alpha 10, seeds filtered),
 // and its partitioner's bound on fruitless work. Eight rounds of Alpha
@@ -136,15 +141,22 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 	if g.GlobalN() <= coarsestSize(g.GlobalN(), k, opt, false) {
 		return mapWhole(g, top, opt)
 	}
-	cv, entries, err := degreeCV(g)
+	d, err := degreesOf(g)
 	if err != nil {
 		return nil, err
 	}
-	if hubWhole(g.GlobalN(), entries, cv, opt) {
+	cv, entries := d.cv(false), d.entries
+	if hubWhole(g.GlobalN(), entries, cv, opt) || skewedWhole(g.GlobalN(), entries, d.cv(true), opt) {
 		return mapWhole(g, top, opt)
 	}
 	if hubTopDown(g.GlobalN(), cv, top, opt) {
 		return mapTopDown(g, top, opt, total, cv, entries, lmax)
+	}
+	if spread, err := renumbered(g, entries, cv); err != nil || spread > 0 {
+		if err != nil {
+			return nil, err
+		}
+		return mapRenumbered(g, top, opt, total, cv, entries, lmax, spread)
 	}
 	return mapLevels(g, top, opt, total, cv, entries, lmax)
 }
@@ -244,7 +256,7 @@ func mapLevels(g *Graph, top *topology.Topology, opt Options, total int64, cv fl
 		// the coarsest mapping, 197 MiB collecting here (the review).
 		collect()
 	}
-	roads := float64(entries) < sparseDegree*float64(g.GlobalN())
+	roads := isRoads(g.GlobalN(), entries)
 	if best.pe, best.j, err = initial(best.coarsest(g), top, opt, roads); err != nil {
 		return nil, err
 	}
@@ -268,8 +280,8 @@ func mapLevels(g *Graph, top *topology.Topology, opt Options, total int64, cv fl
 				return nil, err
 			}
 		}
-		if opt.Trace != nil && fine.rank == 0 {
-			fmt.Fprintf(opt.Trace, "level %2d vtxdist %v\n", i, fine.VtxDist)
+		if err := traceSpread(fine, opt, i); err != nil {
+			return nil, err
 		}
 		if err := trace(fine, top, pe, opt, i, "start"); err != nil {
 			return nil, err
@@ -388,6 +400,34 @@ func trace(g *Graph, top *topology.Topology, pe []int32, opt Options, lvl int, s
 	return nil
 }
 
+// traceSpread prints level i's vtxdist and the share of its adjacency
+// entries whose other end another rank owns (a ghost) where opt.Trace
+// is set (collective). Each such entry costs every level's exchanges,
+// contraction and refinement: at P=2 NE's input numbering leaves 32% of
+// its entries across the ranks, NW's 10.6%, FLA's and COL's 0.5%, in
+// the order of their P=2 walls over map -t 2 (3.1-3.6, 1.76, 1.5-1.6,
+// 1.15-1.28).
+func traceSpread(g *Graph, opt Options, i int) error {
+	if opt.Trace == nil {
+		return nil
+	}
+	n := int32(g.N())
+	var far int64
+	for _, u := range g.Adj {
+		if u >= n {
+			far++
+		}
+	}
+	s, err := sumAll(g.c, far, int64(len(g.Adj)))
+	if err != nil {
+		return err
+	}
+	if g.rank == 0 {
+		fmt.Fprintf(opt.Trace, "level %2d vtxdist %v, %d of %d adjacency entries (%.1f%%) across the ranks\n", i, g.VtxDist, s[0], s[1], 100*float64(s[0])/float64(max(1, s[1])))
+	}
+	return nil
+}
+
 // hasLocality reports whether most edges of g join vertices whose global
 // ids differ by less than 2 sqrt(n), as multisection.Local decides for
 // the one-process mapper's natural-order coarsening (collective).
@@ -413,20 +453,47 @@ func hasLocality(g *Graph) (bool, error) {
 // entries (twice its edges), with one allreduce (collective: the same on
 // every rank).
 func degreeCV(g *Graph) (cv float64, entries int64, err error) {
+	d, err := degreesOf(g)
+	return d.cv(false), d.entries, err
+}
+
+// degrees sums the degrees of a whole graph (degreesOf).
+type degrees struct {
+	n, entries, squares, isolated int64
+}
+
+// degreesOf returns the sums of g's degrees over every rank, with one
+// allreduce (collective: the same on every rank).
+func degreesOf(g *Graph) (degrees, error) {
 	// Degrees capped at 2^24: the sum of squares stays within int64 for
 	// any graph of fewer than 2^39 edges, and a cap only lowers the spread.
-	var s2 int64
+	var s2, iso int64
 	for v := range g.N() {
 		d := min(g.XAdj[v+1]-g.XAdj[v], 1<<24)
 		s2 += d * d
+		if d == 0 {
+			iso++
+		}
 	}
-	sums, err := sumAll(g.c, int64(len(g.Adj)), s2)
-	if err != nil || sums[0] == 0 {
-		return 0, 0, err
+	sums, err := sumAll(g.c, int64(len(g.Adj)), s2, iso)
+	if err != nil {
+		return degrees{}, err
 	}
-	n := float64(g.GlobalN())
-	mean := float64(sums[0]) / n
-	return math.Sqrt(max(0, float64(sums[1])/n-mean*mean)) / mean, sums[0], nil
+	return degrees{g.GlobalN(), sums[0], sums[1], sums[2]}, nil
+}
+
+// cv is the degree CV (features.DegreeCV), over the vertices with an
+// edge only where linked (0 without edges).
+func (d degrees) cv(linked bool) float64 {
+	n := d.n
+	if linked {
+		n -= d.isolated
+	}
+	if d.entries == 0 || n <= 0 {
+		return 0
+	}
+	mean := float64(d.entries) / float64(n)
+	return math.Sqrt(max(0, float64(d.squares)/float64(n)-mean*mean)) / mean
 }
 
 // Hub graphs (degree CV at least gpumap.HubCV) of up to hubWholeVertices
@@ -460,6 +527,31 @@ const (
 // the coarsest graph keeps the distributed levels (TestSkewedJ).
 func hubWhole(n, entries int64, cv float64, opt Options) bool {
 	return opt.Coarsest == 0 && gpumap.TopDownOnHubs(opt.Preset) && cv >= gpumap.HubCV && n <= hubWholeVertices && entries <= hubWholeEntries
+}
+
+// skewedWhole reports whether a graph of n vertices and entries
+// adjacency entries, whose vertices with an edge have degree CV linkedCV
+// (all collective values), is mapped whole under hubWhole's bounds
+// though not a hub graph: skewed degrees (the one-process mapper's
+// features.SkewedCV, from which the distributed levels refine by label
+// propagation and the Jet loop), under the default preset, where
+// Options.Coarsest is not set. On the LP models there label propagation
+// stalls (lpl1 164,951 -> 70,017 -> 59,497 -> 55,831 vertices at P=2),
+// and the coarsest graph's HM alone took about the one-process run
+// (lpl1 1.22 s against map -t 2's 1.05-1.3 s); mapped whole, P=2 maps
+// as map -t 2 (rank 1 lends its CPUs: mapWhole) and P >= 3 tries more
+// seeds. distreal2's LP models onto 4:8:6, seeds 1, 2, J whole / the
+// levels: fit half lpl1 0.968, 1.032 (P=2), 1.061, 0.865 (P=4), ken-18
+// 0.980, 0.972 / 0.956, 0.959; report half pds-40 0.993, 0.984 /
+// 1.010, 0.946, dbic1 0.973, 0.933 / 0.989, 0.968. P=2 new/old in
+// alternating pairs, shared machine (load 3-5): wall 0.55-1.02x, CPU
+// 0.59-0.98x, the largest rank's peak RSS 0.61-1.00x (the levels'
+// hierarchy outweighed the whole graph). The CV of the vertices with an
+// edge: isolated vertices alone make a CV of 1 or more (an rgg of 150k
+// vertices with 300k isolated ones between, whose distributed levels
+// map it at 0.75-0.78x map -t 2's J at P=2 and 4: groupIsolated).
+func skewedWhole(n, entries int64, linkedCV float64, opt Options) bool {
+	return opt.Coarsest == 0 && opt.Preset == gpumap.Default && linkedCV >= features.SkewedCV && n <= hubWholeVertices && entries <= hubWholeEntries
 }
 
 // hierarchy is one coarsening of the input and the mapping of its
@@ -662,8 +754,9 @@ func gather(g *Graph) (*graph.Graph, error) {
 
 // initial maps the coarsest graph: every rank gathers it whole and maps
 // it with gpumap.Map under firstOptions (its own seed; the default
-// preset's duel of HM and IM; strong's HM where roadsStrongHM); the mapping of the
-// least J (lowest rank among equals) is kept. Where moreTries is
+// preset's duel of HM and IM, as Map duels them where it would: duelFirst;
+// strong's HM where roadsStrongHM); the mapping of the least J (feasible
+// first, lowest rank among equals) is kept. Where moreTries is
 // positive every rank then maps that many times again with the
 // algorithm of the best first mapping (the preset's own choice at P=1
 // or outside the default preset's duel) and seeds the first round did
@@ -682,18 +775,27 @@ func initial(g *Graph, top *topology.Topology, opt Options, roads bool) ([]int32
 	strongHM := roadsStrongHM(opt, roads, int64(cg.N()), cg.M())
 	var whole []int32
 	j := int64(math.MaxInt64)
-	{
+	if mine, ok := duelFirst(cg, top, opt, g.size, g.rank, strongHM); ok {
+		coarsestDuels.Add(1)
+		var feasible bool
+		if whole, j, feasible, err = runDealt(g.c, cg, top, opt, mine, true, false, nil, g.size, g.rank); err != nil {
+			return nil, 0, err
+		}
+		if whole != nil && !feasible {
+			j = infeasibleJ
+		}
+	} else {
 		o := firstOptions(opt, g.rank, g.size, strongHM)
 		var r *gpumap.Result
 		if r, err = gpumap.Map(cg, top, o); err == nil {
 			whole, j = r.PE, r.Metrics.J
 			if !r.Metrics.Feasible {
-				j = math.MaxInt64 // any feasible mapping first
+				j = infeasibleJ // any feasible mapping first
 			}
 		}
-	}
-	if err := agree(g.c, err); err != nil {
-		return nil, 0, err
+		if err := agree(g.c, err); err != nil {
+			return nil, 0, err
+		}
 	}
 	// traceJ prints every rank's J after what on rank 0 (collective
 	// where opt.Trace is set).
@@ -748,6 +850,9 @@ func initial(g *Graph, top *topology.Topology, opt Options, roads bool) ([]int32
 	if err != nil {
 		return nil, 0, err
 	}
+	if j == infeasibleJ {
+		j = math.MaxInt64
+	}
 	if winner != g.rank {
 		whole = make([]int32, g.GlobalN())
 	}
@@ -762,6 +867,12 @@ func initial(g *Graph, top *topology.Topology, opt Options, roads bool) ([]int32
 	}
 	return pe, j, nil
 }
+
+// infeasibleJ is initial's J of an infeasible mapping: any feasible one
+// wins over it, and it over no mapping (math.MaxInt64: a duel's HM that
+// stopped), so that where none is feasible the lowest rank with a mapping
+// keeps its own.
+const infeasibleJ = math.MaxInt64 - 1
 
 // coarsestOptions is what every rank maps the gathered coarsest graph
 // with (initial's rounds), before the seed and algorithm: on the CPU, as
@@ -824,6 +935,31 @@ func firstOptions(opt Options, rank, size int, strongHM bool) gpumap.Options {
 	}
 	return o
 }
+
+// duelFirst returns what rank (of size ranks) maps the coarsest graph
+// cg with in the first round where that is the default preset's duel
+// (firstOptions) and gpumap.Map would duel the two on cg (gpumap.Split,
+// as wholePlan deals them: the same options), with ok; otherwise ok is
+// false and each rank maps with firstOptions alone. In the duel (runDealt)
+// HM takes its IM's thread and core once IM is done on its node, and
+// stops where Map stops it: rank 0's HM ran on alone for 0.9-1.8 s on
+// the LP models at P=2 (lpl1 HM 1.22 s against IM's 0.35 s, pds-40 2.46 s
+// against 0.69 s, seed 1), while its IM's rank spun in the allreduce
+// after. The same mappings wherever HM is not stopped (gpumap.MapDuel).
+func duelFirst(cg *graph.Graph, top *topology.Topology, opt Options, size, rank int, strongHM bool) ([]gpumap.Options, bool) {
+	if size < 2 || opt.Preset != gpumap.Default || strongHM {
+		return nil, false
+	}
+	mine, duel, _ := wholePlan(cg, top, opt, size, rank)
+	if !duel || len(mine) != 1 || mine[0] != firstOptions(opt, rank, size, false) {
+		return nil, false
+	}
+	return mine, true
+}
+
+// coarsestDuels counts the coarsest mappings of this process that
+// duelled (duelFirst; for the tests).
+var coarsestDuels atomic.Int64
 
 // duelAlgorithm is what rank maps the coarsest graph with in the default
 // preset's duel (firstOptions): HM on even ranks, IM on odd ones.

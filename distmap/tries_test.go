@@ -3,6 +3,7 @@ package distmap
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -150,6 +151,95 @@ func TestRoadsCoarsestOptions(t *testing.T) {
 		}
 		if got := moreTries(opt, tc.roads, strong); got != tc.wantMore {
 			t.Errorf("%v roads=%v n=%d m=%d: %d more tries, want %d", tc.preset, tc.roads, tc.n, tc.m, got, tc.wantMore)
+		}
+	}
+}
+
+// Where the default preset's duel maps the coarsest graph and gpumap.Map
+// would duel HM and IM on it (duelFirst), the ranks run them as Map's
+// duel (runDealt): HM takes IM's thread once IM is done and stops where
+// Map stops it. On 2 ranks a 3D grid's coarsest graph duels: the duel's
+// options are firstOptions', every rank keeps the least J of the first
+// round (feasible), and the mapping is the same twice and at 1 and 2
+// threads a rank. Before, HM ran alone to its end while IM's rank spun
+// (lpl1 at P=2: HM 1.22 s, IM 0.35 s).
+func TestCoarsestDuel(t *testing.T) {
+	if !mpitest.Child() {
+		runRank0(t, 2, "TestCoarsestDuel", "duel ok")
+		return
+	}
+	defer rankRecover()
+	c, size, rank := rankComm(t)
+	top, _ := topology.Parse("4:4:2", "1:10:100")
+	firstJ := regexp.MustCompile(`(?m)^coarsest n=\d+ m=\d+ J by rank \[(\d+) (\d+)\]$`)
+	g := spreadEvenly(c, size, rank, graph.Grid(30, 30, 30))
+	var pes [][]int32
+	for _, threads := range []int{1, 2, 1} {
+		var tr bytes.Buffer
+		before := coarsestDuels.Load()
+		res, err := Map(g, top, Options{Preset: gpumap.Default, Eps: 0.03, Seed: 1, Threads: threads, Coarsest: 3000, Trace: &tr})
+		if err != nil {
+			rankFail("%v", err)
+		}
+		if coarsestDuels.Load() != before+1 {
+			rankFail("threads %d: the coarsest graph did not duel:\n%s", threads, tr.String())
+		}
+		if !res.Metrics.Feasible {
+			rankFail("threads %d: infeasible mapping", threads)
+		}
+		pes = append(pes, res.PE)
+		if rank == 0 {
+			f := firstJ.FindStringSubmatch(tr.String())
+			if f == nil {
+				rankFail("threads %d: no coarsest mapping traced:\n%s", threads, tr.String())
+			}
+			if f[1] == fmt.Sprint(int64(math.MaxInt64)) || f[2] == fmt.Sprint(int64(math.MaxInt64-1)) {
+				rankFail("threads %d: IM's rank has no feasible mapping, or HM's an infeasible one: %s", threads, f[0])
+			}
+			// traceSpread: the input's entries (2 x 3 x 30 x 30 x 29), some
+			// across the two ranks' halves.
+			s := regexp.MustCompile(`(?m)^level +0 vtxdist \[0 \d+ 27000\], (\d+) of 156600 adjacency entries \(\d+\.\d%\) across the ranks$`).FindStringSubmatch(tr.String())
+			if s == nil || s[1] == "0" {
+				rankFail("threads %d: no spread of the input traced:\n%s", threads, tr.String())
+			}
+		}
+	}
+	if !slices.Equal(pes[0], pes[1]) || !slices.Equal(pes[0], pes[2]) {
+		rankFail("the mapping differs between runs or thread counts")
+	}
+	if rank == 0 {
+		fmt.Println("duel ok")
+	}
+	if err := mpi.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// duelFirst deals firstOptions' HM and IM (seed + rank/2) where gpumap.Map
+// duels them on the coarsest graph, and nothing on one rank, under
+// another preset or where the roads' coarsest graph maps with strong's HM.
+func TestDuelFirstOptions(t *testing.T) {
+	top, _ := topology.Parse("4:4:2", "1:10:100")
+	cg := graph.Grid(15, 15, 14)
+	opt := Options{Preset: gpumap.Default, Eps: 0.03, Seed: 5, Threads: 2}
+	for _, size := range []int{2, 3, 4} {
+		for rank := range size {
+			mine, ok := duelFirst(cg, top, opt, size, rank, false)
+			if !ok || len(mine) != 1 || mine[0] != firstOptions(opt, rank, size, false) {
+				t.Errorf("rank %d of %d: %v %v, want firstOptions' %v", rank, size, mine, ok, firstOptions(opt, rank, size, false))
+			}
+		}
+	}
+	fast := opt
+	fast.Preset = gpumap.Fast
+	for _, tc := range []struct {
+		name     string
+		opt      Options
+		size     int
+		strongHM bool
+	}{{"one rank", opt, 1, false}, {"fast", fast, 2, false}, {"strong's HM", opt, 2, true}} {
+		if _, ok := duelFirst(cg, top, tc.opt, tc.size, 0, tc.strongHM); ok {
+			t.Errorf("%s: duelled", tc.name)
 		}
 	}
 }

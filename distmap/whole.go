@@ -149,6 +149,37 @@ func mapStarted(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Options
 			started = nil
 		}
 	}
+	whole, j, feasible, err := runDealt(c, cg, top, opt, mine, duel, lend, started, size, rank)
+	if err != nil {
+		return nil, graph.Metrics{}, err
+	}
+	if err := opt.Phases.Done("pipelines"); err != nil {
+		return nil, graph.Metrics{}, err
+	}
+	if whole, err = bestWhole(c, rank, cg.N(), whole, j, feasible); err != nil {
+		return nil, graph.Metrics{}, err
+	}
+	// The same graph and mapping on every rank: the same metrics.
+	m, err := graph.Evaluate(cg, top, whole, opt.Eps)
+	if err := agree(c, err); err != nil {
+		return nil, graph.Metrics{}, err
+	}
+	if err := opt.Phases.Done("minloc, bcast, evaluate"); err != nil {
+		return nil, graph.Metrics{}, err
+	}
+	return whole, m, nil
+}
+
+// runDealt runs mine, this rank's share of the pipelines that wholePlan
+// deals out of a graph cg that every rank of c holds (duel and lend as
+// wholePlan reports them, the same on every rank), or started where it
+// runs them already (mapStarted), and returns the mapping of least J
+// among this rank's (feasible first; nil where this rank's only
+// pipeline was a duel's HM that stopped: its IM's mapping has the lower
+// J). Where they duel, HM takes its IM's threads and CPUs once IM is
+// done on its node (duelNodes, takenThreads). Collective; every rank
+// returns the same error.
+func runDealt(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Options, mine []gpumap.Options, duel, lend bool, started *wholeRun, size, rank int) ([]int32, int64, bool, error) {
 	// The duel's messages go on a communicator of their own, where no
 	// receive of the caller's can match them.
 	dc := c
@@ -158,13 +189,13 @@ func mapStarted(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Options
 		if duel {
 			if dc, err = mpi.Copy(c, true); err != nil {
 				started.drop()
-				return nil, graph.Metrics{}, err
+				return nil, 0, false, err
 			}
 			defer mpi.Free(dc)
 		}
 		if take, err = duelNodes(dc, size, rank); err != nil {
 			started.drop()
-			return nil, graph.Metrics{}, err
+			return nil, 0, false, err
 		}
 		take.widen = take.widen && opt.TakeCPUs
 	}
@@ -192,24 +223,7 @@ func mapStarted(c mpi.Comm, cg *graph.Graph, top *topology.Topology, opt Options
 			err = e
 		}
 	}
-	if err := agree(c, err); err != nil {
-		return nil, graph.Metrics{}, err
-	}
-	if err := opt.Phases.Done("pipelines"); err != nil {
-		return nil, graph.Metrics{}, err
-	}
-	if whole, err = bestWhole(c, rank, cg.N(), whole, j, feasible); err != nil {
-		return nil, graph.Metrics{}, err
-	}
-	// The same graph and mapping on every rank: the same metrics.
-	m, err := graph.Evaluate(cg, top, whole, opt.Eps)
-	if err := agree(c, err); err != nil {
-		return nil, graph.Metrics{}, err
-	}
-	if err := opt.Phases.Done("minloc, bcast, evaluate"); err != nil {
-		return nil, graph.Metrics{}, err
-	}
-	return whole, m, nil
+	return whole, j, feasible, agree(c, err)
 }
 
 // wholePlan returns the pipelines that rank of size ranks runs of cg

@@ -2,6 +2,7 @@ package distmap
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"runtime"
 	"slices"
@@ -535,27 +536,68 @@ func TestHubsWhole(t *testing.T) {
 // default preset, and none where Options.Coarsest is set.
 func TestHubWholeBounds(t *testing.T) {
 	def := Options{Preset: gpumap.Default}
-	for _, x := range []struct {
-		n, entries int64
-		cv         float64
-		opt        Options
-		want       bool
-	}{
-		{1 << 18, 1 << 22, gpumap.HubCV, def, true},
-		{hubWholeVertices, hubWholeEntries, 5, def, true},
+	checkBounds(t, "hubWhole", hubWhole, gpumap.HubCV, []wholeBound{
 		// R-MAT 2^21 (gpumap gen -t rmat -n 2097152 -s 5): its 1,048,752
 		// vertices passed the old 2^20 and sent it top-down (P=4 did
 		// not finish in 37 minutes).
 		{1048752, 2 * 16208882, 5, def, true},
-		{1 << 18, 1 << 22, gpumap.HubCV - 0.01, def, false},
-		{hubWholeVertices + 1, 1 << 22, 5, def, false},
-		{1 << 18, hubWholeEntries + 1, 5, def, false},
-		{1 << 18, 1 << 22, 5, Options{Preset: gpumap.Default, Coarsest: 500}, false},
-		{1 << 18, 1 << 22, 5, Options{Preset: gpumap.Fast}, false},
-		{1 << 18, 1 << 22, 5, Options{Preset: gpumap.Strong}, false},
-	} {
-		if got := hubWhole(x.n, x.entries, x.cv, x.opt); got != x.want {
-			t.Errorf("hubWhole(%d, %d, %.2f, Coarsest %d) = %v, want %v", x.n, x.entries, x.cv, x.opt.Coarsest, got, x.want)
+	})
+}
+
+// wholeBound is a case of a rule that maps a graph whole: n vertices,
+// entries adjacency entries, its degree CV, the options, and whether
+// the rule says whole.
+type wholeBound struct {
+	n, entries int64
+	cv         float64
+	opt        Options
+	want       bool
+}
+
+// checkBounds checks rule (hubWhole, skewedWhole), whose least CV is
+// minCV, on cases and on the bounds they share: hubWhole's vertices and
+// entries, the default preset, Options.Coarsest not set.
+func checkBounds(t *testing.T, name string, rule func(n, entries int64, cv float64, opt Options) bool, minCV float64, cases []wholeBound) {
+	t.Helper()
+	def := Options{Preset: gpumap.Default}
+	cv := minCV + 2
+	for _, x := range append([]wholeBound{
+		{1 << 18, 1 << 22, minCV, def, true},
+		{hubWholeVertices, hubWholeEntries, cv, def, true},
+		{1 << 18, 1 << 22, minCV - 0.01, def, false},
+		{hubWholeVertices + 1, 1 << 22, cv, def, false},
+		{1 << 18, hubWholeEntries + 1, cv, def, false},
+		{1 << 18, 1 << 22, cv, Options{Preset: gpumap.Default, Coarsest: 500}, false},
+		{1 << 18, 1 << 22, cv, Options{Preset: gpumap.Fast}, false},
+		{1 << 18, 1 << 22, cv, Options{Preset: gpumap.Strong}, false},
+	}, cases...) {
+		if got := rule(x.n, x.entries, x.cv, x.opt); got != x.want {
+			t.Errorf("%s(%d, %d, %.2f, %v Coarsest %d) = %v, want %v", name, x.n, x.entries, x.cv, x.opt.Preset, x.opt.Coarsest, got, x.want)
 		}
+	}
+}
+
+// skewedWhole maps whole only graphs whose vertices with an edge have a
+// degree CV of features.SkewedCV or more, within hubWhole's bounds,
+// under the default preset and without Options.Coarsest (the same table
+// as hubWhole's); isolated vertices do not count (degrees.cv).
+func TestSkewedWholeBounds(t *testing.T) {
+	def := Options{Preset: gpumap.Default}
+	checkBounds(t, "skewedWhole", skewedWhole, features.SkewedCV, []wholeBound{
+		{164951, 762518, 2.09, def, true},   // lpl1
+		{279500, 924256, 1.13, def, true},   // pds-40
+		{147605, 1369254, 0.81, def, false}, // ibm14
+	})
+	// A cycle of 1,000 vertices with 2,000 isolated ones: CV 0 over the
+	// linked vertices, sqrt(2) over all.
+	d := degrees{n: 3000, entries: 2000, squares: 4000, isolated: 2000}
+	if got := d.cv(true); got != 0 {
+		t.Errorf("linked CV %v, want 0", got)
+	}
+	if got := d.cv(false); math.Abs(got-math.Sqrt2) > 1e-12 {
+		t.Errorf("CV %v, want %v", got, math.Sqrt2)
+	}
+	if got := (degrees{n: 5}).cv(false); got != 0 {
+		t.Errorf("CV without edges %v, want 0", got)
 	}
 }
