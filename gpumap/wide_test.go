@@ -95,3 +95,26 @@ func TestWideMapping(t *testing.T) {
 		t.Errorf("est_total_ms %v not above the device's %v, or no host initial mapping:\n%s", total, dev, log.String())
 	}
 }
+
+// Default on a wide machine above ParallelFMMin (the top tries paused and
+// finished, HM's mapping shared with IM or not): the same mapping at -t 1
+// and -t 2 (review of issue 26's wide round: TestWideMapping runs one
+// thread below ParallelFMMin only).
+func TestWideDefaultThreads(t *testing.T) {
+	if testing.Short() {
+		t.Skip("70k vertices onto a wide machine twice")
+	}
+	top, _ := topology.Parse("4:8:16:8:6", "1:10:100:1000:10000")
+	g := graph.RandomGeometric(70000, 3)
+	var pes [][]int32
+	for _, th := range []int{2, 1} {
+		res, err := Map(g, top, Options{Preset: Default, Eps: 0.03, Seed: 0, Threads: th})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pes = append(pes, res.PE)
+	}
+	if !slices.Equal(pes[0], pes[1]) {
+		t.Error("default on a wide machine: -t 2 maps otherwise than -t 1")
+	}
+}
