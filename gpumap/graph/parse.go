@@ -408,7 +408,7 @@ func sortedAndSymmetric(x *par.Exec, g *Graph) bool {
 	up := make([]int64, chunks)
 	// next[u]-1 is the offset in u's list of the reverse of the next edge
 	// from u's chunk into u; 0 while none has been looked for.
-	next := make([]int32, n)
+	next := par.Zeroed[int32](n)
 	w32, w64 := g.Weights()
 	weighted := w32 != nil || w64 != nil
 	x.For(n, func(c, clo, chi int) {

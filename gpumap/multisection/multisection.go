@@ -682,8 +682,10 @@ func (m *mapper) work() {
 // side by side too when they share one multilevel hierarchy
 // (sharesHierarchy: try 0's, even where it drew from the seed), built once
 // on every thread, with the threads shared out among
-// the tries: the sequential stretches of one (greedy matching, the coarse
-// levels, FM replays) leave cores to the others, a try that finishes
+// the tries, which take turns level by level, no more of them at once than
+// threads (partition.Hierarchy.Turns): the sequential stretches of one
+// (greedy matching, the coarse levels, FM replays) leave cores to the
+// others, a try that finishes
 // leaves its threads to the parallel FM of those still running (par.Team),
 // and only the tries' refinement state is held more than once; the
 // hierarchy may have been built ahead (Config.Ahead). Otherwise they run
@@ -781,8 +783,10 @@ func (m *mapper) split(x *par.Exec, g *graph.Graph, grp topology.Group, maxW []i
 					parts[t] = one(t, x, levels)
 				}
 			} else {
-				// A try that finishes leaves its threads to the others.
+				// A try that finishes leaves its threads to the others;
+				// no more tries than threads run at once (Turns).
 				team := par.NewTeam(threads, tries)
+				levels.Turns(threads)
 				var wg sync.WaitGroup
 				for t := 0; t < tries; t++ {
 					wg.Add(1)

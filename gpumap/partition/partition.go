@@ -131,7 +131,25 @@ func SharedCoarsening(g *graph.Graph, maxW []int64, cfg Config) bool {
 type Hierarchy struct {
 	mu     sync.Mutex
 	levels []coarsening.Level
-	users  []int // per level, the users that have not passed it yet
+	users  []int         // per level, the users that have not passed it yet
+	turns  chan struct{} // see Turns
+}
+
+// Turns makes the partitions that use h side by side take turns: at most
+// n of them at once partition the coarsest graph or refine a level, and
+// the others wait. Three tries time-sliced on two threads switched every
+// few milliseconds, each on the other's caches; in turns a try refines a
+// level through on one core. Only the speed depends on it.
+func (h *Hierarchy) Turns(n int) { h.turns = make(chan struct{}, max(n, 1)) }
+
+// turn waits for a turn (none without Turns) and returns the call that
+// ends it.
+func (h *Hierarchy) turn() func() {
+	if h == nil || h.turns == nil {
+		return func() {}
+	}
+	h.turns <- struct{}{}
+	return func() { <-h.turns }
 }
 
 // Coarsen builds the hierarchy that Partition's multilevel scheme builds
@@ -260,6 +278,7 @@ func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config, shared *H
 		}
 		noFM := thinLevels(levels, g.N(), cfg.LevelGrowth, cfg.StallShrink)
 		for c := 0; c < candidates; c++ {
+			end := shared.turn()
 			cs := seed + uint64(c)*0x9e37
 			var part []int32
 			if k == 2 {
@@ -289,6 +308,7 @@ func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config, shared *H
 			}
 			if hierarchies*candidates == 1 {
 				best.levels, best.noFM, best.part, best.at = levels, noFM, part, at
+				end()
 				break
 			}
 			lg := levelGraph(g, levels, at)
@@ -297,6 +317,7 @@ func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config, shared *H
 			if best.cost < 0 || excess < best.excess || excess == best.excess && cost < best.cost {
 				best.levels, best.noFM, best.part, best.at, best.cost, best.excess = levels, noFM, part, at, cost, excess
 			}
+			end()
 		}
 	}
 	part := best.part
@@ -313,7 +334,9 @@ func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config, shared *H
 			*pause = Paused{Coarse: coarse, Part: part, g: g, cmap: cmap, maxW: maxW, cfg: cfg, noFM: best.noFM[0]}
 			return nil
 		}
+		end := shared.turn()
 		part = uncoarsen(x, fine, cmap, part, maxW, cfg, cfg.Seed^uint64(at), at > 0, best.noFM[at])
+		end()
 	}
 	return part
 }

@@ -183,7 +183,7 @@ func (f *FM) Reset(s *State, cfg FMConfig) {
 // enough; its contents are unspecified.
 func grow[T any](a []T, n int) []T {
 	if cap(a) < n {
-		return make([]T, n)
+		return par.Zeroed[T](n)
 	}
 	return a[:n]
 }
@@ -192,7 +192,7 @@ func grow[T any](a []T, n int) []T {
 // zero.
 func growU32(a []uint32, n int) []uint32 {
 	if cap(a) < n {
-		b := make([]uint32, n)
+		b := par.Zeroed[uint32](n)
 		copy(b, a)
 		return b
 	}

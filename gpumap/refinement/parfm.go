@@ -125,7 +125,7 @@ func newBatchFM(x *par.Exec, s *State, cfg FMConfig) *batchFM {
 		// The goroutine that makes a large slice zeroes it and faults its
 		// pages in: one per slice, in parallel (see grow).
 		a := [...]*[]uint32{&f.lock, &f.explored, &f.retried, &f.stamp}
-		x.Each(len(a), func(_, i int) { *a[i] = make([]uint32, n) })
+		x.Each(len(a), func(_, i int) { *a[i] = par.Zeroed[uint32](n) })
 	}
 	f.lock, f.explored, f.retried, f.stamp = f.lock[:n], f.explored[:n], f.retried[:n], f.stamp[:n]
 	f.round0 = f.round
@@ -167,7 +167,7 @@ func (f *batchFM) newSearcher() *searcher {
 	if cap(w.vs) < n {
 		// Grown, never shrunk. Zero is below every stamp: the old
 		// entries need no copy.
-		w.vs = make([]vstate, n)
+		w.vs = par.Zeroed[vstate](n)
 	}
 	w.vs = w.vs[:n]
 	if len(w.dbw) < f.s.K {
