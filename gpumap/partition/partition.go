@@ -131,25 +131,130 @@ func SharedCoarsening(g *graph.Graph, maxW []int64, cfg Config) bool {
 type Hierarchy struct {
 	mu     sync.Mutex
 	levels []coarsening.Level
-	users  []int         // per level, the users that have not passed it yet
-	turns  chan struct{} // see Turns
+	users  []int  // per level, the users that have not passed it yet
+	turns  *turns // see Turns; nil: none
+}
+
+// turns is the state of Hierarchy.Turns.
+type turns struct {
+	mu      sync.Mutex
+	free    int          // turns that nobody holds
+	leaders int          // users still to come that keep their turn (Turns)
+	queue   []turnWaiter // the users waiting for one, in the order they came
+}
+
+type turnWaiter struct {
+	level int           // the level it waits to work on
+	ready chan struct{} // closed when it gets the turn
 }
 
 // Turns makes the partitions that use h side by side take turns: at most
 // n of them at once partition the coarsest graph or refine a level, and
 // the others wait. Three tries time-sliced on two threads switched every
 // few milliseconds, each on the other's caches; in turns a try refines a
-// level through on one core. Only the speed depends on it.
-func (h *Hierarchy) Turns(n int) { h.turns = make(chan struct{}, max(n, 1)) }
+// level through on one core. The first n-1 users to come keep their turn
+// from the coarsest graph to the finest; the others share the last turn,
+// which goes to the one furthest behind (the waiter at the coarsest
+// level, the first of them on a tie) and stays with its holder from level
+// to level while no waiter is as far behind. At -t 2 one try runs on a
+// core of its own and the other two level by level on the other, and
+// when the first is done they refine their finest levels side by side,
+// all three ending together. Handed round level by level in the order
+// the users came, the third try started its finest level only when the
+// first had finished its own, and refined most of it alone at the end;
+// a try that started late (its goroutine not yet run while the others
+// went down the coarse levels) stayed that many levels behind. Only the
+// speed depends on it.
+func (h *Hierarchy) Turns(n int) {
+	n = max(n, 1)
+	h.turns = &turns{free: n, leaders: n - 1}
+}
 
-// turn waits for a turn (none without Turns) and returns the call that
-// ends it.
-func (h *Hierarchy) turn() func() {
+// A turnHolder is a user of a hierarchy that holds a turn (Turns); its
+// methods do nothing where h has no Turns.
+type turnHolder struct {
+	t      *turns
+	leader bool // keeps the turn to the end
+}
+
+// turn waits for a turn to work on level (len(levels): the coarsest
+// graph's partition).
+func (h *Hierarchy) turn(level int) turnHolder {
 	if h == nil || h.turns == nil {
-		return func() {}
+		return turnHolder{}
 	}
-	h.turns <- struct{}{}
-	return func() { <-h.turns }
+	t := h.turns
+	t.mu.Lock()
+	if t.free > 0 {
+		t.free--
+		leader := t.leaders > 0
+		if leader {
+			t.leaders--
+		}
+		t.mu.Unlock()
+		return turnHolder{t, leader}
+	}
+	t.wait(level)
+	return turnHolder{t: t}
+}
+
+// pass is the holder going on to level: a leader keeps its turn, another
+// holder keeps it unless a waiter is at a level at least as coarse, which
+// gets it then.
+func (u turnHolder) pass(level int) {
+	t := u.t
+	if t == nil || u.leader {
+		return
+	}
+	t.mu.Lock()
+	if b := t.behind(); b >= 0 && t.queue[b].level >= level {
+		t.handOver(b)
+		t.wait(level)
+		return
+	}
+	t.mu.Unlock()
+}
+
+// end gives the turn up.
+func (u turnHolder) end() {
+	t := u.t
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if b := t.behind(); b >= 0 {
+		t.handOver(b)
+	} else {
+		t.free++
+	}
+}
+
+// wait queues for a turn at level, unlocks t.mu and waits for the turn.
+func (t *turns) wait(level int) {
+	ready := make(chan struct{})
+	t.queue = append(t.queue, turnWaiter{level, ready})
+	t.mu.Unlock()
+	<-ready
+}
+
+// behind is the index of the waiter at the coarsest level (the first of
+// them), -1 if none waits.
+func (t *turns) behind() int {
+	b := -1
+	for i, w := range t.queue {
+		if b < 0 || w.level > t.queue[b].level {
+			b = i
+		}
+	}
+	return b
+}
+
+// handOver gives a turn to waiter b.
+func (t *turns) handOver(b int) {
+	w := t.queue[b]
+	t.queue = append(t.queue[:b], t.queue[b+1:]...)
+	close(w.ready)
 }
 
 // Coarsen builds the hierarchy that Partition's multilevel scheme builds
@@ -262,6 +367,8 @@ func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config, shared *H
 		excess int64
 	}
 	best.cost = -1
+	var turn turnHolder // of shared (Turns)
+	holding := false
 	for h := 0; h < hierarchies; h++ {
 		cc := coarsenConfig(g, maxW, cfg, h)
 		seed := cc.Seed
@@ -278,7 +385,7 @@ func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config, shared *H
 		}
 		noFM := thinLevels(levels, g.N(), cfg.LevelGrowth, cfg.StallShrink)
 		for c := 0; c < candidates; c++ {
-			end := shared.turn()
+			turn = shared.turn(len(levels))
 			cs := seed + uint64(c)*0x9e37
 			var part []int32
 			if k == 2 {
@@ -308,7 +415,7 @@ func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config, shared *H
 			}
 			if hierarchies*candidates == 1 {
 				best.levels, best.noFM, best.part, best.at = levels, noFM, part, at
-				end()
+				holding = true // on to the finer levels
 				break
 			}
 			lg := levelGraph(g, levels, at)
@@ -317,7 +424,7 @@ func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config, shared *H
 			if best.cost < 0 || excess < best.excess || excess == best.excess && cost < best.cost {
 				best.levels, best.noFM, best.part, best.at, best.cost, best.excess = levels, noFM, part, at, cost, excess
 			}
-			end()
+			turn.end()
 		}
 	}
 	part := best.part
@@ -331,12 +438,24 @@ func multilevel(x *par.Exec, g *graph.Graph, maxW []int64, cfg Config, shared *H
 			shared.done(at)
 		}
 		if at == 0 && pause != nil {
+			if holding {
+				turn.end() // the paused try is finished later, without turns (finishPaused)
+			}
 			*pause = Paused{Coarse: coarse, Part: part, g: g, cmap: cmap, maxW: maxW, cfg: cfg, noFM: best.noFM[0]}
 			return nil
 		}
-		end := shared.turn()
+		if holding {
+			turn.pass(at)
+		} else {
+			turn, holding = shared.turn(at), true
+		}
+		if shared != nil {
+			x.Grow() // threads that the other users of shared left (par.Team)
+		}
 		part = uncoarsen(x, fine, cmap, part, maxW, cfg, cfg.Seed^uint64(at), at > 0, best.noFM[at])
-		end()
+	}
+	if holding {
+		turn.end()
 	}
 	return part
 }

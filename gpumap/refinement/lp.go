@@ -94,6 +94,13 @@ func LabelPropagationParallel(x *par.Exec, s *State, rounds int, seed uint64) in
 		stamp := uint32(r + 2)
 		batch := max(len(active)/1024, 128)
 		for lo := 0; lo < len(active); lo += batch {
+			if x.Grows() {
+				// Threads that another try of the split left (par.Team).
+				x.Grow()
+				for len(scratch) < x.Workers(1<<30) {
+					scratch = append(scratch, newNbhd(s.K))
+				}
+			}
 			bs := active[lo:min(lo+batch, len(active))]
 			want = append(want[:0], make([]bool, len(bs))...)
 			tasks := (len(bs) + 255) / 256

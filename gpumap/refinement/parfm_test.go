@@ -231,3 +231,34 @@ func TestParallelFMGrowsMidRun(t *testing.T) {
 		}
 	}
 }
+
+// The parallel label propagation of a try whose team mates are done (the
+// last try of the whole machine's split) takes their threads between its
+// batches, and moves what a fixed executor moves.
+func TestLabelPropagationGrowsMidRun(t *testing.T) {
+	old := ParallelFMMin
+	ParallelFMMin = 0
+	defer func() { ParallelFMMin = old }()
+	for name, g := range map[string]*graph.Graph{"rgg": graph.RandomGeometric(20000, 4), "grid": graph.Grid(120, 100)} {
+		part, maxW := stripes(g, 6)
+		ref := NewState(g, 6, part, maxW, Cut())
+		want := LabelPropagationParallel(par.New(1), ref, 3, 9)
+
+		part, maxW = stripes(g, 6)
+		s := NewState(g, 6, part, maxW, Cut())
+		team := par.NewTeam(3, 2)
+		x, other := team.Member(1), team.Member(2)
+		team.Done(other)
+		if got := LabelPropagationParallel(x, s, 3, 9); got != want {
+			t.Errorf("%s: gain %d on the growing executor, %d on one thread", name, got, want)
+		}
+		if x.Threads() != 3 {
+			t.Errorf("%s: %d threads after the team mate was done, want 3", name, x.Threads())
+		}
+		for v := range ref.Part {
+			if s.Part[v] != ref.Part[v] {
+				t.Fatalf("%s: the grown executor's moves differ at vertex %d", name, v)
+			}
+		}
+	}
+}
