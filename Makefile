@@ -209,7 +209,8 @@ racetest:
 	$(GO) test -race -count=1 -run 'Parallel|BoundaryAfterARound|SearcherStamp|WorkerScratch' ./gpumap/refinement
 	$(GO) test -race -count=1 -run 'AcrossThreads|LinePrivate' ./gpumap/coarsening
 	$(GO) test -race -count=1 -run 'AnyWorkerCount' ./gpumap/multisection
-	$(GO) test -race -count=1 -run 'TestStrongPortfolio|TestSameMappingForAnyThreadCount' ./gpumap
+	$(GO) test -race -count=1 -run 'Turns|Paus' ./gpumap/partition
+	$(GO) test -race -count=1 -run 'TestStrongPortfolio|TestSameMappingForAnyThreadCount|TestWideDefaultThreads' ./gpumap
 
 FUZZTIME ?= 30s
 fuzz:
