@@ -411,19 +411,12 @@ func traceSpread(g *Graph, opt Options, i int) error {
 	if opt.Trace == nil {
 		return nil
 	}
-	n := int32(g.N())
-	var far int64
-	for _, u := range g.Adj {
-		if u >= n {
-			far++
-		}
-	}
-	s, err := sumAll(g.c, far, int64(len(g.Adj)))
+	far, all, err := acrossRanks(g)
 	if err != nil {
 		return err
 	}
 	if g.rank == 0 {
-		fmt.Fprintf(opt.Trace, "level %2d vtxdist %v, %d of %d adjacency entries (%.1f%%) across the ranks\n", i, g.VtxDist, s[0], s[1], 100*float64(s[0])/float64(max(1, s[1])))
+		fmt.Fprintf(opt.Trace, "level %2d vtxdist %v, %d of %d adjacency entries (%.1f%%) across the ranks\n", i, g.VtxDist, far, all, 100*float64(far)/float64(max(1, all)))
 	}
 	return nil
 }

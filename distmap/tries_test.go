@@ -193,7 +193,7 @@ func TestCoarsestDuel(t *testing.T) {
 			if f == nil {
 				rankFail("threads %d: no coarsest mapping traced:\n%s", threads, tr.String())
 			}
-			if f[1] == fmt.Sprint(int64(math.MaxInt64)) || f[2] == fmt.Sprint(int64(math.MaxInt64-1)) {
+			if f[2] == fmt.Sprint(int64(math.MaxInt64)) || f[1] == fmt.Sprint(int64(math.MaxInt64-1)) {
 				rankFail("threads %d: IM's rank has no feasible mapping, or HM's an infeasible one: %s", threads, f[0])
 			}
 			// traceSpread: the input's entries (2 x 3 x 30 x 30 x 29), some
