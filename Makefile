@@ -206,7 +206,7 @@ test: deps build
 # them on two or more threads (graphs shrunk under -race: race_on_test.go).
 racetest:
 	$(GO) test -race -count=1 -short ./gpumap/internal/par ./mpirank
-	$(GO) test -race -count=1 -run 'Parallel|BoundaryAfterARound|SearcherStamp|WorkerScratch' ./gpumap/refinement
+	$(GO) test -race -count=1 -run 'Parallel|BoundaryAfterARound|SearcherStamp|WorkerScratch|GrowsMidRun' ./gpumap/refinement
 	$(GO) test -race -count=1 -run 'AcrossThreads|LinePrivate' ./gpumap/coarsening
 	$(GO) test -race -count=1 -run 'AnyWorkerCount' ./gpumap/multisection
 	$(GO) test -race -count=1 -run 'Turns|Paus' ./gpumap/partition

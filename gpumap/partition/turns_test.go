@@ -1,11 +1,17 @@
 package partition
 
 import (
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/internal/par"
+	"github.com/gpumap/gpumap/gpumap/refinement"
 )
 
 // Hierarchy.Turns lets no more than n of its users run a turn at once, and
@@ -135,4 +141,107 @@ func TestTurnsLeadersKeepTheirTurn(t *testing.T) {
 		t.Fatalf("got %d", l)
 	}
 	leader.end()
+}
+
+// Partitions side by side on one hierarchy taking turns, fewer turns than
+// users (1 and 2 of 3) and more (4), get the partitions each computes
+// alone; every turn is given back, and every level is dropped.
+func TestTurnsOfPartitionsSideBySide(t *testing.T) {
+	g := graph.RandomGeometric(6000, 5)
+	maxW := limits(g.TotalVertexWeight(), 6, 0.03)
+	cfg := Config{Tries: 4, LPRounds: 2, FMRounds: 2, Local: true, FM: refinement.FMConfig{Alpha: 30}}
+	const users = 3
+	alone := make([][]int32, users)
+	for u := range users {
+		c := cfg
+		c.Seed = uint64(u) * 77
+		alone[u] = Partition(par.New(1), g, maxW, c)
+	}
+	for _, turns := range []int{1, 2, 4} {
+		h := Coarsen(par.New(2), g, maxW, cfg, users)
+		h.Turns(turns)
+		parts := make([][]int32, users)
+		var wg sync.WaitGroup
+		for u := range users {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c := cfg
+				c.Seed, c.Levels = uint64(u)*77, h
+				parts[u] = Partition(par.New(1), g, maxW, c)
+			}()
+		}
+		wg.Wait()
+		for u := range users {
+			if !slices.Equal(parts[u], alone[u]) {
+				t.Fatalf("%d turns: user %d's partition differs from its own", turns, u)
+			}
+		}
+		if h.turns.free != turns || len(h.turns.queue) != 0 {
+			t.Fatalf("%d turns: %d free and %d waiting after every user returned", turns, h.turns.free, len(h.turns.queue))
+		}
+		for i, l := range h.levels {
+			if l.Graph != nil || l.CMap != nil {
+				t.Fatalf("%d turns: level %d kept after every user passed", turns, i)
+			}
+		}
+	}
+}
+
+// Users of a hierarchy with Turns, any number of turns against users, each
+// coming at its own level and going down to level 0 with random pauses,
+// all finish (no deadlock), never more than n at once, and every turn is
+// free again at the end.
+func TestTurnsNeverDeadlock(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for iter := range 400 {
+		n := 1 + rng.IntN(4)
+		users := 1 + rng.IntN(9)
+		var h Hierarchy
+		h.Turns(n)
+		var running, peak atomic.Int32
+		var wg sync.WaitGroup
+		starts := make([]int, users)
+		delays := make([]int, users)
+		for u := range users {
+			starts[u] = rng.IntN(12)
+			delays[u] = rng.IntN(3)
+		}
+		for u := range users {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range delays[u] {
+					runtime.Gosched()
+				}
+				turn := h.turn(starts[u] + 1) // the coarsest graph's partition
+				for level := starts[u]; level >= -1; level-- {
+					if level < starts[u] {
+						turn.pass(level + 1)
+					}
+					r := running.Add(1)
+					for p := peak.Load(); r > p && !peak.CompareAndSwap(p, r); p = peak.Load() {
+					}
+					if level%2 == 0 {
+						runtime.Gosched()
+					}
+					running.Add(-1)
+				}
+				turn.end()
+			}()
+		}
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("iteration %d: %d users on %d turns (starts %v) did not finish", iter, users, n, starts)
+		}
+		if p := peak.Load(); int(p) > n {
+			t.Fatalf("iteration %d: %d ran at once on %d turns", iter, p, n)
+		}
+		if h.turns.free != n || len(h.turns.queue) != 0 {
+			t.Fatalf("iteration %d: %d of %d turns free, %d waiting at the end", iter, h.turns.free, n, len(h.turns.queue))
+		}
+	}
 }
