@@ -165,20 +165,12 @@ func (t *Topology) initBits(maxChildren []int) {
 		t.shift[i], t.width[i] = off, w
 		for b := off; b < off+w; b++ {
 			t.distOfBit[b] = t.dist[i]
+			t.levelOfBit[b] = int8(i + 1)
 		}
 		off += w
 	}
 	if off > 64 {
 		panic("topology: labels exceed 64 bits") // impossible for k < 2^31
-	}
-	for b := range t.levelOfBit {
-		t.levelOfBit[b] = 1
-		for i := L - 1; i >= 0; i-- {
-			if uint(b) >= t.shift[i] {
-				t.levelOfBit[b] = int8(i + 1)
-				break
-			}
-		}
 	}
 }
 
