@@ -152,10 +152,11 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 	if hubTopDown(g.GlobalN(), cv, top, opt) {
 		return mapTopDown(g, top, opt, total, cv, entries, lmax)
 	}
-	if spread, err := renumbered(g, entries, cv); err != nil || spread > 0 {
-		if err != nil {
-			return nil, err
-		}
+	spread, err := renumbered(g, entries, cv)
+	if err != nil {
+		return nil, err
+	}
+	if spread > 0 {
 		return mapRenumbered(g, top, opt, total, cv, entries, lmax, spread)
 	}
 	return mapLevels(g, top, opt, total, cv, entries, lmax)
