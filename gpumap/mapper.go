@@ -81,14 +81,18 @@ func mapMetered(g *graph.Graph, top *topology.Topology, opt Options, d *Duel, wo
 	total := g.TotalVertexWeight()
 	res := &Result{Backend: "cpu"}
 	res.OneToOne = isOneToOne(g, k, total, opt.Eps)
-	// A regular machine with many more PEs than vertices is mapped onto
-	// its first PEs (sparse.go); tiny instances are solved exactly on the
-	// whole machine.
-	mtop, mopt := top, opt
+	// The machine without its arity-1 levels; a regular machine with many
+	// more PEs than vertices is mapped onto its first PEs (sparse.go);
+	// tiny instances are solved exactly on the whole machine.
+	mopt := opt
 	tiny := g.N() <= exact.MaxVertices
-	if r, eps, ok := mappedMachine(g, top, total, opt.Eps); ok {
-		t.logf("sparse machine: %d vertices on %d PEs: mapping onto the first %d (%s)", g.N(), k, r.K(), r)
-		mtop, mopt.Eps = r, eps
+	mtop, eps, sparse := mappedMachine(g, top, total, opt.Eps)
+	switch {
+	case sparse:
+		t.logf("sparse machine: %d vertices on %d PEs: mapping onto the first %d (%s)", g.N(), k, mtop.K(), mtop)
+		mopt.Eps = eps
+	case mtop != top:
+		t.logf("levels of arity 1 split nothing: mapping onto %s", mtop)
 	}
 	oneToOne := isOneToOne(g, mtop.K(), total, mopt.Eps)
 	alg := opt.Algorithm
@@ -210,15 +214,22 @@ func validate(g *graph.Graph, top *topology.Topology, opt Options) error {
 	return graph.CheckCost(g, top.MaxDistance())
 }
 
-// mappedMachine returns the first PEs of top that g is mapped onto where
-// top is a sparse machine for it (sparse.go) and the eps there; ok is
-// false where g is mapped onto the whole of top (tiny instances are
-// solved exactly on it).
-func mappedMachine(g *graph.Graph, top *topology.Topology, total int64, eps float64) (*topology.Topology, float64, bool) {
+// mappedMachine returns the machine that g is mapped onto and the eps
+// there: top without its levels of arity 1 (Topology.Squeezed: they split
+// nothing, and the mapping onto 4:8:64:8:6:1 was not the one onto
+// 4:8:64:8:6), and of that, where it is a sparse machine for g
+// (sparse.go), its first PEs (sparse true). The PEs keep their numbers
+// and distances, so a mapping onto it is one onto top at the same J. Tiny
+// instances are solved exactly on the whole machine.
+func mappedMachine(g *graph.Graph, top *topology.Topology, total int64, eps float64) (mtop *topology.Topology, meps float64, sparse bool) {
+	mtop = top.Squeezed()
 	if g.N() <= exact.MaxVertices {
-		return nil, 0, false
+		return mtop, eps, false
 	}
-	return sparseMachine(top, g.N(), total, eps)
+	if r, e, ok := sparseMachine(mtop, g.N(), total, eps); ok {
+		return r.Squeezed(), e, true
+	}
+	return mtop, eps, false
 }
 
 // isOneToOne: the weight fills every PE exactly (c(V) = k and Lmax = 1),

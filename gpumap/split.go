@@ -65,13 +65,12 @@ func splitPipeline(g *graph.Graph, top *topology.Topology, opt Options) *pipelin
 		g.N() <= exact.MaxVertices {
 		return nil
 	}
-	// As Map: a sparse machine's prefix, then one-to-one instances (one
-	// pipeline of their own).
-	mtop, mopt := top, opt
+	// As Map: the machine without its arity-1 levels, a sparse machine's
+	// prefix, then one-to-one instances (one pipeline of their own).
+	mopt := opt
 	total := g.TotalVertexWeight()
-	if r, eps, ok := sparseMachine(top, g.N(), total, opt.Eps); ok {
-		mtop, mopt.Eps = r, eps
-	}
+	mtop, eps, _ := mappedMachine(g, top, total, opt.Eps)
+	mopt.Eps = eps
 	if isOneToOne(g, mtop.K(), total, mopt.Eps) {
 		return nil
 	}

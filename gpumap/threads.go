@@ -55,11 +55,9 @@ func serialAtSize(g *graph.Graph, top *topology.Topology, opt Options) bool {
 	// PEs where g is mapped onto those (an rgg of 4,096 vertices onto
 	// 64:64:8 is one-to-one on its first 4,096 PEs; the whole machine's
 	// check said not, and put it on one thread: the review).
-	k, eps, total := top.K(), opt.Eps, g.TotalVertexWeight()
-	if r, e, ok := mappedMachine(g, top, total, eps); ok {
-		k, eps = r.K(), e
-	}
-	return !isOneToOne(g, k, total, eps)
+	total := g.TotalVertexWeight()
+	r, eps, _ := mappedMachine(g, top, total, opt.Eps)
+	return !isOneToOne(g, r.K(), total, eps)
 }
 
 // threadsNote is what the progress adds to a thread count that

@@ -118,3 +118,96 @@ func TestWideDefaultThreads(t *testing.T) {
 		t.Error("default on a wide machine: -t 2 maps otherwise than -t 1")
 	}
 }
+
+// A level of arity 1 splits nothing: the mapping onto a machine with one
+// (at the top, in the middle, on a tree) is the one onto the machine
+// without it, at the same J (no two PEs differ only there, so its distance
+// never counts). Before, a trailing one changed wide mappings (grid
+// 46x46x47 onto 4:8:64:8:6:1: J +3.6%): the wide paths tell the top's
+// children by their level.
+func TestTrailingUnitLevel(t *testing.T) {
+	type machine struct{ h, d string }
+	wide := graph.RandomGeometric(6144, 17)
+	small := graph.Grid(24, 24)
+	nodes := func(sockets [][]int) *topology.Topology {
+		top, err := topology.NewNodes(sockets, []int64{1, 10, 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return top
+	}
+	cases := []struct {
+		name   string
+		g      *graph.Graph
+		want   machine
+		same   []machine
+		opt    Options
+		gpuToo bool
+	}{
+		{"wide", wide, machine{"4:8:16:8", "1:10:100:1000"},
+			[]machine{{"4:8:16:8:1", "1:10:100:1000:100000"}, {"4:1:8:16:8", "1:5:10:100:1000"}, {"1:4:8:16:1:8:1", "7:1:10:100:7:1000:7"}},
+			Options{Preset: Default, Eps: 0.03, Seed: 1, Threads: 1}, false},
+		{"wide-fast-im", wide, machine{"4:8:16:8", "1:10:100:1000"},
+			[]machine{{"4:8:16:8:1", "1:10:100:1000:100000"}, {"4:8:1:16:8", "1:10:50:100:1000"}},
+			Options{Preset: Fast, Algorithm: Integrated, Backend: CPU, Eps: 0.03, Seed: 1}, true},
+		{"small", small, machine{"4:8", "1:10"},
+			[]machine{{"4:1:8", "1:3:10"}, {"4:8:1", "1:10:100"}},
+			Options{Preset: Default, Eps: 0.03, Seed: 2, Threads: 1}, false},
+	}
+	for _, c := range cases {
+		want, _ := topology.Parse(c.want.h, c.want.d)
+		ref, err := Map(c.g, want, c.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range c.same {
+			top, _ := topology.Parse(m.h, m.d)
+			res, err := Map(c.g, top, c.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(res.PE, ref.PE) || res.Metrics.J != ref.Metrics.J {
+				t.Errorf("%s onto %s / %s: J %d, onto %s / %s: J %d, mappings equal %v",
+					c.name, m.h, m.d, res.Metrics.J, c.want.h, c.want.d, ref.Metrics.J, slices.Equal(res.PE, ref.PE))
+			}
+		}
+	}
+	// A tree whose nodes hold one socket each is the machine of sockets.
+	tree := nodes([][]int{{8}, {8}, {8}, {8}})
+	flat, _ := topology.Parse("8:4", "1:100")
+	opt := Options{Preset: Default, Eps: 0.03, Seed: 3, Threads: 1}
+	a, errA := Map(small, tree, opt)
+	b, errB := Map(small, flat, opt)
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
+	if !slices.Equal(a.PE, b.PE) || a.Metrics.J != b.Metrics.J {
+		t.Errorf("nodes of one socket: J %d, the sockets alone: J %d", a.Metrics.J, b.Metrics.J)
+	}
+	if testing.Short() {
+		return
+	}
+	needEmulator(t)
+	for _, c := range cases {
+		if !c.gpuToo {
+			continue
+		}
+		want, _ := topology.Parse(c.want.h, c.want.d)
+		o := c.opt
+		o.Backend = GPU
+		ref, err := Map(c.g, want, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range c.same {
+			top, _ := topology.Parse(m.h, m.d)
+			res, err := Map(c.g, top, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(res.PE, ref.PE) {
+				t.Errorf("GPU, %s onto %s: J %d, onto %s: J %d", c.name, m.h, res.Metrics.J, c.want.h, ref.Metrics.J)
+			}
+		}
+	}
+}
