@@ -2,6 +2,7 @@ package gpumap
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -136,23 +137,32 @@ func TestTrailingUnitLevel(t *testing.T) {
 		}
 		return top
 	}
-	cases := []struct {
+	type instance struct {
 		name   string
 		g      *graph.Graph
 		want   machine
 		same   []machine
 		opt    Options
 		gpuToo bool
-	}{
+	}
+	cases := []instance{
 		{"wide", wide, machine{"4:8:16:8", "1:10:100:1000"},
 			[]machine{{"4:8:16:8:1", "1:10:100:1000:100000"}, {"4:1:8:16:8", "1:5:10:100:1000"}, {"1:4:8:16:1:8:1", "7:1:10:100:7:1000:7"}},
 			Options{Preset: Default, Eps: 0.03, Seed: 1, Threads: 1}, false},
 		{"wide-fast-im", wide, machine{"4:8:16:8", "1:10:100:1000"},
 			[]machine{{"4:8:16:8:1", "1:10:100:1000:100000"}, {"4:8:1:16:8", "1:10:50:100:1000"}},
 			Options{Preset: Fast, Algorithm: Integrated, Backend: CPU, Eps: 0.03, Seed: 1}, true},
-		{"small", small, machine{"4:8", "1:10"},
-			[]machine{{"4:1:8", "1:3:10"}, {"4:8:1", "1:10:100"}},
-			Options{Preset: Default, Eps: 0.03, Seed: 2, Threads: 1}, false},
+	}
+	// Not wide: every preset and algorithm (strong's portfolio alone).
+	for _, pr := range []Preset{Fast, Default, Strong} {
+		for _, alg := range []Algorithm{AutoAlgorithm, Integrated, Multisection} {
+			if pr == Strong && alg != AutoAlgorithm {
+				continue
+			}
+			cases = append(cases, instance{fmt.Sprintf("small %s %s", pr, alg), small, machine{"4:8", "1:10"},
+				[]machine{{"4:1:8", "1:3:10"}, {"4:8:1", "1:10:100"}},
+				Options{Preset: pr, Algorithm: alg, Eps: 0.03, Seed: 2, Threads: 1}, false})
+		}
 	}
 	for _, c := range cases {
 		want, _ := topology.Parse(c.want.h, c.want.d)
