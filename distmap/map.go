@@ -187,6 +187,12 @@ func mapLevels(g *Graph, top *topology.Topology, opt Options, total int64, cv fl
 		return nil, err
 	}
 	byMatching := local
+	roads := isRoads(g.GlobalN(), entries)
+	if byMatching && roads {
+		if byMatching, err = roadsMatch(g); err != nil {
+			return nil, err
+		}
+	}
 	// The clustering visits shuffled blocks of consecutive ids where they
 	// lie near each other (shuffledBlocks); without locality a block's
 	// neighbours are as scattered as any, and the blocks only changed the
@@ -257,7 +263,6 @@ func mapLevels(g *Graph, top *topology.Topology, opt Options, total int64, cv fl
 		// the coarsest mapping, 197 MiB collecting here (the review).
 		collect()
 	}
-	roads := isRoads(g.GlobalN(), entries)
 	if best.pe, best.j, err = initial(best.coarsest(g), top, opt, roads); err != nil {
 		return nil, err
 	}
