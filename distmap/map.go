@@ -774,7 +774,16 @@ func initial(g *Graph, top *topology.Topology, opt Options, roads bool) ([]int32
 	strongHM := roadsStrongHM(opt, roads, int64(cg.N()), cg.M())
 	var whole []int32
 	j := int64(math.MaxInt64)
-	if mine, ok := duelFirst(cg, top, opt, g.size, g.rank, strongHM); ok {
+	mine, ok := duelFirstAt(cg, top, opt, g.size, g.rank, strongHM)
+	// runDealt's collectives are not firstOptions': the duel only where
+	// every rank deals it, so that a rank that differs (its own answer
+	// from its own options and graph) maps with firstOptions alone, as
+	// the others then do, and never waits in a collective its peers skip.
+	every, err := sumAll(g.c, b2i(ok))
+	if err != nil {
+		return nil, 0, err
+	}
+	if every[0] == int64(g.size) {
 		coarsestDuels.Add(1)
 		var feasible bool
 		if whole, j, feasible, err = runDealt(g.c, cg, top, opt, mine, true, false, nil, g.size, g.rank); err != nil {
@@ -939,7 +948,8 @@ func firstOptions(opt Options, rank, size int, strongHM bool) gpumap.Options {
 // cg with in the first round where that is the default preset's duel
 // (firstOptions) and gpumap.Map would duel the two on cg (gpumap.Split,
 // as wholePlan deals them: the same options), with ok; otherwise ok is
-// false and each rank maps with firstOptions alone. In the duel (runDealt)
+// false and each rank maps with firstOptions alone (initial duels only
+// where every rank's ok is true: one allreduce). In the duel (runDealt)
 // HM takes its IM's thread and core once IM is done on its node, and
 // stops where Map stops it: rank 0's HM ran on alone for 0.9-1.8 s on
 // the LP models at P=2 (lpl1 HM 1.22 s against IM's 0.35 s, pds-40 2.46 s
@@ -955,6 +965,10 @@ func duelFirst(cg *graph.Graph, top *topology.Topology, opt Options, size, rank 
 	}
 	return mine, true
 }
+
+// duelFirstAt is duelFirst, which initial calls through it so that a
+// test can make one rank's answer differ (TestCoarsestDuelAgreed).
+var duelFirstAt = duelFirst
 
 // coarsestDuels counts the coarsest mappings of this process that
 // duelled (duelFirst; for the tests).
