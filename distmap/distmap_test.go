@@ -302,3 +302,63 @@ func BenchmarkPrices(b *testing.B) {
 		})
 	}
 }
+
+// denseGhosts (a bitmap) and hashedGhosts (a hash table and a sort) give
+// the same ghosts in ascending order and the same local ids, whatever the
+// ids and pieces; sortShort orders a short list and its weights by
+// global id as a sort of the pairs does.
+func TestGhostsBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 300 {
+		total := int64(1 + rng.IntN(500))
+		lo := rng.Int64N(total)
+		hi := lo + rng.Int64N(total-lo+1)
+		var adj [][]int64
+		entries := 0
+		for range rng.IntN(4) {
+			p := make([]int64, rng.IntN(40))
+			for i := range p {
+				p[i] = rng.Int64N(total)
+			}
+			adj = append(adj, p)
+			entries += len(p)
+		}
+		n := hi - lo
+		dense, hashed := make([]int32, entries), make([]int32, entries)
+		dg := denseGhosts(dense, adj, lo, hi, n, total)
+		hg := hashedGhosts(hashed, adj, lo, hi, n)
+		if !slices.Equal(dg, hg) || !slices.Equal(dense, hashed) {
+			t.Fatalf("trial %d: dense %v %v, hashed %v %v", trial, dg, dense, hg, hashed)
+		}
+		if !slices.IsSorted(dg) {
+			t.Fatalf("trial %d: ghosts %v out of order", trial, dg)
+		}
+	}
+	for trial := range 300 {
+		// One vertex's list on a rank of 5 local vertices, ghosts after.
+		ghost := []int64{0, 1, 2, 5, 9, 15, 16, 20, 30, 31, 33, 40, 41, 44, 49}
+		g := &Graph{VtxDist: []int64{0, 10, 15, 50}, rank: 1, VW: make([]int64, 5), Ghost: ghost}
+		d := rng.IntN(shortList + 1)
+		type pair struct {
+			key int64
+			u   int32
+			w   int64
+		}
+		var want []pair
+		perm := rng.Perm(20)[:d]
+		for _, u := range perm {
+			w := int64(1 + rng.IntN(9))
+			g.Adj = append(g.Adj, int32(u))
+			g.ew = append(g.ew, w)
+			want = append(want, pair{g.global(int32(u)), int32(u), w})
+		}
+		g.XAdj = []int64{0, int64(d), int64(d), int64(d), int64(d), int64(d)}
+		sortShort(g, 0, int64(d))
+		slices.SortFunc(want, func(a, b pair) int { return cmp64(a.key, b.key) })
+		for i, x := range want {
+			if g.Adj[i] != x.u || g.ew[i] != x.w {
+				t.Fatalf("trial %d: sorted %v %v, want %v", trial, g.Adj, g.ew, want)
+			}
+		}
+	}
+}
