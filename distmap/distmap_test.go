@@ -21,7 +21,8 @@ func TestBestClusterBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var r rating
 	for trial := 0; trial < 3000; trial++ {
-		deg := rng.IntN(9)
+		// Both bestCluster's paths: at most smallDegree neighbours, and more.
+		deg := rng.IntN(3 * smallDegree)
 		nl := 1 + rng.IntN(5) // labels 0..nl-1
 		label := make([]int64, deg+1)
 		adj := make([]int32, deg)
