@@ -700,6 +700,25 @@ func localWeight(v []int64) int64 {
 // gather returns the whole graph g on every rank (collective; the same
 // error on every rank).
 func gather(g *Graph) (*graph.Graph, error) {
+	a, err := gatherCSR(g)
+	if err != nil {
+		return nil, err
+	}
+	cg, err := graph.FromCSR(a.xadj, a.adj, a.vw, a.w)
+	return cg, agree(g.c, err)
+}
+
+// csr is a whole graph's arrays as gatherCSR collects them: w nil where
+// every edge weighs 1.
+type csr struct {
+	xadj  []int64
+	adj   []int32
+	vw, w []int64
+}
+
+// gatherCSR returns the arrays of the whole graph g on every rank,
+// unchecked and uncopied: g was checked where it was built (collective).
+func gatherCSR(g *Graph) (csr, error) {
 	n := g.N()
 	deg := make([]int64, n)
 	// Neighbours travel as the 32-bit ids that the gathered graph keeps
@@ -716,11 +735,11 @@ func gather(g *Graph) (*graph.Graph, error) {
 	}
 	allDeg, _, err := mpi.Allgatherv(g.c, deg, g.size)
 	if err != nil {
-		return nil, err
+		return csr{}, err
 	}
 	allAdj, _, err := mpi.Allgatherv(g.c, adj, g.size)
 	if err != nil {
-		return nil, err
+		return csr{}, err
 	}
 	// Unit weights (no rank stores any: build drops them) travel as
 	// none, as the one-process graph keeps them: sent as ones, R-MAT
@@ -731,24 +750,23 @@ func gather(g *Graph) (*graph.Graph, error) {
 		hasW[0] = 1
 	}
 	if err := mpi.Allreduce(g.c, hasW, mpi.Max); err != nil {
-		return nil, err
+		return csr{}, err
 	}
 	var allW []int64
 	if hasW[0] != 0 {
 		if allW, _, err = mpi.Allgatherv(g.c, g.edgeWeights(), g.size); err != nil {
-			return nil, err
+			return csr{}, err
 		}
 	}
 	allVW, _, err := mpi.Allgatherv(g.c, g.VW, g.size)
 	if err != nil {
-		return nil, err
+		return csr{}, err
 	}
 	xadj := make([]int64, len(allDeg)+1)
 	for v, d := range allDeg {
 		xadj[v+1] = xadj[v] + d
 	}
-	cg, err := graph.FromCSR(xadj, allAdj, allVW, allW)
-	return cg, agree(g.c, err)
+	return csr{xadj, allAdj, allVW, allW}, nil
 }
 
 // initial maps the coarsest graph: every rank gathers it whole and maps
