@@ -305,8 +305,8 @@ func BenchmarkPrices(b *testing.B) {
 }
 
 // denseGhosts (a bitmap) and hashedGhosts (a hash table and a sort) give
-// the same ghosts in ascending order and the same local ids, whatever the
-// ids and pieces; sortShort orders a short list and its weights by
+// the same ghosts in ascending order and each its index there, whatever
+// the ids and pieces; sortShort orders a short list and its weights by
 // global id as a sort of the pairs does.
 func TestGhostsBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -315,24 +315,34 @@ func TestGhostsBruteForce(t *testing.T) {
 		lo := rng.Int64N(total)
 		hi := lo + rng.Int64N(total-lo+1)
 		var adj [][]int64
-		entries := 0
 		for range rng.IntN(4) {
 			p := make([]int64, rng.IntN(40))
 			for i := range p {
 				p[i] = rng.Int64N(total)
 			}
 			adj = append(adj, p)
-			entries += len(p)
 		}
-		n := hi - lo
-		dense, hashed := make([]int32, entries), make([]int32, entries)
-		dg := denseGhosts(dense, adj, lo, hi, n, total)
-		hg := hashedGhosts(hashed, adj, lo, hi, n)
-		if !slices.Equal(dg, hg) || !slices.Equal(dense, hashed) {
-			t.Fatalf("trial %d: dense %v %v, hashed %v %v", trial, dg, dense, hg, hashed)
+		dg, di := denseGhosts(adj, lo, hi, total)
+		hg, hi2 := hashedGhosts(adj, lo, hi)
+		if !slices.Equal(dg, hg) {
+			t.Fatalf("trial %d: dense %v, hashed %v", trial, dg, hg)
 		}
-		if !slices.IsSorted(dg) {
-			t.Fatalf("trial %d: ghosts %v out of order", trial, dg)
+		var want []int64
+		for _, p := range adj {
+			for _, x := range p {
+				if x < lo || x >= hi {
+					want = append(want, x)
+				}
+			}
+		}
+		slices.Sort(want)
+		if want = slices.Compact(want); !slices.Equal(dg, want) {
+			t.Fatalf("trial %d: ghosts %v, want %v", trial, dg, want)
+		}
+		for i, x := range dg {
+			if di(x) != int64(i) || hi2(x) != int64(i) {
+				t.Fatalf("trial %d: ghost %d at %d: dense %d, hashed %d", trial, x, i, di(x), hi2(x))
+			}
 		}
 	}
 	for trial := range 300 {

@@ -135,10 +135,23 @@ func buildPieces(c mpi.Comm, vtxdist, xadj []int64, adj [][]int64, w, vw []int64
 			}
 		}
 	}
+	var index func(x int64) int64
 	if total := vtxdist[size]; (total+63)/64 <= far {
-		g.Ghost = denseGhosts(g.Adj, adj, lo, hi, n, total)
+		g.Ghost, index = denseGhosts(adj, lo, hi, total)
 	} else {
-		g.Ghost = hashedGhosts(g.Adj, adj, lo, hi, n)
+		g.Ghost, index = hashedGhosts(adj, lo, hi)
+	}
+	// Local ids: the rank's own less lo, ghosts n plus their index.
+	e := 0
+	for _, p := range adj {
+		for _, x := range p {
+			if x >= lo && x < hi {
+				g.Adj[e] = int32(x - lo)
+			} else {
+				g.Adj[e] = int32(n + index(x))
+			}
+			e++
+		}
 	}
 	if n+int64(len(g.Ghost)) > 1<<31-1 {
 		bad = fmt.Errorf("rank %d: %d local vertices and %d ghosts pass the 32-bit local ids", rank, n, len(g.Ghost))
@@ -164,13 +177,12 @@ func buildPieces(c mpi.Comm, vtxdist, xadj []int64, adj [][]int64, w, vw []int64
 }
 
 // hashedGhosts returns the distinct ids of adj's pieces outside [lo, hi)
-// in ascending order, and writes every entry's local id to local (ids
-// in [lo, hi) less lo, the others n plus their index there): the ghosts
-// by a hash table, then sorted, and every entry numbered by a look-up
-// there. Sorting every ghost entry and a binary search for each were
-// 0.18 s of rank 1's 0.32 s in buildPieces on dbic1 at P=2 (profile;
-// 1.04M edges, far fewer distinct ghosts).
-func hashedGhosts(local []int32, adj [][]int64, lo, hi, n int64) []int64 {
+// in ascending order, and the index there of each: the ghosts by a hash
+// table, then sorted, and every entry numbered by a look-up there.
+// Sorting every ghost entry and a binary search for each were 0.18 s of
+// rank 1's 0.32 s in buildPieces on dbic1 at P=2 (profile; 1.04M
+// edges, far fewer distinct ghosts).
+func hashedGhosts(adj [][]int64, lo, hi int64) ([]int64, func(x int64) int64) {
 	var t idTable[int32]
 	t.init(32)
 	for _, p := range adj {
@@ -192,18 +204,7 @@ func hashedGhosts(local []int32, adj [][]int64, lo, hi, n int64) []int64 {
 	for i, x := range ghost {
 		*t.at(x) = int32(i)
 	}
-	e := 0
-	for _, p := range adj {
-		for _, x := range p {
-			if x >= lo && x < hi {
-				local[e] = int32(x - lo)
-			} else {
-				local[e] = int32(n + int64(t.get(x)))
-			}
-			e++
-		}
-	}
-	return ghost
+	return ghost, func(x int64) int64 { return int64(t.get(x)) }
 }
 
 // denseGhosts is hashedGhosts by a bitmap of all total ids, where it has
@@ -212,7 +213,7 @@ func hashedGhosts(local []int32, adj [][]int64, lo, hi, n int64) []int64 {
 // its own numbering (the read, before the renumbering) puts 32% of its
 // entries across the ranks at P=2: the hash table and the sort were
 // 0.06 s of each rank's 0.27 s read.
-func denseGhosts(local []int32, adj [][]int64, lo, hi, n, total int64) []int64 {
+func denseGhosts(adj [][]int64, lo, hi, total int64) ([]int64, func(x int64) int64) {
 	set := make([]uint64, (total+63)/64)
 	for _, p := range adj {
 		for _, x := range p {
@@ -233,18 +234,9 @@ func denseGhosts(local []int32, adj [][]int64, lo, hi, n, total int64) []int64 {
 			ghost = append(ghost, int64(i)*64+int64(bits.TrailingZeros64(b)))
 		}
 	}
-	e := 0
-	for _, p := range adj {
-		for _, x := range p {
-			if x >= lo && x < hi {
-				local[e] = int32(x - lo)
-			} else {
-				local[e] = int32(n + before[x>>6] + int64(bits.OnesCount64(set[x>>6]&(1<<(x&63)-1))))
-			}
-			e++
-		}
+	return ghost, func(x int64) int64 {
+		return before[x>>6] + int64(bits.OnesCount64(set[x>>6]&(1<<(x&63)-1)))
 	}
-	return ghost
 }
 
 // exchange returns the values of the ghosts given val of the local
