@@ -37,7 +37,11 @@ func check(g *Graph) error {
 		for e := lo + 1; e < hi && sorted; e++ {
 			sorted = key(e-1) <= key(e)
 		}
-		if !sorted {
+		switch {
+		case sorted:
+		case hi-lo <= shortList:
+			sortShort(g, lo, hi)
+		default:
 			idx = idx[:0]
 			for e := lo; e < hi; e++ {
 				idx = append(idx, e)
@@ -152,6 +156,40 @@ func check(g *Graph) error {
 		return &Error{KindGraph, fmt.Sprintf("the edge weights sum to more than %d (2^61), the limit of the total edge weight", int64(graph.MaxTotalEdgeWeight))}
 	}
 	return nil
+}
+
+// shortList is the longest neighbour list that check sorts by insertion
+// (sortShort): road networks' lists of 2-4 neighbours, sorted through an
+// index and a comparison function, were 10% of the reader's CPU on NE.
+const shortList = 16
+
+// sortShort sorts the neighbours of g's entries lo..hi-1 and their
+// weights by global id, by insertion.
+func sortShort(g *Graph, lo, hi int64) {
+	w := g.weights(lo, hi)
+	adj := g.Adj[lo:hi]
+	var key [shortList]int64
+	for i, u := range adj {
+		key[i] = g.global(u)
+	}
+	for i := 1; i < len(adj); i++ {
+		k, u := key[i], adj[i]
+		var x int64
+		if w != nil {
+			x = w[i]
+		}
+		j := i
+		for ; j > 0 && key[j-1] > k; j-- {
+			key[j], adj[j] = key[j-1], adj[j-1]
+			if w != nil {
+				w[j] = w[j-1]
+			}
+		}
+		key[j], adj[j] = k, u
+		if w != nil {
+			w[j] = x
+		}
+	}
 }
 
 // above reports whether hi*2^32 + lo > limit, exactly (hi, lo >= 0).

@@ -1,16 +1,20 @@
 package distmap
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/gpumap/gpumap/gpumap"
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/mpirank/mpi"
 	"github.com/gpumap/gpumap/mpirank/mpi/mpitest"
+	"github.com/gpumap/gpumap/topology"
 )
 
 // exposedAt against the hierarchies' own points and hand-worked
@@ -144,6 +148,50 @@ func TestExposedOfContract(t *testing.T) {
 		}
 	}
 	fmt.Printf("rank %d: ok\n", rank)
+	if err := mpi.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A road whose numbering leaves at most spreadMax of its entries across
+// the ranks is coarsened by label propagation alone (roadsMatch): the
+// road grid in its own numbering at P=2 builds no matchings' hierarchy
+// (Map's trace has no duel of exposed edge weights), while the same
+// grid shuffled (about half its entries across) keeps the duel.
+func TestRoadsMatch(t *testing.T) {
+	if !mpitest.Child() {
+		runRank0(t, 2, "TestRoadsMatch", "roads ok")
+		return
+	}
+	defer rankRecover()
+	c, size, rank := rankComm(t)
+	top, _ := topology.Parse("4:4:2", "1:10:100")
+	road := graph.RoadGrid(60, 60)
+	for _, x := range []struct {
+		name  string
+		whole *graph.Graph
+		want  bool
+	}{{"own numbering", road, false}, {"shuffled", shuffled(road, 5), true}} {
+		g := spreadEvenly(c, size, rank, x.whole)
+		got, err := roadsMatch(g)
+		if err != nil {
+			rankFail("%v", err)
+		}
+		if got != x.want {
+			rankFail("%s: roadsMatch %v, want %v", x.name, got, x.want)
+		}
+	}
+	g := spreadEvenly(c, size, rank, road)
+	var tr bytes.Buffer
+	if _, err := Map(g, top, Options{Preset: gpumap.Default, Eps: 0.03, Seed: 1, Threads: 1, Coarsest: 600, Trace: &tr}); err != nil {
+		rankFail("%v", err)
+	}
+	if rank == 0 {
+		if strings.Contains(tr.String(), "exposed edge weight") {
+			rankFail("the road grid in its own numbering duelled the hierarchies:\n%s", tr.String())
+		}
+		fmt.Println("roads ok")
+	}
 	if err := mpi.Finalize(); err != nil {
 		t.Fatal(err)
 	}

@@ -85,19 +85,43 @@ func (r *rating) add(k, w int64) {
 // per-round random value: smaller labels alone would grow clusters in one
 // direction of a numbered mesh); the choice depends on the input and the
 // seed only. weight(l) is the cluster weight as this rank knows it.
+//
+// A vertex of at most smallDegree neighbours rates their labels in arrays
+// on the stack, searched in order, instead of r (the same labels in the
+// same order): road networks' 2-3 neighbours.
 func bestCluster(r *rating, adj []int32, w []int64, label []int64, cur, vw, limit int64, salt uint64, weight func(int64) int64) int64 {
-	r.reset(len(adj))
-	for i, u := range adj {
-		r.add(label[u], weight1(w, i))
+	var keys, vals []int64
+	var sk, sv [smallDegree]int64
+	if len(adj) <= smallDegree {
+		n := 0
+		for i, u := range adj {
+			l, x := label[u], weight1(w, i)
+			j := 0
+			for j < n && sk[j] != l {
+				j++
+			}
+			if j == n {
+				sk[n] = l
+				n++
+			}
+			sv[j] += x
+		}
+		keys, vals = sk[:n], sv[:n]
+	} else {
+		r.reset(len(adj))
+		for i, u := range adj {
+			r.add(label[u], weight1(w, i))
+		}
+		keys, vals = r.keys, r.vals
 	}
 	best, bestW, bestC := cur, int64(-1), int64(0)
-	for i, l := range r.keys {
+	for i, l := range keys {
 		if l == cur {
-			bestW = r.vals[i]
+			bestW = vals[i]
 		}
 	}
-	for i, l := range r.keys {
-		x := r.vals[i]
+	for i, l := range keys {
+		x := vals[i]
 		if l == cur {
 			continue
 		}
@@ -111,6 +135,10 @@ func bestCluster(r *rating, adj []int32, w []int64, label []int64, cur, vw, limi
 	}
 	return best
 }
+
+// smallDegree is the most neighbours that bestCluster rates without its
+// rating.
+const smallDegree = 8
 
 // clustering is size-constrained label propagation on g: every vertex
 // starts in its own cluster (labelled by its global id) and joins the

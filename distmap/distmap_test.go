@@ -21,7 +21,8 @@ func TestBestClusterBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var r rating
 	for trial := 0; trial < 3000; trial++ {
-		deg := rng.IntN(9)
+		// Both bestCluster's paths: at most smallDegree neighbours, and more.
+		deg := rng.IntN(3 * smallDegree)
 		nl := 1 + rng.IntN(5) // labels 0..nl-1
 		label := make([]int64, deg+1)
 		adj := make([]int32, deg)
@@ -300,5 +301,75 @@ func BenchmarkPrices(b *testing.B) {
 				pr.prices(&r)
 			}
 		})
+	}
+}
+
+// denseGhosts (a bitmap) and hashedGhosts (a hash table and a sort) give
+// the same ghosts in ascending order and each its index there, whatever
+// the ids and pieces; sortShort orders a short list and its weights by
+// global id as a sort of the pairs does.
+func TestGhostsBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 300 {
+		total := int64(1 + rng.IntN(500))
+		lo := rng.Int64N(total)
+		hi := lo + rng.Int64N(total-lo+1)
+		var adj [][]int64
+		for range rng.IntN(4) {
+			p := make([]int64, rng.IntN(40))
+			for i := range p {
+				p[i] = rng.Int64N(total)
+			}
+			adj = append(adj, p)
+		}
+		dg, di := denseGhosts(adj, lo, hi, total)
+		hg, hi2 := hashedGhosts(adj, lo, hi)
+		if !slices.Equal(dg, hg) {
+			t.Fatalf("trial %d: dense %v, hashed %v", trial, dg, hg)
+		}
+		var want []int64
+		for _, p := range adj {
+			for _, x := range p {
+				if x < lo || x >= hi {
+					want = append(want, x)
+				}
+			}
+		}
+		slices.Sort(want)
+		if want = slices.Compact(want); !slices.Equal(dg, want) {
+			t.Fatalf("trial %d: ghosts %v, want %v", trial, dg, want)
+		}
+		for i, x := range dg {
+			if di(x) != int64(i) || hi2(x) != int64(i) {
+				t.Fatalf("trial %d: ghost %d at %d: dense %d, hashed %d", trial, x, i, di(x), hi2(x))
+			}
+		}
+	}
+	for trial := range 300 {
+		// One vertex's list on a rank of 5 local vertices, ghosts after.
+		ghost := []int64{0, 1, 2, 5, 9, 15, 16, 20, 30, 31, 33, 40, 41, 44, 49}
+		g := &Graph{VtxDist: []int64{0, 10, 15, 50}, rank: 1, VW: make([]int64, 5), Ghost: ghost}
+		d := rng.IntN(shortList + 1)
+		type pair struct {
+			key int64
+			u   int32
+			w   int64
+		}
+		var want []pair
+		perm := rng.Perm(20)[:d]
+		for _, u := range perm {
+			w := int64(1 + rng.IntN(9))
+			g.Adj = append(g.Adj, int32(u))
+			g.ew = append(g.ew, w)
+			want = append(want, pair{g.global(int32(u)), int32(u), w})
+		}
+		g.XAdj = []int64{0, int64(d), int64(d), int64(d), int64(d), int64(d)}
+		sortShort(g, 0, int64(d))
+		slices.SortFunc(want, func(a, b pair) int { return cmp64(a.key, b.key) })
+		for i, x := range want {
+			if g.Adj[i] != x.u || g.ew[i] != x.w {
+				t.Fatalf("trial %d: sorted %v %v, want %v", trial, g.Adj, g.ew, want)
+			}
+		}
 	}
 }

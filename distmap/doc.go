@@ -36,7 +36,10 @@
 //     in one round and label propagation follows them); where (b) is
 //     chosen, (a)'s hierarchy is built too and the one that leaves less
 //     edge weight exposed at the larger coarsest size is kept (finan512:
-//     its matchings pair vertices across its dense blocks). Under either,
+//     its matchings pair vertices across its dense blocks). A road (mean
+//     degree below sparseDegree) whose numbering leaves at most 5% of its
+//     entries across the ranks is coarsened by (a) alone, which won every
+//     such duel measured (roadsMatch). Under either,
 //     each rank then groups its isolated vertices that stayed alone into
 //     clusters of consecutive ids up to the same weight bound (no edge
 //     joins them otherwise). Either way the

@@ -358,13 +358,16 @@ func prefixCut(w, limit []int64, reach bool) (cut []int, before []int64) {
 func (j *distJet) selectRebalance(strong bool) ([]int32, error) {
 	g, n, k := j.g, j.g.N(), len(j.bw)
 	c := g.c
-	// pass takes, of the local vertices in (key, id) order, those whose
-	// running sum over all ranks (before them, or with them: incl) stays
-	// below limit; key(v) is (PE, bucket), or -1 to skip v.
-	pass := func(key func(v int) (int32, int), limit []int64, incl bool, take func(v int)) error {
+	// pass takes, of the local vertices vs (in id order) in (key, id)
+	// order, those whose running sum over all ranks (before them, or
+	// with them: incl) stays below limit; key(v) is (PE, bucket), or -1
+	// to skip v. Over the candidates alone, not every vertex: three
+	// loops over all of NW's level 1 at each rebalancing were a third
+	// of its Jet loop (P=2, profile).
+	pass := func(vs []int32, key func(v int) (int32, int), limit []int64, incl bool, take func(v int)) error {
 		w := make([]int64, k*jetBuckets)
-		for v := range n {
-			if p, b := key(v); p >= 0 {
+		for _, v := range vs {
+			if p, b := key(int(v)); p >= 0 {
 				w[int(p)*jetBuckets+b] += g.VW[v]
 			}
 		}
@@ -375,8 +378,8 @@ func (j *distJet) selectRebalance(strong bool) ([]int32, error) {
 		// last taken; inclusive: the first past it with it is refused.
 		cut, before := prefixCut(w, limit, !incl)
 		mine := make([]int64, k)
-		for v := range n {
-			if p, b := key(v); p >= 0 && b == cut[p] {
+		for _, v := range vs {
+			if p, b := key(int(v)); p >= 0 && b == cut[p] {
 				mine[p] += g.VW[v]
 			}
 		}
@@ -385,7 +388,8 @@ func (j *distJet) selectRebalance(strong bool) ([]int32, error) {
 			return err
 		}
 		run := make([]int64, k)
-		for v := range n {
+		for _, x := range vs {
+			v := int(x)
 			p, b := key(v)
 			switch {
 			case p < 0 || b > cut[p]:
@@ -405,9 +409,14 @@ func (j *distJet) selectRebalance(strong bool) ([]int32, error) {
 	for p, x := range j.bw {
 		excess[p] = x - j.lmax
 	}
-	var moving []int32
+	var cands, moving []int32
+	for v := range n {
+		if j.cand[v] {
+			cands = append(cands, int32(v))
+		}
+	}
 	isMoving := make([]bool, n)
-	err := pass(func(v int) (int32, int) {
+	err := pass(cands, func(v int) (int32, int) {
 		if !j.cand[v] {
 			return -1, 0
 		}
@@ -422,7 +431,7 @@ func (j *distJet) selectRebalance(strong bool) ([]int32, error) {
 	}
 	accepted := make([]int64, k)
 	ok := make([]bool, n)
-	err = pass(func(v int) (int32, int) {
+	err = pass(moving, func(v int) (int32, int) {
 		if !isMoving[v] {
 			return -1, 0
 		}

@@ -3,6 +3,7 @@ package distmap
 import (
 	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -209,4 +210,87 @@ func gatherEdges(t *testing.T, g *Graph) []int64 {
 		flat = append(flat, x.a, x.b, x.w)
 	}
 	return flat
+}
+
+// balanceLines cuts where one pass over the whole file would: rank r's
+// range starts at the first line with r/size of the lines plus tokens
+// before it (evenSplit), on files of up to 3,000 lines (many marks, and
+// cuts on and between them) with comments, blank lines, "\r\n" and a
+// last line without "\n", at 3 ranks (each rank reads its own copy).
+func TestBalanceLinesBruteForce(t *testing.T) {
+	if !mpitest.Child() {
+		runRank0(t, 3, "TestBalanceLinesBruteForce", "balance ok")
+		return
+	}
+	defer rankRecover()
+	c, size, rank := rankComm(t)
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(9, 10))
+	for trial := range 60 {
+		var text []byte
+		var offs, work []int64
+		for range rng.IntN([]int{5, 200, 3000}[trial%3]) {
+			offs = append(offs, int64(len(text)))
+			k, words := rng.IntN(7), 0
+			if rng.IntN(20) == 0 {
+				text = append(text, "% a comment"...)
+				words = 3
+			}
+			for range k {
+				text = append(text, " \t"[rng.IntN(2)])
+				text = append(text, fmt.Sprint(rng.IntN(1000))...)
+			}
+			if rng.IntN(5) == 0 {
+				text = append(text, '\r')
+			}
+			text = append(text, '\n')
+			work = append(work, int64(1+words+k))
+		}
+		if rng.IntN(2) == 0 {
+			offs = append(offs, int64(len(text)))
+			text = append(text, "7 8"...)
+			work = append(work, 3)
+		}
+		var total int64
+		for _, w := range work {
+			total += w
+		}
+		want := make([]int64, size+1)
+		for r := 1; r <= size; r++ {
+			want[r] = int64(len(text))
+			if r == size {
+				break
+			}
+			var p int64
+			for i, w := range work {
+				if p >= evenSplit(total, r, size) {
+					want[r] = offs[i]
+					break
+				}
+				p += w
+			}
+		}
+		path := filepath.Join(dir, fmt.Sprintf("t%d", trial))
+		if err := os.WriteFile(path, text, 0o644); err != nil {
+			rankFail("%v", err)
+		}
+		f, start, end, err := openRange(path, rank, size)
+		if err != nil {
+			rankFail("%v", err)
+		}
+		s, e, _, err := balanceLines(c, f, start, end, make([]byte, 1+rng.IntN(300)))
+		f.Close()
+		if err != nil {
+			rankFail("%v", err)
+		}
+		if s != want[rank] || e != want[rank+1] {
+			rankFail("trial %d (%d lines): rank %d's range [%d, %d), want [%d, %d)", trial, len(work), rank, s, e, want[rank], want[rank+1])
+		}
+	}
+	if rank == 0 {
+		fmt.Println("balance ok")
+	}
+	if err := mpi.Finalize(); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -3,7 +3,6 @@ package distmap
 import (
 	"fmt"
 
-	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/mpirank/mpi"
 	"github.com/gpumap/gpumap/topology"
 )
@@ -76,11 +75,12 @@ func renumbered(g *Graph, entries int64, cv float64) (float64, error) {
 	return float64(far) / float64(all), nil
 }
 
-// bfsOrder returns g's vertices in breadth-first order (order[i] is the
-// vertex that becomes i): from vertex 0, neighbours in adjacency order,
-// each further component from its smallest vertex.
-func bfsOrder(g *graph.Graph) []int32 {
-	n := g.N()
+// bfsOrder returns the vertices of the graph with arrays xadj and adj in
+// breadth-first order (order[i] is the vertex that becomes i): from
+// vertex 0, neighbours in adjacency order, each further component from
+// its smallest vertex.
+func bfsOrder(xadj []int64, adj []int32) []int32 {
+	n := len(xadj) - 1
 	order := make([]int32, 0, n)
 	seen := make([]bool, n)
 	for s := range n {
@@ -91,8 +91,8 @@ func bfsOrder(g *graph.Graph) []int32 {
 		order = append(order, int32(s))
 		for h := len(order) - 1; h < len(order); h++ {
 			v := order[h]
-			for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
-				if u := g.Adj[e]; !seen[u] {
+			for _, u := range adj[xadj[v]:xadj[v+1]] {
+				if !seen[u] {
 					seen[u] = true
 					order = append(order, u)
 				}
@@ -108,12 +108,15 @@ func bfsOrder(g *graph.Graph) []int32 {
 // gives the share of g's entries that lay across the ranks, spread
 // (collective).
 func mapRenumbered(g *Graph, top *topology.Topology, opt Options, total int64, cv float64, entries, lmax int64, spread float64) (*Result, error) {
-	cg, err := gather(g)
+	// The arrays alone: g was checked when it was built, and
+	// graph.FromCSR's copies and checks were a quarter of the
+	// renumbering's CPU on NE at P=2.
+	cg, err := gatherCSR(g)
 	if err != nil {
 		return nil, err
 	}
-	order := bfsOrder(cg)
-	n := cg.N()
+	order := bfsOrder(cg.xadj, cg.adj)
+	n := len(cg.vw)
 	inv := make([]int32, n)
 	for i, v := range order {
 		inv[v] = int32(i)
@@ -121,7 +124,7 @@ func mapRenumbered(g *Graph, top *topology.Topology, opt Options, total int64, c
 	// Ranges of about equal vertices plus entries, as the reader's.
 	size, rank := g.size, g.rank
 	vtxdist := make([]int64, size+1)
-	work := int64(n) + int64(len(cg.Adj))
+	work := int64(n) + int64(len(cg.adj))
 	var sum int64
 	r := 1
 	for i, v := range order {
@@ -129,7 +132,7 @@ func mapRenumbered(g *Graph, top *topology.Topology, opt Options, total int64, c
 			vtxdist[r] = int64(i)
 			r++
 		}
-		sum += 1 + cg.XAdj[v+1] - cg.XAdj[v]
+		sum += 1 + cg.xadj[v+1] - cg.xadj[v]
 	}
 	for ; r <= size; r++ {
 		vtxdist[r] = int64(n)
@@ -138,7 +141,7 @@ func mapRenumbered(g *Graph, top *topology.Topology, opt Options, total int64, c
 	var arcs int64
 	for i := lo; i < hi; i++ {
 		v := order[i]
-		arcs += cg.XAdj[v+1] - cg.XAdj[v]
+		arcs += cg.xadj[v+1] - cg.xadj[v]
 	}
 	xadj := make([]int64, hi-lo+1)
 	adj := make([]int64, 0, arcs)
@@ -146,21 +149,21 @@ func mapRenumbered(g *Graph, top *topology.Topology, opt Options, total int64, c
 	// The gathered graph's weights, the same on every rank: a rank that
 	// stored none of its own may own weighted edges now.
 	var w []int64
-	if _, unit := cg.UnitWeights(); !unit {
+	if cg.w != nil {
 		w = make([]int64, 0, arcs)
 	}
 	for i := lo; i < hi; i++ {
 		v := order[i]
-		vw[i-lo] = cg.VW[v]
-		for e := cg.XAdj[v]; e < cg.XAdj[v+1]; e++ {
-			adj = append(adj, int64(inv[cg.Adj[e]]))
+		vw[i-lo] = cg.vw[v]
+		for e := cg.xadj[v]; e < cg.xadj[v+1]; e++ {
+			adj = append(adj, int64(inv[cg.adj[e]]))
 			if w != nil {
-				w = append(w, cg.W(e))
+				w = append(w, cg.w[e])
 			}
 		}
 		xadj[i-lo+1] = int64(len(adj))
 	}
-	cg, order = nil, nil
+	cg, order = csr{}, nil
 	collect()
 	ng, err := build(g.c, vtxdist, xadj, adj, w, vw)
 	if err != nil {

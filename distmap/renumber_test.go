@@ -68,7 +68,7 @@ func TestBFSOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	order := bfsOrder(both)
+	order := bfsOrder(both.XAdj, both.Adj)
 	pos := make([]int, both.N())
 	for i := range pos {
 		pos[i] = -1

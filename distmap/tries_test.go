@@ -215,6 +215,50 @@ func TestCoarsestDuel(t *testing.T) {
 	}
 }
 
+// The ranks duel the coarsest graph only where every rank's duelFirst
+// says so: with rank 1's answer made false, both ranks map with
+// firstOptions alone (no duel counted on either) and agree on one
+// feasible mapping. Before, rank 0 entered the duel's collectives
+// (runDealt) while rank 1 mapped alone and waited in agree's: a hang.
+func TestCoarsestDuelAgreed(t *testing.T) {
+	if !mpitest.Child() {
+		runRank0(t, 2, "TestCoarsestDuelAgreed", "agreed ok")
+		return
+	}
+	defer rankRecover()
+	c, size, rank := rankComm(t)
+	top, _ := topology.Parse("4:4:2", "1:10:100")
+	if rank == 1 {
+		duelFirstAt = func(*graph.Graph, *topology.Topology, Options, int, int, bool) ([]gpumap.Options, bool) {
+			return nil, false
+		}
+	}
+	whole := graph.Grid(30, 30, 30)
+	g := spreadEvenly(c, size, rank, whole)
+	before := coarsestDuels.Load()
+	res, err := Map(g, top, Options{Preset: gpumap.Default, Eps: 0.03, Seed: 1, Threads: 1, Coarsest: 3000})
+	if err != nil {
+		rankFail("%v", err)
+	}
+	if coarsestDuels.Load() != before {
+		rankFail("rank %d duelled the coarsest graph where rank 1 would not", rank)
+	}
+	all, _, err := mpi.Allgatherv(c, res.PE, size)
+	if err != nil {
+		rankFail("%v", err)
+	}
+	if rank == 0 {
+		m, err := graph.Evaluate(whole, top, all, 0.03)
+		if err != nil || !m.Feasible || m.J != res.Metrics.J {
+			rankFail("the mapping evaluates to %+v (%v), the result says J %d", m, err, res.Metrics.J)
+		}
+		fmt.Println("agreed ok")
+	}
+	if err := mpi.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // duelFirst deals firstOptions' HM and IM (seed + rank/2) where gpumap.Map
 // duels them on the coarsest graph, and nothing on one rank, under
 // another preset or where the roads' coarsest graph maps with strong's HM.

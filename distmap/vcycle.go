@@ -115,7 +115,7 @@ func vcycle(g *Graph, top *topology.Topology, pe []int32, lmax, limit int64, opt
 		// input's mapping and its loads, so it enters above Lmax (label
 		// propagation instead of Jet) only where that mapping is
 		// infeasible, as with a vertex heavier than Lmax.
-		if err := refineLevel(fine, top, cpe, lmax, seed, i, opt, "v"); err != nil {
+		if err := refineLevel(fine, top, cpe, lmax, seed, i, opt, "v", false); err != nil {
 			return err
 		}
 	}
