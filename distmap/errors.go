@@ -58,6 +58,16 @@ func KindOf(err error) Kind {
 	return KindOther
 }
 
+// notReady is the error of every collective entry point called before
+// MPI_Init or after MPI_Finalize, where its first MPI call would abort
+// the program; nil while MPI is up.
+func notReady() error {
+	if mpi.Ready() {
+		return nil
+	}
+	return &Error{KindMPI, "MPI is not initialized (call MPI_Init first) or already finalized"}
+}
+
 // Agree is collective over c: it returns nil on every rank when err is
 // nil on every rank, and otherwise the error of the lowest failing rank,
 // with its kind, on every rank. A caller that validates its own input

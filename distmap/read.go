@@ -23,6 +23,9 @@ import (
 // then the values), never whole: held whole it took as much memory as
 // the rank's part of the graph.
 func ReadMETIS(c mpi.Comm, path string) (_ *Graph, err error) {
+	if err := notReady(); err != nil {
+		return nil, err
+	}
 	defer func() { abortOnPanic(c, recover()) }()
 	// The file's name, where the error does not give it already (the
 	// opening's and the reads' do): the parsing's and check's named

@@ -21,6 +21,9 @@ import (
 // Every rank's file must be rank 0's in size and in the blocks SameFile
 // compares, where it opens.
 func ReadGraph(c mpi.Comm, path string) (*Graph, error) {
+	if err := notReady(); err != nil {
+		return nil, err
+	}
 	defer func() { abortOnPanic(c, recover()) }()
 	if err := SameFile(c, path); err != nil {
 		return nil, err
@@ -69,6 +72,9 @@ const binaryMax = 1 << 58
 // offsets and neighbours. Vertex ids in its errors count from 0, as the
 // file's do. Collective; every rank returns the same error.
 func ReadBinary(c mpi.Comm, path string) (*Graph, error) {
+	if err := notReady(); err != nil {
+		return nil, err
+	}
 	defer func() { abortOnPanic(c, recover()) }()
 	_, _, _, size, rank := mpi.Inspect(c)
 	f, n, arcs, err := openBinary(path)

@@ -143,6 +143,10 @@ func StartWhole(path string, top *topology.Topology, opt Options, l Launch) *Who
 func (w *WholeRead) Map(c mpi.Comm, g *graph.Graph, top *topology.Topology, opt Options) ([]int32, graph.Metrics, error) {
 	defer func() { abortOnPanic(c, recover()) }()
 	<-w.done
+	if err := notReady(); err != nil {
+		w.drop()
+		return nil, graph.Metrics{}, err
+	}
 	run := w.run
 	w.run = nil // served once
 	if run != nil && (g != w.g || top != w.top || opt.Eps != w.opt.Eps || opt.Seed != w.opt.Seed ||
@@ -199,6 +203,9 @@ func (w *WholeRead) Finish(c mpi.Comm) (g *graph.Graph, err error) {
 			w.drop()
 		}
 	}()
+	if err := notReady(); err != nil {
+		return nil, err
+	}
 	_, _, _, size, rank := mpi.Inspect(c)
 	// Rank 0's verdict: small, the read failed, and its graph's shape
 	// and hash (no other rank to compare with at P=1).

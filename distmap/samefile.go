@@ -29,6 +29,9 @@ const (
 // reader names it. A graph mapped whole is rank 0's on every rank
 // (WholeRead.Finish), so this is for the parts only.
 func SameFile(c mpi.Comm, path string) error {
+	if err := notReady(); err != nil {
+		return err
+	}
 	_, _, _, _, rank := mpi.Inspect(c)
 	mine := []int64{-1, 0}
 	if f, err := os.Open(path); err == nil {
