@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"os"
 	"slices"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -299,14 +298,11 @@ func headerN(path string) (n int64, ok bool) {
 		}
 		return n, err == nil
 	}
-	f, err := os.Open(path)
+	f, _, err := openRegular(path)
 	if err != nil {
 		return 0, false
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return 0, false
-	}
 	var magic [4]byte
 	if m, _ := f.ReadAt(magic[:], 0); compressed(magic[:m]) {
 		return 0, false

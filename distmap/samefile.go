@@ -36,14 +36,11 @@ func SameFile(c mpi.Comm, path string) error {
 	}
 	_, _, _, _, rank := mpi.Inspect(c)
 	mine := []int64{-1, 0}
-	f, err := os.Open(path)
+	f, st, err := openRegular(path)
 	if err == nil {
-		var st os.FileInfo
-		if st, err = f.Stat(); err == nil {
-			var sum uint64
-			if sum, err = sampleHash(f, st.Size()); err == nil {
-				mine = []int64{st.Size(), int64(sum)}
-			}
+		var sum uint64
+		if sum, err = sampleHash(f, st.Size()); err == nil {
+			mine = []int64{st.Size(), int64(sum)}
 		}
 		f.Close()
 	}

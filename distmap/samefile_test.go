@@ -30,7 +30,7 @@ func TestSameFile(t *testing.T) {
 			// the reader's error named neither rank 1 nor that rank 0
 			// read the file.
 			"missing": "kind 3: rank 1: open m.graph: no such file or directory, but rank 0 read it: every rank must read the same file",
-			"dir":     "kind 3: rank 1: read d.graph: is a directory, but rank 0 read it: every rank must read the same file",
+			"dir":     "kind 3: rank 1: d.graph: not a regular file (the ranks read their parts of it at offsets), but rank 0 read it: every rank must read the same file",
 		}
 		re := regexp.MustCompile(`(?m)^rank (\d) (\w+): (.*)$`)
 		got := map[string][]string{}
