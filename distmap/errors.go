@@ -68,6 +68,17 @@ func notReady() error {
 	return &Error{KindMPI, "MPI is not initialized (call MPI_Init first) or already finalized"}
 }
 
+// noGraph is the error of an entry point given a graph that New or a
+// reader did not build (nil, or a zero Graph, whose empty vtxdist the
+// mapping indexed: a panic that aborted the job); found locally, before
+// any collective.
+func noGraph(g *Graph) error {
+	if g != nil && g.VtxDist != nil {
+		return nil
+	}
+	return &Error{KindArgument, "no graph (nil, or not built by New or ReadGraph)"}
+}
+
 // Agree is collective over c: it returns nil on every rank when err is
 // nil on every rank, and otherwise the error of the lowest failing rank,
 // with its kind, on every rank. A caller that validates its own input

@@ -126,8 +126,8 @@ func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error)
 	if err := notReady(); err != nil {
 		return nil, err
 	}
-	if g == nil {
-		return nil, &Error{KindArgument, "no graph (nil)"}
+	if err := noGraph(g); err != nil {
+		return nil, err
 	}
 	defer func() { abortOnPanic(g.c, recover()) }()
 	if err := checkOptions(g.c, g.rank, top, opt); err != nil {

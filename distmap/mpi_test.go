@@ -47,8 +47,10 @@ func TestAPI(t *testing.T) {
 			"preset":  "kind 4: rank 0: unknown preset 99",
 			"threads": "kind 4: rank 2: thread count -5 must be in [0, 4096]",
 			// A panic before: the whole job aborted (exit 70).
-			"zerotop":  "kind 4: rank 0: no topology (nil, or not built by topology.Parse)",
-			"nilgraph": "kind 1: no graph (nil)",
+			"zerotop":   "kind 4: rank 0: no topology (nil, or not built by topology.Parse)",
+			"nilgraph":  "kind 1: no graph (nil, or not built by New or ReadGraph)",
+			"zerograph": "kind 1: no graph (nil, or not built by New or ReadGraph)",
+			"writezero": "kind 1: no graph (nil, or not built by New or ReadGraph)",
 			// After MPI_Finalize: OpenMPI aborted the job in the first
 			// MPI call before.
 			"finalized":     "kind 6: MPI is not initialized (call MPI_Init first) or already finalized",
@@ -206,6 +208,9 @@ func TestAPI(t *testing.T) {
 	say("threads", g, err, o)
 	sayOn("zerotop", g, err, &topology.Topology{}, opt)
 	say("nilgraph", nil, nil, opt)
+	say("zerograph", &Graph{}, nil, opt)
+	err = WriteMapping(&Graph{}, nil, "zero.map")
+	fmt.Printf("rank %d writezero: kind %d: %v\n", rank, KindOf(err), err)
 	if err := mpi.Finalize(); err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,9 @@ func WriteMapping(g *Graph, pe []int32, path string) error {
 	if err := notReady(); err != nil {
 		return err
 	}
+	if err := noGraph(g); err != nil {
+		return err
+	}
 	defer func() { abortOnPanic(g.c, recover()) }()
 	var bad error
 	if len(pe) != g.N() {
