@@ -68,6 +68,20 @@ func notReady() error {
 	return &Error{KindMPI, "MPI is not initialized (call MPI_Init first) or already finalized"}
 }
 
+// unusable is notReady, or the error of a collective entry point given
+// MPI_COMM_NULL, a handle of no communicator or an inter-communicator:
+// MPI would abort the job in the first call on it (ReadGraph on
+// MPI_COMM_NULL did, exit 5). Local, before any collective.
+func unusable(c mpi.Comm) error {
+	if err := notReady(); err != nil {
+		return err
+	}
+	if null, invalid, inter, _, _ := mpi.Inspect(c); null || invalid || inter {
+		return &Error{KindComm, "the communicator is MPI_COMM_NULL, no communicator or an inter-communicator"}
+	}
+	return nil
+}
+
 // noGraph is the error of an entry point given a graph that New or a
 // reader did not build (nil, or a zero Graph, whose empty vtxdist the
 // mapping indexed: a panic that aborted the job); found locally, before

@@ -51,6 +51,10 @@ func TestAPI(t *testing.T) {
 			"nilgraph":  "kind 1: no graph (nil, or not built by New or ReadGraph)",
 			"zerograph": "kind 1: no graph (nil, or not built by New or ReadGraph)",
 			"writezero": "kind 1: no graph (nil, or not built by New or ReadGraph)",
+			// MPI_COMM_NULL or no communicator: New said so, the
+			// readers aborted the job (exit 5).
+			"readnull":    "kind 2: the communicator is MPI_COMM_NULL, no communicator or an inter-communicator",
+			"readgarbage": "kind 2: the communicator is MPI_COMM_NULL, no communicator or an inter-communicator",
 			// After MPI_Finalize: OpenMPI aborted the job in the first
 			// MPI call before.
 			"finalized":     "kind 6: MPI is not initialized (call MPI_Init first) or already finalized",
@@ -211,6 +215,10 @@ func TestAPI(t *testing.T) {
 	say("zerograph", &Graph{}, nil, opt)
 	err = WriteMapping(&Graph{}, nil, "zero.map")
 	fmt.Printf("rank %d writezero: kind %d: %v\n", rank, KindOf(err), err)
+	for name, bad := range map[string]mpi.Comm{"readnull": mpi.CommNull(), "readgarbage": mpi.Comm(12345)} {
+		_, err = ReadGraph(bad, "g.graph")
+		fmt.Printf("rank %d %s: kind %d: %v\n", rank, name, KindOf(err), err)
+	}
 	if err := mpi.Finalize(); err != nil {
 		t.Fatal(err)
 	}

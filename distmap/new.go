@@ -19,14 +19,11 @@ import (
 // same Kind (KindOf): KindGraph for the arrays, KindInconsistent for a
 // vtxdist that differs between ranks.
 func New(c mpi.Comm, vtxdist, xadj, adjncy, vwgt, adjwgt []int64) (*Graph, error) {
-	if err := notReady(); err != nil {
+	if err := unusable(c); err != nil {
 		return nil, err
 	}
 	defer func() { abortOnPanic(c, recover()) }()
-	null, invalid, inter, size, rank := mpi.Inspect(c)
-	if null || invalid || inter {
-		return nil, &Error{KindComm, "the communicator is MPI_COMM_NULL, no communicator or an inter-communicator"}
-	}
+	_, _, _, size, rank := mpi.Inspect(c)
 	if err := checkVtxdistAll(c, vtxdist, size, rank); err != nil {
 		return nil, err
 	}
@@ -64,13 +61,10 @@ func New(c mpi.Comm, vtxdist, xadj, adjncy, vwgt, adjwgt []int64) (*Graph, error
 // hand over its arrays (the C call, which reads them from C memory)
 // checks vtxdist first.
 func CheckVtxdist(c mpi.Comm, vtxdist []int64) error {
-	if err := notReady(); err != nil {
+	if err := unusable(c); err != nil {
 		return err
 	}
-	null, invalid, inter, size, rank := mpi.Inspect(c)
-	if null || invalid || inter {
-		return &Error{KindComm, "the communicator is MPI_COMM_NULL, no communicator or an inter-communicator"}
-	}
+	_, _, _, size, rank := mpi.Inspect(c)
 	return checkVtxdistAll(c, vtxdist, size, rank)
 }
 

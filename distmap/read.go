@@ -23,7 +23,7 @@ import (
 // then the values), never whole: held whole it took as much memory as
 // the rank's part of the graph.
 func ReadMETIS(c mpi.Comm, path string) (_ *Graph, err error) {
-	if err := notReady(); err != nil {
+	if err := unusable(c); err != nil {
 		return nil, err
 	}
 	defer func() { abortOnPanic(c, recover()) }()

@@ -21,7 +21,7 @@ import (
 // Every rank's file must be rank 0's in size and in the blocks SameFile
 // compares, where it opens.
 func ReadGraph(c mpi.Comm, path string) (*Graph, error) {
-	if err := notReady(); err != nil {
+	if err := unusable(c); err != nil {
 		return nil, err
 	}
 	defer func() { abortOnPanic(c, recover()) }()
@@ -96,7 +96,7 @@ const binaryMax = 1 << 58
 // offsets and neighbours. Vertex ids in its errors count from 0, as the
 // file's do. Collective; every rank returns the same error.
 func ReadBinary(c mpi.Comm, path string) (*Graph, error) {
-	if err := notReady(); err != nil {
+	if err := unusable(c); err != nil {
 		return nil, err
 	}
 	defer func() { abortOnPanic(c, recover()) }()

@@ -142,7 +142,7 @@ func StartWhole(path string, top *topology.Topology, opt Options, l Launch) *Who
 func (w *WholeRead) Map(c mpi.Comm, g *graph.Graph, top *topology.Topology, opt Options) ([]int32, graph.Metrics, error) {
 	defer func() { abortOnPanic(c, recover()) }()
 	<-w.done
-	if err := notReady(); err != nil {
+	if err := unusable(c); err != nil {
 		w.drop()
 		return nil, graph.Metrics{}, err
 	}
@@ -202,7 +202,7 @@ func (w *WholeRead) Finish(c mpi.Comm) (g *graph.Graph, err error) {
 			w.drop()
 		}
 	}()
-	if err := notReady(); err != nil {
+	if err := unusable(c); err != nil {
 		return nil, err
 	}
 	_, _, _, size, rank := mpi.Inspect(c)

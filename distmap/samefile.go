@@ -31,7 +31,7 @@ const (
 // where rank 0 cannot, the reader says why. A graph mapped whole is rank
 // 0's on every rank (WholeRead.Finish), so this is for the parts only.
 func SameFile(c mpi.Comm, path string) error {
-	if err := notReady(); err != nil {
+	if err := unusable(c); err != nil {
 		return err
 	}
 	_, _, _, _, rank := mpi.Inspect(c)

@@ -85,7 +85,7 @@ func mapWhole(g *Graph, top *topology.Topology, opt Options) (*Result, error) {
 // mapping of all vertices and its metrics on every rank (collective;
 // every rank returns the same error).
 func MapWhole(c mpi.Comm, g *graph.Graph, top *topology.Topology, opt Options) ([]int32, graph.Metrics, error) {
-	if err := notReady(); err != nil {
+	if err := unusable(c); err != nil {
 		return nil, graph.Metrics{}, err
 	}
 	defer func() { abortOnPanic(c, recover()) }()

@@ -61,7 +61,7 @@ func write(path string, pe []int32) error {
 // rank (MapWhole), to path: rank 0 writes it as WriteMapping does.
 // Collective; every rank returns the same error.
 func WriteWhole(c mpi.Comm, pe []int32, path string) error {
-	if err := notReady(); err != nil {
+	if err := unusable(c); err != nil {
 		return err
 	}
 	defer func() { abortOnPanic(c, recover()) }()
