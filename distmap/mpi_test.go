@@ -47,10 +47,11 @@ func TestAPI(t *testing.T) {
 			"preset":  "kind 4: rank 0: unknown preset 99",
 			"threads": "kind 4: rank 2: thread count -5 must be in [0, 4096]",
 			// A panic before: the whole job aborted (exit 70).
-			"zerotop":   "kind 4: rank 0: no topology (nil, or not built by topology.Parse)",
-			"nilgraph":  "kind 1: no graph (nil, or not built by New or ReadGraph)",
-			"zerograph": "kind 1: no graph (nil, or not built by New or ReadGraph)",
-			"writezero": "kind 1: no graph (nil, or not built by New or ReadGraph)",
+			"zerotop":     "kind 4: rank 0: no topology (nil, or not built by topology.Parse)",
+			"nilgraph":    "kind 1: no graph (nil, or not built by New or ReadGraph)",
+			"zerograph":   "kind 1: no graph (nil, or not built by New or ReadGraph)",
+			"writezero":   "kind 1: no graph (nil, or not built by New or ReadGraph)",
+			"mapwholenil": "kind 1: no graph (nil)",
 			// MPI_COMM_NULL or no communicator: New said so, the
 			// readers aborted the job (exit 5).
 			"readnull":    "kind 2: the communicator is MPI_COMM_NULL, no communicator or an inter-communicator",
@@ -215,6 +216,8 @@ func TestAPI(t *testing.T) {
 	say("zerograph", &Graph{}, nil, opt)
 	err = WriteMapping(&Graph{}, nil, "zero.map")
 	fmt.Printf("rank %d writezero: kind %d: %v\n", rank, KindOf(err), err)
+	_, _, err = MapWhole(c, nil, top, opt)
+	fmt.Printf("rank %d mapwholenil: kind %d: %v\n", rank, KindOf(err), err)
 	for name, bad := range map[string]mpi.Comm{"readnull": mpi.CommNull(), "readgarbage": mpi.Comm(12345)} {
 		_, err = ReadGraph(bad, "g.graph")
 		fmt.Printf("rank %d %s: kind %d: %v\n", rank, name, KindOf(err), err)

@@ -142,7 +142,7 @@ func StartWhole(path string, top *topology.Topology, opt Options, l Launch) *Who
 func (w *WholeRead) Map(c mpi.Comm, g *graph.Graph, top *topology.Topology, opt Options) ([]int32, graph.Metrics, error) {
 	defer func() { abortOnPanic(c, recover()) }()
 	<-w.done
-	if err := unusable(c); err != nil {
+	if err := wholeUnusable(c, g); err != nil {
 		w.drop()
 		return nil, graph.Metrics{}, err
 	}
