@@ -50,6 +50,8 @@ var distCases = []invalidCase{
 	{"xadj-not-from-0", 7, "xadj[0] is 1, not 0", ""},
 	{"xadj-negative-end", 7, "= -2: the number of local edge entries must be in [0, 1099511627776]", ""},
 	{"pe-read-only-on-one-rank", 1, "cannot be written", ""},
+	{"cost-read-only-on-one-rank", 1, "cost: 1 entries cannot be written", ""},
+	{"cost-pointer-garbage-on-one-rank", 1, "cost: 1 entries cannot be read", ""},
 	{"pe-null", 1, "rank 1: xadj or pe is NULL", ""},
 	{"comm-null", 4, "the communicator is MPI_COMM_NULL", ""},
 	{"fortran-handle-garbage", 4, "handle 12345 is not a communicator", ""},

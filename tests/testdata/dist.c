@@ -249,6 +249,18 @@ static int invalid(void) {
         int rc = gpumap_map_dist(ring.vtxdist, ring.xadj, ring.adjncy, NULL, NULL, H, D, NULL, pe, NULL,
                                  MPI_COMM_WORLD);
         report("pe-read-only-on-one-rank", rc);
+        /* cost read-only, or a garbage pointer, on one rank: it was
+           written directly (a fault that killed the job, or status 11 on
+           that rank alone) */
+        int64_t *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *mine = calloc((size_t)ring.n + 1, sizeof *mine);
+        rc = gpumap_map_dist(ring.vtxdist, ring.xadj, ring.adjncy, NULL, NULL, H, D, NULL, mine, rank == last ? ro : NULL,
+                             MPI_COMM_WORLD);
+        report("cost-read-only-on-one-rank", rc);
+        rc = gpumap_map_dist(ring.vtxdist, ring.xadj, ring.adjncy, NULL, NULL, H, D, NULL, mine,
+                             rank == last ? (int64_t *)16 : NULL, MPI_COMM_WORLD);
+        report("cost-pointer-garbage-on-one-rank", rc);
+        munmap(ro, 4096);
+        free(mine);
     }
     {
         int64_t cost;
