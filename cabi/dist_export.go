@@ -69,7 +69,7 @@ func gpumap_go_map_dist(vtxdist, xadj, adjncy, vwgt, adjwgt *C.int64_t, hierarch
 	}
 	// 2. The local arrays, now that their lengths are known.
 	n := vd[rank+1] - vd[rank]
-	in, pre := distArrays(n, xadj, adjncy, vwgt, adjwgt, pe)
+	in, pre := distArrays(n, xadj, adjncy, vwgt, adjwgt, pe, cost)
 	if pre != nil {
 		pre.Msg = fmt.Sprintf("rank %d: %s", rank, pre.Msg)
 	}
@@ -97,11 +97,11 @@ func gpumap_go_map_dist(vtxdist, xadj, adjncy, vwgt, adjwgt *C.int64_t, hierarch
 			bad = &distmap.Error{Kind: distmap.KindArgument, Msg: fmt.Sprintf("rank %d: pe (%d local vertices) cannot be written at %p", rank, n, pe)}
 		}
 	}
+	if j := C.int64_t(res.Metrics.J); bad == nil && cost != nil && C.gpumap_write(unsafe.Pointer(cost), unsafe.Pointer(&j), 8) != 0 {
+		bad = &distmap.Error{Kind: distmap.KindArgument, Msg: fmt.Sprintf("rank %d: cost cannot be written at %p", rank, cost)}
+	}
 	if err := distmap.Agree(d, errOrNil(bad)); err != nil {
 		return fail(err)
-	}
-	if cost != nil {
-		*cost = C.int64_t(res.Metrics.J)
 	}
 	m := res.Metrics
 	if verbosity >= 1 && rank == 0 {
@@ -209,7 +209,7 @@ type distInput struct{ xadj, adjncy, vwgt, adjwgt []int64 }
 // valid): each is checked to be readable for its length, and pe to be
 // writable, before anything is read; xadj may be NULL when n is 0, and
 // adjncy and adjwgt when xadj[n] is 0.
-func distArrays(n int64, xadj, adjncy, vwgt, adjwgt, pe *C.int64_t) (distInput, *distmap.Error) {
+func distArrays(n int64, xadj, adjncy, vwgt, adjwgt, pe, cost *C.int64_t) (distInput, *distmap.Error) {
 	argErr := func(k distmap.Kind, format string, a ...any) (distInput, *distmap.Error) {
 		return distInput{}, &distmap.Error{Kind: k, Msg: fmt.Sprintf(format, a...)}
 	}
@@ -258,15 +258,27 @@ func distArrays(n int64, xadj, adjncy, vwgt, adjwgt, pe *C.int64_t) (distInput, 
 		}
 	}
 	if n > 0 {
-		// Written back unchanged: a read-only or short pe fails here,
-		// before any mapping, rather than after it on one rank.
-		cur, err := callerSlice[int64](unsafe.Pointer(pe), int(n), fmt.Sprintf("pe (%d local vertices)", n))
-		if err == nil && C.gpumap_write(unsafe.Pointer(pe), unsafe.Pointer(&cur[0]), C.size_t(8*n)) != 0 {
-			err = fmt.Errorf("pe (%d local vertices): %d entries cannot be written at %p", n, n, pe)
+		if err := writableBack(pe, n, fmt.Sprintf("pe (%d local vertices)", n)); err != nil {
+			return argErr(distmap.KindArgument, "%v", err)
 		}
-		if err != nil {
+	}
+	// cost too: written directly, a read-only cost faulted (the job
+	// died) and a small garbage one gave its rank alone status 11.
+	if cost != nil {
+		if err := writableBack(cost, 1, "cost"); err != nil {
 			return argErr(distmap.KindArgument, "%v", err)
 		}
 	}
 	return in, nil
+}
+
+// writableBack reads the n entries at p and writes them back unchanged:
+// a read-only or short output array fails before any mapping, rather
+// than after it on one rank.
+func writableBack(p *C.int64_t, n int64, what string) error {
+	cur, err := callerSlice[int64](unsafe.Pointer(p), int(n), what)
+	if err == nil && C.gpumap_write(unsafe.Pointer(p), unsafe.Pointer(&cur[0]), C.size_t(8*n)) != 0 {
+		err = fmt.Errorf("%s: %d entries cannot be written at %p", what, n, p)
+	}
+	return err
 }

@@ -167,6 +167,10 @@ func gpumap_go_cost(comm C.MPI_Fint, degree C.int, neighbors *C.int, volumes *C.
 	if pre == nil && cost == nil {
 		pre = &mpirank.Error{Code: mpirank.ErrArgument, Msg: "cost is NULL"}
 	}
+	// A cost that cannot be written gave its rank alone status 11.
+	if err := writableBack((*C.int64_t)(unsafe.Pointer(cost)), 1, "cost"); pre == nil && err != nil {
+		pre = &mpirank.Error{Code: mpirank.ErrArgument, Msg: err.Error()}
+	}
 	nb, vol, pre := pattern(degree, neighbors, volumes, pre)
 	res, err := mpirank.Cost(mpirank.Comm(comm), nb, vol, opt, pre)
 	if err != nil {
@@ -264,8 +268,9 @@ func gpumap_go_map_graph(n C.int32_t, xadj *C.int64_t, adjncy *C.int32_t, vwgt *
 	if C.gpumap_write(unsafe.Pointer(&out[0]), unsafe.Pointer(&res.PE[0]), C.size_t(4*len(res.PE))) != 0 {
 		return setError(mpirank.ErrArgument, fmt.Sprintf("pe (n = %d): %d entries cannot be written at %p", int(n), int(n), pe))
 	}
-	if cost != nil {
-		*cost = C.int64_t(res.Metrics.J)
+	// Written directly, a cost that cannot be written gave status 11.
+	if j := C.int64_t(res.Metrics.J); cost != nil && C.gpumap_write(unsafe.Pointer(cost), unsafe.Pointer(&j), 8) != 0 {
+		return setError(mpirank.ErrArgument, fmt.Sprintf("cost cannot be written at %p", cost))
 	}
 	if !res.Metrics.Feasible {
 		return setError(mpirank.ErrInfeasible, fmt.Sprintf("heaviest PE %d exceeds Lmax %d", res.Metrics.MaxBlock, res.Metrics.Lmax))

@@ -337,8 +337,9 @@ const MaxPEs = 1 << 24
 // machine of more than MaxPEs PEs is refused (KindOptions) on every rank.
 func sameOptions(c mpi.Comm, r int, top *topology.Topology, opt Options) error {
 	var bad error
-	if top == nil {
-		bad = &Error{KindOptions, fmt.Sprintf("rank %d: no topology (nil)", r)}
+	if top == nil || top.K() < 1 {
+		// A zero Topology has no PEs: the mapping indexed past them.
+		bad = &Error{KindOptions, fmt.Sprintf("rank %d: no topology (nil, or not built by topology.Parse)", r)}
 	}
 	if err := agree(c, bad); err != nil {
 		return err

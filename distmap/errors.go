@@ -58,6 +58,41 @@ func KindOf(err error) Kind {
 	return KindOther
 }
 
+// notReady is the error of every collective entry point called before
+// MPI_Init or after MPI_Finalize, where its first MPI call would abort
+// the program; nil while MPI is up.
+func notReady() error {
+	if mpi.Ready() {
+		return nil
+	}
+	return &Error{KindMPI, "MPI is not initialized (call MPI_Init first) or already finalized"}
+}
+
+// unusable is notReady, or the error of a collective entry point given
+// MPI_COMM_NULL, a handle of no communicator or an inter-communicator:
+// MPI would abort the job in the first call on it (ReadGraph on
+// MPI_COMM_NULL did, exit 5). Local, before any collective.
+func unusable(c mpi.Comm) error {
+	if err := notReady(); err != nil {
+		return err
+	}
+	if null, invalid, inter, _, _ := mpi.Inspect(c); null || invalid || inter {
+		return &Error{KindComm, "the communicator is MPI_COMM_NULL, no communicator or an inter-communicator"}
+	}
+	return nil
+}
+
+// noGraph is the error of an entry point given a graph that New or a
+// reader did not build (nil, or a zero Graph, whose empty vtxdist the
+// mapping indexed: a panic that aborted the job); found locally, before
+// any collective.
+func noGraph(g *Graph) error {
+	if g != nil && g.VtxDist != nil {
+		return nil
+	}
+	return &Error{KindArgument, "no graph (nil, or not built by New or ReadGraph)"}
+}
+
 // Agree is collective over c: it returns nil on every rank when err is
 // nil on every rank, and otherwise the error of the lowest failing rank,
 // with its kind, on every rank. A caller that validates its own input

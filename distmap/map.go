@@ -123,6 +123,12 @@ func coarsestSize(n int64, k int, opt Options, byMatching bool) int64 {
 // Collective over the communicator g was read or built on; every rank
 // returns the same error.
 func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error) {
+	if err := notReady(); err != nil {
+		return nil, err
+	}
+	if err := noGraph(g); err != nil {
+		return nil, err
+	}
 	defer func() { abortOnPanic(g.c, recover()) }()
 	if err := checkOptions(g.c, g.rank, top, opt); err != nil {
 		return nil, err
@@ -380,9 +386,17 @@ func DefaultOptions() Options {
 // checkOptions fails on every rank where eps is invalid or the ranks'
 // options or machines differ (sameOptions; collective).
 func checkOptions(c mpi.Comm, rank int, top *topology.Topology, opt Options) error {
+	// Checked here as gpumap_map_dist checks them: gpumap.Map found
+	// the preset and threads out of range on the coarsest graph only,
+	// without the rank and with KindOther (a C caller's GPUMAP_ERR_GRAPH).
 	var bad error
-	if !gpumap.ValidEps(opt.Eps) {
-		bad = &Error{KindOptions, fmt.Sprintf("eps %v must be a finite number in [0, 1e6]", opt.Eps)}
+	switch {
+	case !gpumap.ValidEps(opt.Eps):
+		bad = &Error{KindOptions, fmt.Sprintf("rank %d: eps %v must be a finite number in [0, 1e6]", rank, opt.Eps)}
+	case opt.Preset < gpumap.Fast || opt.Preset > gpumap.Strong:
+		bad = &Error{KindOptions, fmt.Sprintf("rank %d: unknown preset %d", rank, int(opt.Preset))}
+	case opt.Threads < 0 || opt.Threads > gpumap.MaxThreads:
+		bad = &Error{KindOptions, fmt.Sprintf("rank %d: thread count %d must be in [0, %d]", rank, opt.Threads, gpumap.MaxThreads)}
 	}
 	if err := agree(c, bad); err != nil {
 		return err

@@ -38,6 +38,28 @@ func TestAPI(t *testing.T) {
 			"wsum1": "kind 5: the vertex weights sum to more than 2305843009213693952 (2^61), the limit of c(V)",
 			// Checked per vertex, vertex 0's edges ran past adjncy.
 			"xadjdec": "kind 5: rank 1: xadj decreases at local vertex 1 (global 1)",
+			// The attack of the Go API (issue 24). Rank 0, without
+			// vertices, passes nil xadj as C passes NULL: an error
+			// before.
+			"nilxadj": "J=11 feasible=true",
+			// The coarsest graph's gpumap.Map found these: KindOther,
+			// no rank.
+			"preset":  "kind 4: rank 0: unknown preset 99",
+			"threads": "kind 4: rank 2: thread count -5 must be in [0, 4096]",
+			// A panic before: the whole job aborted (exit 70).
+			"zerotop":     "kind 4: rank 0: no topology (nil, or not built by topology.Parse)",
+			"nilgraph":    "kind 1: no graph (nil, or not built by New or ReadGraph)",
+			"zerograph":   "kind 1: no graph (nil, or not built by New or ReadGraph)",
+			"writezero":   "kind 1: no graph (nil, or not built by New or ReadGraph)",
+			"mapwholenil": "kind 1: no graph (nil)",
+			// MPI_COMM_NULL or no communicator: New said so, the
+			// readers aborted the job (exit 5).
+			"readnull":    "kind 2: the communicator is MPI_COMM_NULL, no communicator or an inter-communicator",
+			"readgarbage": "kind 2: the communicator is MPI_COMM_NULL, no communicator or an inter-communicator",
+			// After MPI_Finalize: OpenMPI aborted the job in the first
+			// MPI call before.
+			"finalized":     "kind 6: MPI is not initialized (call MPI_Init first) or already finalized",
+			"readfinalized": "kind 6: MPI is not initialized (call MPI_Init first) or already finalized",
 		}
 		re := regexp.MustCompile(`(?m)^rank (\d) (\w+): (.*)$`)
 		got := map[string][]string{}
@@ -174,9 +196,38 @@ func TestAPI(t *testing.T) {
 	}
 	g, err = New(c, vtx, x, p[1], nil, nil)
 	say("xadjdec", g, err, opt)
+	x = p[0]
+	if rank == 0 {
+		x = nil
+	}
+	g, err = New(c, vtx, x, p[1], nil, nil)
+	say("nilxadj", g, err, opt)
+	g, err = New(c, vtx, p[0], p[1], nil, nil)
+	o = opt
+	o.Preset = 99
+	say("preset", g, err, o)
+	o = opt
+	if rank == 2 {
+		o.Threads = -5
+	}
+	say("threads", g, err, o)
+	sayOn("zerotop", g, err, &topology.Topology{}, opt)
+	say("nilgraph", nil, nil, opt)
+	say("zerograph", &Graph{}, nil, opt)
+	err = WriteMapping(&Graph{}, nil, "zero.map")
+	fmt.Printf("rank %d writezero: kind %d: %v\n", rank, KindOf(err), err)
+	_, _, err = MapWhole(c, nil, top, opt)
+	fmt.Printf("rank %d mapwholenil: kind %d: %v\n", rank, KindOf(err), err)
+	for name, bad := range map[string]mpi.Comm{"readnull": mpi.CommNull(), "readgarbage": mpi.Comm(12345)} {
+		_, err = ReadGraph(bad, "g.graph")
+		fmt.Printf("rank %d %s: kind %d: %v\n", rank, name, KindOf(err), err)
+	}
 	if err := mpi.Finalize(); err != nil {
 		t.Fatal(err)
 	}
+	say("finalized", g, nil, opt)
+	_, err = ReadGraph(c, "g.graph")
+	fmt.Printf("rank %d readfinalized: kind %d: %v\n", rank, KindOf(err), err)
 }
 
 // sameOnEveryRank checks that each of np ranks reported want[name] for

@@ -10,25 +10,25 @@ import (
 
 // New builds this rank's part of a distributed graph from ParMETIS-style
 // arrays: vtxdist (size+1 offsets, the same on every rank) gives each rank
-// its range of global vertex ids; xadj (n+1 offsets) and adjncy (global
-// ids) list the neighbours of the local vertices, vwgt and adjwgt their
-// weights (nil: all 1). Every undirected edge must be listed by both
+// its range of global vertex ids; xadj (n+1 offsets; nil where the rank
+// owns no vertex) and adjncy (global ids) list the neighbours of the
+// local vertices, vwgt and adjwgt their weights (nil: all 1). Every undirected edge must be listed by both
 // endpoints' owners with the same weight. Collective over c; the graph
 // keeps c, which must stay valid until the graph is no longer used. Every
 // rank returns the same error, naming global vertex ids (0-based), of the
 // same Kind (KindOf): KindGraph for the arrays, KindInconsistent for a
 // vtxdist that differs between ranks.
 func New(c mpi.Comm, vtxdist, xadj, adjncy, vwgt, adjwgt []int64) (*Graph, error) {
-	if !mpi.Ready() {
-		return nil, &Error{KindMPI, "MPI is not initialized (call MPI_Init first) or already finalized"}
+	if err := unusable(c); err != nil {
+		return nil, err
 	}
 	defer func() { abortOnPanic(c, recover()) }()
-	null, invalid, inter, size, rank := mpi.Inspect(c)
-	if null || invalid || inter {
-		return nil, &Error{KindComm, "the communicator is MPI_COMM_NULL, no communicator or an inter-communicator"}
-	}
+	_, _, _, size, rank := mpi.Inspect(c)
 	if err := checkVtxdistAll(c, vtxdist, size, rank); err != nil {
 		return nil, err
+	}
+	if xadj == nil && vtxdist[rank+1] == vtxdist[rank] {
+		xadj = []int64{0} // a rank without vertices passes nil, as C passes NULL
 	}
 	err := checkArrays(vtxdist, rank, xadj, adjncy, vwgt, adjwgt)
 	if err := agree(c, kindError(KindGraph, err)); err != nil {
@@ -61,13 +61,10 @@ func New(c mpi.Comm, vtxdist, xadj, adjncy, vwgt, adjwgt []int64) (*Graph, error
 // hand over its arrays (the C call, which reads them from C memory)
 // checks vtxdist first.
 func CheckVtxdist(c mpi.Comm, vtxdist []int64) error {
-	if !mpi.Ready() {
-		return &Error{KindMPI, "MPI is not initialized (call MPI_Init first) or already finalized"}
+	if err := unusable(c); err != nil {
+		return err
 	}
-	null, invalid, inter, size, rank := mpi.Inspect(c)
-	if null || invalid || inter {
-		return &Error{KindComm, "the communicator is MPI_COMM_NULL, no communicator or an inter-communicator"}
-	}
+	_, _, _, size, rank := mpi.Inspect(c)
 	return checkVtxdistAll(c, vtxdist, size, rank)
 }
 

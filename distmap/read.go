@@ -24,6 +24,9 @@ import (
 // then the values), never whole: held whole it took as much memory as
 // the rank's part of the graph.
 func ReadMETIS(c mpi.Comm, path string) (_ *Graph, err error) {
+	if err := unusable(c); err != nil {
+		return nil, err
+	}
 	defer func() { abortOnPanic(c, recover()) }()
 	// The file's name, where the error does not give it already (the
 	// opening's and the reads' do): the parsing's and check's named
@@ -392,18 +395,11 @@ const markEvery = 64
 // belongs to the rank whose range holds its first byte. The file is
 // returned when it opened, also with an error.
 func openRange(path string, rank, size int) (f *os.File, start, end int64, err error) {
-	f, err = os.Open(path)
+	f, st, err := openRegular(path)
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		return f, 0, 0, err
-	}
 	n := st.Size()
-	if !st.Mode().IsRegular() {
-		return f, 0, 0, fmt.Errorf("%s: not a regular file (the ranks read their parts of it at offsets)", path)
-	}
 	var magic [4]byte
 	if m, _ := f.ReadAt(magic[:], 0); compressed(magic[:m]) {
 		return f, 0, 0, fmt.Errorf("%s: compressed input: gpumap-mpi reads plain METIS text (decompress it first)", path)

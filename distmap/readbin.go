@@ -21,6 +21,9 @@ import (
 // Every rank's file must be rank 0's in size and in the blocks SameFile
 // compares, where it opens.
 func ReadGraph(c mpi.Comm, path string) (*Graph, error) {
+	if err := unusable(c); err != nil {
+		return nil, err
+	}
 	defer func() { abortOnPanic(c, recover()) }()
 	if err := SameFile(c, path); err != nil {
 		return nil, err
@@ -39,10 +42,34 @@ func ReadGraph(c mpi.Comm, path string) (*Graph, error) {
 	return ReadMETIS(c, path)
 }
 
+// openRegular opens the graph file at path to read it in parts: a
+// regular file only, checked before the open too, which blocks on a FIFO
+// until a writer comes (gpumap-mpi hung there: every rank opens the
+// path, and a pipe's bytes would reach one of them only).
+func openRegular(path string) (*os.File, os.FileInfo, error) {
+	notRegular := fmt.Errorf("%s: not a regular file (the ranks read their parts of it at offsets)", path)
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, nil, notRegular
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = notRegular
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, st, nil
+}
+
 // isBinary reports whether path names a binary graph (graph.IsBinary).
 // A file that cannot be read is left to the METIS reader to report.
 func isBinary(path string) bool {
-	f, err := os.Open(path)
+	f, _, err := openRegular(path)
 	if err != nil {
 		return graph.IsBinary(path, nil)
 	}
@@ -69,6 +96,9 @@ const binaryMax = 1 << 58
 // offsets and neighbours. Vertex ids in its errors count from 0, as the
 // file's do. Collective; every rank returns the same error.
 func ReadBinary(c mpi.Comm, path string) (*Graph, error) {
+	if err := unusable(c); err != nil {
+		return nil, err
+	}
 	defer func() { abortOnPanic(c, recover()) }()
 	_, _, _, size, rank := mpi.Inspect(c)
 	f, n, arcs, err := openBinary(path)
@@ -123,16 +153,9 @@ func ReadBinary(c mpi.Comm, path string) (*Graph, error) {
 // openBinary opens a binary graph and checks its header against its
 // size; it returns the file, n and 2m.
 func openBinary(path string) (*os.File, int64, int64, error) {
-	f, err := os.Open(path)
+	f, st, err := openRegular(path)
 	if err != nil {
 		return nil, 0, 0, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		return f, 0, 0, err
-	}
-	if !st.Mode().IsRegular() {
-		return f, 0, 0, fmt.Errorf("%s: not a regular file (the ranks read their parts of it at offsets)", path)
 	}
 	var hdr [8 * graph.BinaryHeaderWords]byte
 	m, err := f.ReadAt(hdr[:], 0)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"os"
 	"slices"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
@@ -143,6 +142,10 @@ func StartWhole(path string, top *topology.Topology, opt Options, l Launch) *Who
 func (w *WholeRead) Map(c mpi.Comm, g *graph.Graph, top *topology.Topology, opt Options) ([]int32, graph.Metrics, error) {
 	defer func() { abortOnPanic(c, recover()) }()
 	<-w.done
+	if err := wholeUnusable(c, g); err != nil {
+		w.drop()
+		return nil, graph.Metrics{}, err
+	}
 	run := w.run
 	w.run = nil // served once
 	if run != nil && (g != w.g || top != w.top || opt.Eps != w.opt.Eps || opt.Seed != w.opt.Seed ||
@@ -199,6 +202,9 @@ func (w *WholeRead) Finish(c mpi.Comm) (g *graph.Graph, err error) {
 			w.drop()
 		}
 	}()
+	if err := unusable(c); err != nil {
+		return nil, err
+	}
 	_, _, _, size, rank := mpi.Inspect(c)
 	// Rank 0's verdict: small, the read failed, and its graph's shape
 	// and hash (no other rank to compare with at P=1).
@@ -292,14 +298,11 @@ func headerN(path string) (n int64, ok bool) {
 		}
 		return n, err == nil
 	}
-	f, err := os.Open(path)
+	f, _, err := openRegular(path)
 	if err != nil {
 		return 0, false
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return 0, false
-	}
 	var magic [4]byte
 	if m, _ := f.ReadAt(magic[:], 0); compressed(magic[:m]) {
 		return 0, false

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap"
@@ -22,8 +23,9 @@ import (
 // ReadWhole on 2 and 3 ranks: a small file (METIS with narrow or wide
 // edge weights, binary) arrives on every rank as graph.ReadFile reads it,
 // weights and their width included; a file past Options.Coarsest, a
-// compressed one and one without a header are left to ReadGraph (nil); a
-// malformed one gives every rank gpumap map's error. Every rank reads the
+// compressed one, one without a header and a FIFO (whose open blocked
+// every rank before) are left to ReadGraph (nil), which refuses the FIFO;
+// a malformed one gives every rank gpumap map's error. Every rank reads the
 // file itself (StartReadWhole, before the ranks meet), and the graph is
 // rank 0's: where another rank's path names another graph, or no file,
 // rank 0's arrives there. MapWhole on the
@@ -59,6 +61,10 @@ func TestReadWhole(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// No writer ever opens it: every rank's open blocked for good.
+		if err := syscall.Mkfifo(filepath.Join(dir, "fifo.graph"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		re := regexp.MustCompile(`(?m)^rank (\d) (\w+): (.*)$`)
 		for _, np := range []int{2, 3} {
 			out := mpitest.Run(t, np, "TestReadWhole")
@@ -72,6 +78,7 @@ func TestReadWhole(t *testing.T) {
 				"asym":   "asym.graph: asymmetric edge: line 5 (vertex 4) lists neighbour 1, but line 2 (vertex 1) does not list 4",
 				"mapped": "same mapping and metrics",
 				"other":  "same narrow=true wide=false", "missing": "same narrow=true wide=false",
+				"fifo": "nil", "fifoparts": "fifo.graph: not a regular file (the ranks read their parts of it at offsets)",
 			}
 			sameOnEveryRank(t, fmt.Sprintf("np=%d ", np), np, got, want, out)
 		}
@@ -116,6 +123,10 @@ func TestReadWhole(t *testing.T) {
 	read("gz", "gz.graph", Options{})
 	read("comments", "comments.graph", Options{})
 	read("asym", "asym.graph", Options{})
+	read("fifo", "fifo.graph", Options{})
+	if _, err := ReadGraph(c, filepath.Join(dir, "fifo.graph")); err != nil {
+		fmt.Printf("rank %d fifoparts: %v\n", rank, err)
+	}
 
 	top, _ := topology.Parse("4:8", "1:10")
 	opt := Options{Eps: 0.03, Seed: 3, Threads: 1, Preset: gpumap.Default}

@@ -25,17 +25,22 @@ const (
 // another file per rank): each rank would read its part of another graph
 // (collective; KindInconsistent, naming the lowest such rank). Paths are
 // not compared: a relative and an absolute path, or a link, may name the
-// same file. A rank that cannot open the file is not compared: the
-// reader names it. A graph mapped whole is rank 0's on every rank
-// (WholeRead.Finish), so this is for the parts only.
+// same file. A rank other than 0 that cannot open or read the file
+// where rank 0 can fails the same way, naming itself and its error (the
+// reader's error named neither the rank nor that rank 0 had the file);
+// where rank 0 cannot, the reader says why. A graph mapped whole is rank
+// 0's on every rank (WholeRead.Finish), so this is for the parts only.
 func SameFile(c mpi.Comm, path string) error {
+	if err := unusable(c); err != nil {
+		return err
+	}
 	_, _, _, _, rank := mpi.Inspect(c)
 	mine := []int64{-1, 0}
-	if f, err := os.Open(path); err == nil {
-		if st, err := f.Stat(); err == nil {
-			if sum, err := sampleHash(f, st.Size()); err == nil {
-				mine = []int64{st.Size(), int64(sum)}
-			}
+	f, st, err := openRegular(path)
+	if err == nil {
+		var sum uint64
+		if sum, err = sampleHash(f, st.Size()); err == nil {
+			mine = []int64{st.Size(), int64(sum)}
 		}
 		f.Close()
 	}
@@ -45,7 +50,9 @@ func SameFile(c mpi.Comm, path string) error {
 	}
 	var bad error
 	switch {
-	case mine[0] < 0 || root[0] < 0:
+	case root[0] < 0:
+	case mine[0] < 0:
+		bad = &Error{KindInconsistent, fmt.Sprintf("rank %d: %v, but rank 0 read it: every rank must read the same file", rank, err)}
 	case mine[0] != root[0]:
 		bad = &Error{KindInconsistent, fmt.Sprintf("rank %d: graph file %s has %d bytes, rank 0's %d: every rank must read the same file", rank, path, mine[0], root[0])}
 	case mine[1] != root[1]:

@@ -14,8 +14,9 @@ import (
 // ReadGraph on 2 ranks whose files differ (each rank in its own
 // directory): every rank gets one error that names rank 1, also where
 // only the file's tail differs (the head alone was compared: the
-// review). Two names for the same graph are not an error. Before
-// SameFile each rank read its part of its own file.
+// review), or where rank 1 cannot read it. Two names for the same graph
+// are not an error. Before SameFile each rank read its part of its own
+// file.
 func TestSameFile(t *testing.T) {
 	if !mpitest.Child() {
 		out := mpitest.Run(t, 2, "TestSameFile")
@@ -25,6 +26,11 @@ func TestSameFile(t *testing.T) {
 			"head": "kind 3: rank 1: graph file h.graph differs from rank 0's: every rank must read the same file",
 			"tail": "kind 3: rank 1: graph file t.graph differs from rank 0's: every rank must read the same file",
 			"same": "n=3",
+			// Rank 1 has no such file, or a directory of that name:
+			// the reader's error named neither rank 1 nor that rank 0
+			// read the file.
+			"missing": "kind 3: rank 1: open m.graph: no such file or directory, but rank 0 read it: every rank must read the same file",
+			"dir":     "kind 3: rank 1: d.graph: not a regular file (the ranks read their parts of it at offsets), but rank 0 read it: every rank must read the same file",
 		}
 		re := regexp.MustCompile(`(?m)^rank (\d) (\w+): (.*)$`)
 		got := map[string][]string{}
@@ -58,6 +64,11 @@ func TestSameFile(t *testing.T) {
 	files := map[string]string{"g0.graph": triangle, "g1.graph": triangle, "s.graph": triangle,
 		"g.graph": []string{triangle, path}[rank], "h.graph": []string{triangle, reversed}[rank],
 		"t.graph": long.String()}
+	if rank == 0 {
+		files["m.graph"], files["d.graph"] = triangle, triangle
+	} else if err := os.Mkdir("d.graph", 0o755); err != nil {
+		rankFail("%v", err)
+	}
 	for name, text := range files {
 		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
 			rankFail("%v", err)
@@ -76,6 +87,8 @@ func TestSameFile(t *testing.T) {
 	say("head", "h.graph")
 	say("tail", "t.graph")
 	say("same", "s.graph")
+	say("missing", "m.graph")
+	say("dir", "d.graph")
 	if err := mpi.Finalize(); err != nil {
 		t.Fatal(err)
 	}

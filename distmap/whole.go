@@ -85,12 +85,27 @@ func mapWhole(g *Graph, top *topology.Topology, opt Options) (*Result, error) {
 // mapping of all vertices and its metrics on every rank (collective;
 // every rank returns the same error).
 func MapWhole(c mpi.Comm, g *graph.Graph, top *topology.Topology, opt Options) ([]int32, graph.Metrics, error) {
+	if err := wholeUnusable(c, g); err != nil {
+		return nil, graph.Metrics{}, err
+	}
 	defer func() { abortOnPanic(c, recover()) }()
 	_, _, _, _, rank := mpi.Inspect(c)
 	if err := checkOptions(c, rank, top, opt); err != nil {
 		return nil, graph.Metrics{}, err
 	}
 	return mapGathered(c, g, top, opt)
+}
+
+// wholeUnusable is unusable, or the error of no graph to map whole (a
+// nil one panicked in the mapping, which aborted the job); local.
+func wholeUnusable(c mpi.Comm, g *graph.Graph) error {
+	if err := unusable(c); err != nil {
+		return err
+	}
+	if g == nil {
+		return &Error{KindArgument, "no graph (nil)"}
+	}
+	return nil
 }
 
 // mapGathered maps cg, the same graph on every rank of c, as mapWhole

@@ -14,6 +14,12 @@ import (
 // graph.WriteFile: the old file stays until the new one is complete).
 // Collective; every rank returns the same error.
 func WriteMapping(g *Graph, pe []int32, path string) error {
+	if err := notReady(); err != nil {
+		return err
+	}
+	if err := noGraph(g); err != nil {
+		return err
+	}
 	defer func() { abortOnPanic(g.c, recover()) }()
 	var bad error
 	if len(pe) != g.N() {
@@ -55,6 +61,9 @@ func write(path string, pe []int32) error {
 // rank (MapWhole), to path: rank 0 writes it as WriteMapping does.
 // Collective; every rank returns the same error.
 func WriteWhole(c mpi.Comm, pe []int32, path string) error {
+	if err := unusable(c); err != nil {
+		return err
+	}
 	defer func() { abortOnPanic(c, recover()) }()
 	var err error
 	if _, _, _, _, rank := mpi.Inspect(c); rank == 0 {

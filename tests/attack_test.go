@@ -20,6 +20,7 @@ var attackMode = invalidMode{"attack", nil, nil, []invalidCase{
 	{"degree-beyond-array-on-one-rank", 1, "rank 1: neighbors (degree 16777216)", "attack"},
 	{"neighbors-pointer-garbage", 1, "neighbors (degree 2): 2 entries cannot be read", "attack"},
 	{"cost-volumes-pointer-garbage", 1, "volumes (degree 2): 2 entries cannot be read", "attack"},
+	{"cost-out-pointer-garbage-on-one-rank", 1, "rank 1: cost: 1 entries cannot be read", "attack"},
 	// Every enum out of range, odd numbers.
 	{"preset-int-min", 6, "unknown preset -2147483648", "held"},
 	{"backend-negative", 6, "unknown backend -1", "held"},
@@ -74,6 +75,7 @@ var attackMode = invalidMode{"attack", nil, nil, []invalidCase{
 	{"map-graph-pe-read-only", 1, "pe (n = 4): 4 entries cannot be written", "attack"},
 	{"map-graph-hierarchy-garbage", 1, "hierarchy points to memory that cannot be read", "attack"},
 	{"map-graph-n-int-max", 1, "(n = 2147483647): 2147483647 entries cannot be read", "attack"},
+	{"map-graph-cost-pointer-garbage", 1, "cost cannot be written at 0x10", "attack"},
 	{"last-result-size-1MiB", 1, "size 1048576 is not the size of a gpumap_result", "attack"},
 	{"last-result-pointer-garbage", 1, "result points to memory that cannot be written", "attack"},
 	{"last-result-size-0", 0, "", "held"},

@@ -291,8 +291,8 @@ int gpumap_map_graph(int32_t n, const int64_t xadj[], const int32_t adjncy[],
  * Its first step is the agreement gpumap_reorder and gpumap_cost start
  * with: a rank in one of those while the others call gpumap_map_dist
  * gives GPUMAP_ERR_INCONSISTENT on every rank.
- * Statuses: GPUMAP_ERR_ARGUMENT (a NULL or unreadable array, a pe[] that
- * cannot be written), GPUMAP_ERR_GRAPH (vtxdist, xadj or adjncy malformed,
+ * Statuses: GPUMAP_ERR_ARGUMENT (a NULL or unreadable array, a pe[] or
+ * cost that cannot be written), GPUMAP_ERR_GRAPH (vtxdist, xadj or adjncy malformed,
  * an edge its other end's owner does not list or lists with another
  * weight, negative weights, weight sums beyond the limits of
  * gpumap_map_graph, and graphs this mapper cannot map),

@@ -108,8 +108,14 @@ type header struct {
 	hasSize, hasVW, hasEW bool
 }
 
-// parseHeader parses "n m [fmt [ncon]]" (line hline of the file).
+// parseHeader parses "n m [fmt [ncon]]" (line hline of the file), n at
+// most MaxVertices (one process's ids are int32).
 func parseHeader(hdr []byte, hline int) (header, error) {
+	return parseHeaderUpTo(hdr, hline, MaxVertices)
+}
+
+// parseHeaderUpTo is parseHeader with n at most maxN.
+func parseHeaderUpTo(hdr []byte, hline int, maxN int64) (header, error) {
 	var h header
 	var fields []int64
 	var fmtTok string
@@ -139,8 +145,11 @@ func parseHeader(hdr []byte, hline int) (header, error) {
 	if h.n < 0 || h.m < 0 {
 		return h, fmt.Errorf("line %d: bad header: negative vertex or edge count (n=%d, m=%d)", hline, h.n, h.m)
 	}
-	if h.n > MaxVertices {
+	if h.n > maxN && maxN == MaxVertices {
 		return h, fmt.Errorf("line %d: bad header: n=%d exceeds the 32-bit vertex limit", hline, h.n)
+	}
+	if h.n > maxN {
+		return h, fmt.Errorf("line %d: bad header: n=%d exceeds %d vertices", hline, h.n, maxN)
 	}
 	if len(fields) >= 3 {
 		if len(fmtTok) > 3 || fmtTok != "" && fmtTok[0] == '-' {

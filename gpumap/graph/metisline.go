@@ -13,9 +13,12 @@ type METISHeader struct {
 	HasSize, HasVW, HasEW bool
 }
 
-// ParseMETISHeader parses a header line; line numbers the errors.
+// ParseMETISHeader parses a header line; line numbers the errors. It is
+// the distributed readers' (gpumap-mpi): n may pass MaxVertices, up to
+// 2^61 (their ids are int64, as in their binary reader and vtxdist);
+// the gpumap-mpi reader refused n > 2^31-1 before.
 func ParseMETISHeader(ln []byte, line int64) (METISHeader, error) {
-	h, err := parseHeader(ln, int(line))
+	h, err := parseHeaderUpTo(ln, int(line), 1<<61)
 	return METISHeader{N: h.n, M: h.m, HasSize: h.hasSize, HasVW: h.hasVW, HasEW: h.hasEW}, err
 }
 

@@ -108,6 +108,10 @@ static void options_and_pointers(void) {
     double cost = -1;
     int rc = gpumap_cost(MPI_COMM_WORLD, 2, nb, (const double *)8, NULL, &cost);
     report("cost-volumes-pointer-garbage", rc, MPI_COMM_NULL);
+    /* The result's pointer garbage on one rank: written directly, status
+       11 on that rank alone before. */
+    rc = gpumap_cost(MPI_COMM_WORLD, 2, nb, vol, NULL, rank == 1 ? (double *)16 : &cost);
+    report("cost-out-pointer-garbage-on-one-rank", rc, MPI_COMM_NULL);
 
     /* Every enum out of range, odd numbers. */
     OPTION("preset-int-min", preset, INT_MIN);
@@ -265,9 +269,12 @@ static void helpers(void) {
     map_graph_case("map-graph-pe-read-only", 4, xadj, path, "2:2", NULL, (int32_t *)(uintptr_t)path);
     map_graph_case("map-graph-hierarchy-garbage", 4, xadj, path, (const char *)0xABABABABABABull, NULL, pe);
     map_graph_case("map-graph-n-int-max", INT32_MAX, xadj, path, "2:2", NULL, pe);
+    int rc = gpumap_map_graph(4, xadj, path, NULL, NULL, "2:2", "1:10", NULL, pe, (int64_t *)16);
+    printf("CASE map-graph-cost-pointer-garbage rank %d status %d %s\n", rank, rc, rc ? gpumap_last_error() : "");
+    fflush(stdout);
 
     gpumap_result r;
-    int rc = gpumap_last_result_size(&r, 1 << 20);
+    rc = gpumap_last_result_size(&r, 1 << 20);
     printf("CASE last-result-size-1MiB rank %d status %d %s\n", rank, rc, gpumap_last_error());
     rc = gpumap_last_result_size((gpumap_result *)64, sizeof r);
     printf("CASE last-result-pointer-garbage rank %d status %d %s\n", rank, rc, gpumap_last_error());

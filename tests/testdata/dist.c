@@ -249,6 +249,18 @@ static int invalid(void) {
         int rc = gpumap_map_dist(ring.vtxdist, ring.xadj, ring.adjncy, NULL, NULL, H, D, NULL, pe, NULL,
                                  MPI_COMM_WORLD);
         report("pe-read-only-on-one-rank", rc);
+        /* cost read-only, or a garbage pointer, on one rank: it was
+           written directly (a fault that killed the job, or status 11 on
+           that rank alone) */
+        int64_t *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *mine = calloc((size_t)ring.n + 1, sizeof *mine);
+        rc = gpumap_map_dist(ring.vtxdist, ring.xadj, ring.adjncy, NULL, NULL, H, D, NULL, mine, rank == last ? ro : NULL,
+                             MPI_COMM_WORLD);
+        report("cost-read-only-on-one-rank", rc);
+        rc = gpumap_map_dist(ring.vtxdist, ring.xadj, ring.adjncy, NULL, NULL, H, D, NULL, mine,
+                             rank == last ? (int64_t *)16 : NULL, MPI_COMM_WORLD);
+        report("cost-pointer-garbage-on-one-rank", rc);
+        munmap(ro, 4096);
+        free(mine);
     }
     {
         int64_t cost;
@@ -289,6 +301,61 @@ static int invalid(void) {
                                  MPI_COMM_WORLD);
         free(pe);
         report("cost-on-rank-0", rc);
+    }
+
+    /* Shapes a conformance check tries that held (issue 24's attack):
+       one vertex on the last rank (P > n), arity-1 levels, one PE, eps 0,
+       no edges (adjncy NULL), no vertices anywhere. */
+    {
+        int64_t *vd = calloc((size_t)size + 1, sizeof *vd), x1[2] = {0, 0}, pe[2];
+        vd[size] = 1;
+        int rc = gpumap_map_dist(vd, rank == last ? x1 : NULL, NULL, NULL, NULL, H, D, NULL, rank == last ? pe : NULL,
+                                 NULL, MPI_COMM_WORLD);
+        report("one-vertex-on-the-last-rank", rc);
+        int64_t *none = calloc((size_t)size + 1, sizeof *none);
+        rc = gpumap_map_dist(none, NULL, NULL, NULL, NULL, H, D, NULL, NULL, NULL, MPI_COMM_WORLD);
+        report("no-vertices-anywhere", rc);
+        free(vd);
+        free(none);
+    }
+    run("arity-1-levels", &ring, "1:2:1:2", "1:10:100:1000", NULL);
+    run("one-pe", &ring, "1", "1", NULL);
+    gpumap_options_init(&o);
+    o.imbalance = 0;
+    run("eps-0", &ring, H, D, &o);
+    q = copy(&ring);
+    memset(q.xadj, 0, ((size_t)q.n + 1) * sizeof(int64_t));
+    q.adjncy = q.adjwgt = NULL;
+    run("no-edges-adjncy-null", &q, H, D, NULL);
+
+    /* A split communicator whose other half is busy on its own (an
+       allreduce first, then a call of its own), and an
+       inter-communicator. */
+    {
+        MPI_Comm half, inter;
+        MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+        int hr, hs;
+        MPI_Comm_rank(half, &hr);
+        MPI_Comm_size(half, &hs);
+        if (rank % 2) {
+            int one = 1, sum;
+            MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, half);
+        }
+        int64_t *vd = calloc((size_t)hs + 1, sizeof *vd), x[5] = {0, 2, 4, 6, 8}, adj[8], pe[4];
+        int64_t N = 4 * (int64_t)hs;
+        for (int r = 0; r <= hs; r++) vd[r] = 4 * (int64_t)r;
+        for (int64_t v = 0; v < 4; v++) {
+            adj[2 * v] = (vd[hr] + v + N - 1) % N;
+            adj[2 * v + 1] = (vd[hr] + v + 1) % N;
+        }
+        int rc = gpumap_map_dist(vd, x, adj, NULL, NULL, H, D, NULL, pe, NULL, half);
+        report("split-other-half-busy", rc);
+        MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 24, &inter);
+        rc = gpumap_map_dist(ring.vtxdist, ring.xadj, ring.adjncy, NULL, NULL, H, D, NULL, NULL, NULL, inter);
+        report("inter-communicator", rc);
+        MPI_Comm_free(&inter);
+        MPI_Comm_free(&half);
+        free(vd);
     }
 
     /* Infeasible: vertex weights 7 and 1 on two PEs with eps 0 (Lmax 4). */
