@@ -141,13 +141,21 @@ func pattern(degree C.int, neighbors *C.int, volumes *C.double, pre *mpirank.Err
 func gpumap_go_reorder(comm C.MPI_Fint, degree C.int, neighbors *C.int, volumes *C.double,
 	copt *C.gpumap_options, newcomm *C.MPI_Fint) (status C.int) {
 	defer recoverTo(&status)
-	// CommNull calls no MPI function (MPI may not be initialized).
-	if newcomm != nil {
-		*newcomm = C.MPI_Fint(mpirank.CommNull())
+	// CommNull calls no MPI function (MPI may not be initialized). A
+	// newcomm that cannot be written fails on every rank before the
+	// mapping: written directly, it faulted on its rank alone after the
+	// others had their communicator.
+	var unwritable *mpirank.Error
+	if null := C.MPI_Fint(mpirank.CommNull()); newcomm != nil &&
+		C.gpumap_write(unsafe.Pointer(newcomm), unsafe.Pointer(&null), C.size_t(unsafe.Sizeof(null))) != 0 {
+		unwritable = &mpirank.Error{Code: mpirank.ErrArgument, Msg: "newcomm points to memory that cannot be written"}
 	}
 	opt, pre := reorderOptions(copt)
 	if pre == nil && newcomm == nil {
 		pre = &mpirank.Error{Code: mpirank.ErrArgument, Msg: "newcomm is NULL"}
+	}
+	if pre == nil && unwritable != nil {
+		pre = unwritable
 	}
 	nb, vol, pre := pattern(degree, neighbors, volumes, pre)
 	nc, res, err := mpirank.Reorder(mpirank.Comm(comm), nb, vol, opt, pre)

@@ -74,15 +74,20 @@ int gpumap_reorder(MPI_Comm comm, int degree, const int neighbors[], const doubl
     int initialized = 0, finalized = 0;
     MPI_Initialized(&initialized);
     MPI_Finalized(&finalized);
+    MPI_Comm null = MPI_COMM_NULL;
+    // A newcomm that cannot be written (probed with MPI_COMM_NULL) reaches
+    // the Go side as a read-only handle, which every rank then refuses:
+    // written directly after the mapping, it faulted on its rank alone.
+    static const MPI_Fint read_only;
+    int writable = !newcomm || gpumap_write(newcomm, &null, sizeof null) == 0;
     if (!initialized || finalized) {
         // MPI_Comm_c2f is not defined before MPI_Init.
         gpumap_set_last_error("MPI is not initialized (call MPI_Init first) or already finalized");
-        if (newcomm) *newcomm = MPI_COMM_NULL;
         return GPUMAP_ERR_MPI;
     }
     int rc = gpumap_reorder_f(MPI_Comm_c2f(comm), degree, neighbors, volumes, options,
-                              newcomm ? &nf : NULL);
-    if (newcomm) *newcomm = MPI_Comm_f2c(nf);
+                              !newcomm ? NULL : writable ? &nf : (MPI_Fint *)&read_only);
+    if (newcomm && writable) *newcomm = MPI_Comm_f2c(nf);
     return rc;
 }
 

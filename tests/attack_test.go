@@ -21,6 +21,7 @@ var attackMode = invalidMode{"attack", nil, nil, []invalidCase{
 	{"neighbors-pointer-garbage", 1, "neighbors (degree 2): 2 entries cannot be read", "attack"},
 	{"cost-volumes-pointer-garbage", 1, "volumes (degree 2): 2 entries cannot be read", "attack"},
 	{"cost-out-pointer-garbage-on-one-rank", 1, "rank 1: cost: 1 entries cannot be read", "attack"},
+	{"newcomm-pointer-garbage-on-one-rank", 1, "rank 1: newcomm points to memory that cannot be written", "attack"},
 	// Every enum out of range, odd numbers.
 	{"preset-int-min", 6, "unknown preset -2147483648", "held"},
 	{"backend-negative", 6, "unknown backend -1", "held"},

@@ -112,6 +112,11 @@ static void options_and_pointers(void) {
        11 on that rank alone before. */
     rc = gpumap_cost(MPI_COMM_WORLD, 2, nb, vol, NULL, rank == 1 ? (double *)16 : &cost);
     report("cost-out-pointer-garbage-on-one-rank", rc, MPI_COMM_NULL);
+    /* newcomm garbage on one rank: written after the mapping, it faulted
+       on that rank alone while the others had their communicator. */
+    MPI_Comm out = MPI_COMM_NULL;
+    rc = gpumap_reorder(MPI_COMM_WORLD, 2, nb, vol, NULL, rank == 1 ? (MPI_Comm *)16 : &out);
+    report("newcomm-pointer-garbage-on-one-rank", rc, out);
 
     /* Every enum out of range, odd numbers. */
     OPTION("preset-int-min", preset, INT_MIN);
