@@ -79,14 +79,13 @@ type marks struct {
 // vertices, block weight changes, and the connectivity of the vertices the
 // search has looked at, built on first use and kept up to date under the
 // search's own moves), a heap and scratch, reused by every search the
-// worker runs. Per vertex it holds 24 bytes (one record, so that a
-// search's look at a neighbour costs one cache miss, not four); the
-// connectivity entries live in an arena sized to what one search touches.
+// worker runs. The view holds the vertices the search looked at (view.go);
+// their connectivity entries live in an arena sized to what one search
+// touches.
 type searcher struct {
 	f       *batchFM
 	heap    *pq.Heap
-	stamp   uint32 // the current search
-	vs      []vstate
+	vs      view
 	eBlk    []int32
 	eW      []int64
 	dbw     []int64 // block weight changes of this search
@@ -94,15 +93,6 @@ type searcher struct {
 	moves   []move
 	to      []int32
 	work    int64 // entries built and updated (FMConfig.Work)
-}
-
-// vstate is a vertex in a searcher's view.
-type vstate struct {
-	moved uint32 // moved == stamp: the vertex moved in this search, to blk
-	built uint32 // built == stamp: its entries are eBlk/eW[off:off+cnt]
-	blk   int32
-	off   int32
-	cnt   int32
 }
 
 type searchResult struct {
@@ -140,10 +130,11 @@ func newBatchFM(x *par.Exec, s *State, cfg FMConfig) *batchFM {
 
 // grow gives f one searcher per thread of its executor, which may have
 // grown (par.Team). It runs between loops only. The new searchers are
-// made side by side, each on a worker: a searcher's view of a graph not
-// seen before is 24 bytes per vertex to zero and fault in, and made on the
-// caller's goroutine, one after the other, they were the longest stretch
-// of the final J refinement that left a core idle (2^20 grid at -t 2).
+// made side by side, each on a worker: when a searcher's view held 24
+// bytes per vertex of the graph (before view.go), to zero and fault in,
+// searchers made on the caller's goroutine, one after the other, were the
+// longest stretch of the final J refinement that left a core idle (2^20
+// grid at -t 2).
 func (f *batchFM) grow() {
 	k := f.x.Grow()
 	if len(f.ws) >= k {
@@ -156,20 +147,13 @@ func (f *batchFM) grow() {
 
 // newSearcher returns a searcher for f, from the pool where it has one.
 func (f *batchFM) newSearcher() *searcher {
-	n := f.s.G.N()
 	w := searchers.get()
 	if w == nil {
 		w = par.NewPrivate[searcher]()
 		w.heap = pq.New(0)
+		w.vs.heap = w.heap
 	}
 	w.f, w.work = f, 0
-	w.heap.Reserve(n)
-	if cap(w.vs) < n {
-		// Grown, never shrunk. Zero is below every stamp: the old
-		// entries need no copy.
-		w.vs = par.Zeroed[vstate](n)
-	}
-	w.vs = w.vs[:n]
 	if len(w.dbw) < f.s.K {
 		w.dbw = par.Private[int64](f.s.K)
 	}
@@ -373,7 +357,7 @@ func (f *batchFM) promising(seeds []int32) []int32 {
 			if blk, conn, ok := f.ct.Entries(v); ok {
 				t, gain = f.bestAmong(v, f.s.Part[v], blk, conn, w.dbw)
 			} else {
-				t, gain = w.bestMove(v)
+				t, gain = w.bestMove(v, -1)
 			}
 			if t >= 0 && gain >= f.cfg.SeedMinGain {
 				keep = append(keep, v)
@@ -413,21 +397,14 @@ func (f *batchFM) tie(v int32) uint32 {
 	return uint32((uint64(v)*0x9e3779b97f4a7c15 ^ r*0xbf58476d1ce4e5b9 ^ f.cfg.Seed) >> 32)
 }
 
-// blockOf is v's block in the searcher's view.
-func (w *searcher) blockOf(v int32) int32 {
-	if x := &w.vs[v]; x.moved == w.stamp {
-		return x.blk
-	}
-	return w.f.s.Part[v]
-}
-
-// build makes v's connectivity entries from its neighbourhood in the view.
-func (w *searcher) build(v int32) {
+// build makes v's connectivity entries from its neighbourhood in the view
+// and returns its slot.
+func (w *searcher) build(v int32) *vslot {
 	g := w.f.s.G
 	lo, hi := g.XAdj[v], g.XAdj[v+1]
 	base := int32(len(w.eBlk))
 	eBlk, eW := w.eBlk, w.eW
-	part, vs, stamp := w.f.s.Part, w.vs, w.stamp
+	part := w.f.s.Part
 	w32, w64 := g.Weights()
 	for e := lo; e < hi; e++ {
 		wt := int64(1)
@@ -442,7 +419,7 @@ func (w *searcher) build(v int32) {
 		}
 		u := g.Adj[e]
 		b := part[u]
-		if x := &vs[u]; x.moved == stamp {
+		if x := w.vs.find(u); x != nil && x.blk >= 0 {
 			b = x.blk
 		}
 		i := int(base)
@@ -462,14 +439,14 @@ func (w *searcher) build(v int32) {
 		eW = append(eW, 0)
 	}
 	w.eBlk, w.eW = eBlk, eW
-	x := &w.vs[v]
-	x.built, x.off, x.cnt = w.stamp, base, n
+	x := w.vs.add(v)
+	x.off, x.cnt = base, n
+	return x
 }
 
-// shift updates the entries of u, a neighbour of a vertex that moved from
-// block from to block to over an edge of weight wt.
-func (w *searcher) shift(u, from, to int32, wt int64) {
-	x := &w.vs[u]
+// shift updates the built entries x of a neighbour of a vertex that moved
+// from block from to block to over an edge of weight wt.
+func (w *searcher) shift(x *vslot, from, to int32, wt int64) {
 	base := int64(x.off)
 	w.work += int64(x.cnt)
 	end := shiftEntry(w.eBlk, w.eW, base, base+int64(x.cnt), from, to, wt)
@@ -478,21 +455,27 @@ func (w *searcher) shift(u, from, to int32, wt int64) {
 
 // view returns v's connectivity entries in the searcher's view: its own
 // copy when the search changed them, else the shared table's, else built
-// from the neighbourhood.
-func (w *searcher) view(v int32) ([]int32, []int64) {
-	x := &w.vs[v]
-	if x.built != w.stamp {
-		if blk, conn, ok := w.f.ct.Entries(v); ok {
-			return blk, conn
-		}
-		w.build(v)
+// from the neighbourhood; and v's block in the view. i is v's slot, which
+// stays where it is (build adds no slot for a vertex that has one).
+func (w *searcher) view(v, i int32) ([]int32, []int64, int32) {
+	x := &w.vs.slots[i]
+	p := x.blk
+	if p < 0 {
+		p = w.f.s.Part[v]
 	}
-	return w.eBlk[x.off : x.off+x.cnt], w.eW[x.off : x.off+x.cnt]
+	if x.off < 0 {
+		if blk, conn, ok := w.f.ct.Entries(v); ok {
+			return blk, conn, p
+		}
+		x = w.build(v)
+	}
+	return w.eBlk[x.off : x.off+x.cnt], w.eW[x.off : x.off+x.cnt], p
 }
 
 // own gives v private entries copied from the shared table (which must
-// hold them), with room for deg(v) blocks.
-func (w *searcher) own(v int32, blk []int32, conn []int64) {
+// hold them), with room for deg(v) blocks, and returns the number of its
+// slot.
+func (w *searcher) own(v int32, blk []int32, conn []int64) int32 {
 	g := w.f.s.G
 	base := len(w.eBlk)
 	end := base + int(g.XAdj[v+1]-g.XAdj[v])
@@ -508,14 +491,20 @@ func (w *searcher) own(v int32, blk []int32, conn []int64) {
 	for i := range blk { // short lists: a loop beats memmove's call
 		eb[i], ew[i] = blk[i], conn[i]
 	}
-	x := &w.vs[v]
-	x.built, x.off, x.cnt = w.stamp, int32(base), int32(len(blk))
+	i := w.vs.addIndex(v)
+	x := &w.vs.slots[i]
+	x.off, x.cnt = int32(base), int32(len(blk))
+	return i
 }
 
-// bestMove is v's best target in the searcher's view (see ConnTable.BestMove).
-func (w *searcher) bestMove(v int32) (target int32, gain int64) {
-	blk, conn := w.view(v)
-	return w.f.bestAmong(v, w.blockOf(v), blk, conn, w.dbw)
+// bestMove is v's best target in the searcher's view (see
+// ConnTable.BestMove); i is v's slot, or -1 when v may have none.
+func (w *searcher) bestMove(v, i int32) (target int32, gain int64) {
+	if i < 0 {
+		i = w.vs.addIndex(v)
+	}
+	blk, conn, p := w.view(v, i)
+	return w.f.bestAmong(v, p, blk, conn, w.dbw)
 }
 
 // bestAmong is the best target of v, in block p with connectivities conn
@@ -564,24 +553,25 @@ func (f *batchFM) bestAmong(v, p int32, blk []int32, conn []int64, dbw []int64) 
 	return target, gain
 }
 
-func (w *searcher) consider(v int32) {
-	t, g := w.bestMove(v)
+// consider puts v into the heap with its best move's gain, or takes it out
+// when it has none; i is v's slot, or -1 when v may have none.
+func (w *searcher) consider(v, i int32) {
+	if i < 0 {
+		i = w.vs.addIndex(v)
+	}
+	t, g := w.bestMove(v, i)
 	if t < 0 {
-		w.heap.Remove(v)
+		w.heap.Remove(i)
 		return
 	}
-	w.heap.Push(v, g, w.f.tie(v))
+	w.heap.Push(i, g, w.f.tie(v))
 }
 
 // search runs one localized FM search from seed on the batch's view and
 // returns its best prefix.
 // fresh empties the searcher's view: the shared state as it is.
 func (w *searcher) fresh() {
-	w.stamp++
-	if w.stamp == 0 {
-		clear(w.vs[:cap(w.vs)]) // beyond len too: a later graph may be larger
-		w.stamp = 1
-	}
+	w.vs.reset()
 	w.eBlk, w.eW = w.eBlk[:0], w.eW[:0]
 }
 
@@ -593,7 +583,7 @@ func (w *searcher) search(seed int32) searchResult {
 	w0 := w.work
 	w.moves, w.to, w.touched = w.moves[:0], w.to[:0], w.touched[:0]
 	w.heap.Clear()
-	w.consider(seed)
+	w.consider(seed, -1)
 	bw := func(b int32) int64 { return s.BW[b] + w.dbw[b] }
 	over0 := 0
 	for b := range s.BW {
@@ -605,17 +595,23 @@ func (w *searcher) search(seed int32) searchResult {
 	cur, best, bestLen, fruitless := int64(0), int64(0), 0, 0
 	stop := newStopRule(&f.cfg, over0)
 	for w.heap.Len() > 0 && fruitless < f.cfg.Alpha {
+		// The popped vertex's slot stays where it is until it moves:
+		// bestMove adds no slot (v has one).
 		it := w.heap.Pop()
-		v := it.V
-		t, gain := w.bestMove(v)
+		i := it.V
+		v := w.vs.slots[i].v
+		t, gain := w.bestMove(v, i)
 		if t < 0 {
 			continue
 		}
 		if gain < it.Gain && w.heap.Len() > 0 && gain < w.heap.Top().Gain {
-			w.heap.Push(v, gain, it.Tie)
+			w.heap.Push(i, gain, it.Tie)
 			continue
 		}
-		from := w.blockOf(v)
+		from := w.vs.slots[i].blk
+		if from < 0 {
+			from = s.Part[v]
+		}
 		vw := g.VW[v]
 		if bw(from) > s.MaxW[from] && bw(from)-vw <= s.MaxW[from] {
 			over--
@@ -626,7 +622,7 @@ func (w *searcher) search(seed int32) searchResult {
 		w.dbw[from] -= vw
 		w.dbw[t] += vw
 		w.touched = append(w.touched, from, t)
-		w.vs[v].moved, w.vs[v].blk = w.stamp, t
+		w.vs.slots[i].blk = t
 		w.moves = append(w.moves, move{v, from})
 		w.to = append(w.to, t)
 		cur += gain
@@ -640,19 +636,23 @@ func (w *searcher) search(seed int32) searchResult {
 		w.work += g.XAdj[v+1] - g.XAdj[v]
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 			u := g.Adj[e]
-			x := &w.vs[u]
-			if x.built != w.stamp {
+			i := w.vs.index(u)
+			if i < 0 || w.vs.slots[i].off < 0 {
 				if blk, conn, ok := f.ct.Entries(u); ok {
-					w.own(u, blk, conn)
+					i = w.own(u, blk, conn)
 				}
 			}
-			if x.built == w.stamp {
+			var x *vslot
+			if i >= 0 {
+				x = &w.vs.slots[i]
+			}
+			if x != nil && x.off >= 0 {
 				if wt := g.W(e); wt != 0 {
-					w.shift(u, from, t, wt)
+					w.shift(x, from, t, wt)
 				}
 			}
-			if x.moved != w.stamp && f.lock[u] != f.round && !f.frozen(u) {
-				w.consider(u)
+			if (x == nil || x.blk < 0) && f.lock[u] != f.round && !f.frozen(u) {
+				w.consider(u, i)
 			}
 		}
 	}
