@@ -85,7 +85,7 @@ func (k *kept[T]) drop() {
 
 var (
 	searchers = kept[searcher]{size: func(w *searcher) int { return len(w.vs.slots) }}
-	conns     = kept[ConnTable]{size: func(c *ConnTable) int { return cap(c.blk) }}
+	conns     = kept[ConnTable]{size: func(c *ConnTable) int { return cap(c.e) }}
 	stamps    = kept[marks]{size: func(m *marks) int { return cap(m.lock) }}
 )
 

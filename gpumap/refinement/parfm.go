@@ -86,8 +86,7 @@ type searcher struct {
 	f       *batchFM
 	heap    *pq.Heap
 	vs      view
-	eBlk    []int32
-	eW      []int64
+	es      []entry // the arena of the view's entries
 	dbw     []int64 // block weight changes of this search
 	touched []int32 // blocks whose dbw may be non-zero
 	moves   []move
@@ -354,8 +353,8 @@ func (f *batchFM) promising(seeds []int32) []int32 {
 			// J pass of a 2^20 grid: 9 ms with the pages in place, 50-90
 			// ms without, on either thread count).
 			t, gain := int32(-1), int64(0)
-			if blk, conn, ok := f.ct.Entries(v); ok {
-				t, gain = f.bestAmong(v, f.s.Part[v], blk, conn, w.dbw)
+			if es, ok := f.ct.Entries(v); ok {
+				t, gain = f.bestAmong(v, f.s.Part[v], es, w.dbw)
 			} else {
 				t, gain = w.bestMove(v, -1)
 			}
@@ -402,8 +401,8 @@ func (f *batchFM) tie(v int32) uint32 {
 func (w *searcher) build(v int32) *vslot {
 	g := w.f.s.G
 	lo, hi := g.XAdj[v], g.XAdj[v+1]
-	base := int32(len(w.eBlk))
-	eBlk, eW := w.eBlk, w.eW
+	base := int32(len(w.es))
+	es := w.es
 	part := w.f.s.Part
 	w32, w64 := g.Weights()
 	for e := lo; e < hi; e++ {
@@ -423,22 +422,20 @@ func (w *searcher) build(v int32) *vslot {
 			b = x.blk
 		}
 		i := int(base)
-		for ; i < len(eBlk) && eBlk[i] != b; i++ {
+		for ; i < len(es) && es[i].b != b; i++ {
 		}
-		if i == len(eBlk) {
-			eBlk = append(eBlk, b)
-			eW = append(eW, 0)
+		if i == len(es) {
+			es = append(es, entry{b: b})
 		}
-		eW[i] += wt
+		es[i].w += wt
 	}
 	w.work += hi - lo
-	n := int32(len(eBlk)) - base
+	n := int32(len(es)) - base
 	// Room to grow: v may come to see up to deg(v) blocks.
 	for i := int64(n); i < hi-lo; i++ {
-		eBlk = append(eBlk, -1)
-		eW = append(eW, 0)
+		es = append(es, entry{b: -1})
 	}
-	w.eBlk, w.eW = eBlk, eW
+	w.es = es
 	x := w.vs.add(v)
 	x.off, x.cnt = base, n
 	return x
@@ -449,7 +446,7 @@ func (w *searcher) build(v int32) *vslot {
 func (w *searcher) shift(x *vslot, from, to int32, wt int64) {
 	base := int64(x.off)
 	w.work += int64(x.cnt)
-	end := shiftEntry(w.eBlk, w.eW, base, base+int64(x.cnt), from, to, wt)
+	end := shiftEntry(w.es, base, base+int64(x.cnt), from, to, wt)
 	x.cnt = int32(end - base)
 }
 
@@ -457,43 +454,41 @@ func (w *searcher) shift(x *vslot, from, to int32, wt int64) {
 // copy when the search changed them, else the shared table's, else built
 // from the neighbourhood; and v's block in the view. i is v's slot, which
 // stays where it is (build adds no slot for a vertex that has one).
-func (w *searcher) view(v, i int32) ([]int32, []int64, int32) {
+func (w *searcher) view(v, i int32) ([]entry, int32) {
 	x := &w.vs.slots[i]
 	p := x.blk
 	if p < 0 {
 		p = w.f.s.Part[v]
 	}
 	if x.off < 0 {
-		if blk, conn, ok := w.f.ct.Entries(v); ok {
-			return blk, conn, p
+		if es, ok := w.f.ct.Entries(v); ok {
+			return es, p
 		}
 		x = w.build(v)
 	}
-	return w.eBlk[x.off : x.off+x.cnt], w.eW[x.off : x.off+x.cnt], p
+	return w.es[x.off : x.off+x.cnt], p
 }
 
 // own gives v private entries copied from the shared table (which must
 // hold them), with room for deg(v) blocks, and returns the number of its
 // slot.
-func (w *searcher) own(v int32, blk []int32, conn []int64) int32 {
+func (w *searcher) own(v int32, shared []entry) int32 {
 	g := w.f.s.G
-	base := len(w.eBlk)
+	base := len(w.es)
 	end := base + int(g.XAdj[v+1]-g.XAdj[v])
-	if end > cap(w.eBlk) || end > cap(w.eW) {
-		nb := make([]int32, base, max(2*cap(w.eBlk), end, 1024))
-		copy(nb, w.eBlk)
-		nw := make([]int64, base, cap(nb))
-		copy(nw, w.eW)
-		w.eBlk, w.eW = nb, nw
+	if end > cap(w.es) {
+		es := make([]entry, base, max(2*cap(w.es), end, 1024))
+		copy(es, w.es)
+		w.es = es
 	}
-	w.eBlk, w.eW = w.eBlk[:end], w.eW[:end]
-	eb, ew := w.eBlk[base:end], w.eW[base:end]
-	for i := range blk { // short lists: a loop beats memmove's call
-		eb[i], ew[i] = blk[i], conn[i]
+	w.es = w.es[:end]
+	es := w.es[base:end]
+	for i := range shared { // short lists: a loop beats memmove's call
+		es[i] = shared[i]
 	}
 	i := w.vs.addIndex(v)
 	x := &w.vs.slots[i]
-	x.off, x.cnt = int32(base), int32(len(blk))
+	x.off, x.cnt = int32(base), int32(len(shared))
 	return i
 }
 
@@ -503,14 +498,14 @@ func (w *searcher) bestMove(v, i int32) (target int32, gain int64) {
 	if i < 0 {
 		i = w.vs.addIndex(v)
 	}
-	blk, conn, p := w.view(v, i)
-	return w.f.bestAmong(v, p, blk, conn, w.dbw)
+	es, p := w.view(v, i)
+	return w.f.bestAmong(v, p, es, w.dbw)
 }
 
-// bestAmong is the best target of v, in block p with connectivities conn
-// to the blocks blk, when each block b weighs dbw[b] more than in the
-// shared state.
-func (f *batchFM) bestAmong(v, p int32, blk []int32, conn []int64, dbw []int64) (target int32, gain int64) {
+// bestAmong is the best target of v, in block p with the connectivity
+// entries es, when each block b weighs dbw[b] more than in the shared
+// state.
+func (f *batchFM) bestAmong(v, p int32, es []entry, dbw []int64) (target int32, gain int64) {
 	s := f.s
 	vw := s.G.VW[v]
 	slack := f.cfg.Slack
@@ -518,31 +513,32 @@ func (f *batchFM) bestAmong(v, p int32, blk []int32, conn []int64, dbw []int64) 
 	o := &s.Obj
 	costAt := func(b int32) int64 {
 		var c int64
-		for i, x := range blk {
-			if x != b {
-				c += conn[i] * o.D(b, x)
+		for _, x := range es {
+			if x.b != b {
+				c += x.w * o.D(b, x.b)
 			}
 		}
 		return c
 	}
 	var base int64
 	if o.IsCut() {
-		for i, x := range blk {
-			if x == p {
-				base = conn[i]
+		for _, x := range es {
+			if x.b == p {
+				base = x.w
 			}
 		}
 	} else {
 		base = costAt(p)
 	}
-	for i, b := range blk {
+	for _, x := range es {
+		b := x.b
 		bw := s.BW[b] + dbw[b]
 		if b == p || bw+vw > s.MaxW[b]+slack {
 			continue
 		}
 		var gn int64
 		if o.IsCut() {
-			gn = conn[i] - base
+			gn = x.w - base
 		} else {
 			gn = base - costAt(b)
 		}
@@ -572,7 +568,7 @@ func (w *searcher) consider(v, i int32) {
 // fresh empties the searcher's view: the shared state as it is.
 func (w *searcher) fresh() {
 	w.vs.reset()
-	w.eBlk, w.eW = w.eBlk[:0], w.eW[:0]
+	w.es = w.es[:0]
 }
 
 func (w *searcher) search(seed int32) searchResult {
@@ -638,8 +634,8 @@ func (w *searcher) search(seed int32) searchResult {
 			u := g.Adj[e]
 			i := w.vs.index(u)
 			if i < 0 || w.vs.slots[i].off < 0 {
-				if blk, conn, ok := f.ct.Entries(u); ok {
-					i = w.own(u, blk, conn)
+				if es, ok := f.ct.Entries(u); ok {
+					i = w.own(u, es)
 				}
 			}
 			var x *vslot

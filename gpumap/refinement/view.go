@@ -33,7 +33,7 @@ type vslot struct {
 	stamp uint32 // the search the slot belongs to
 	v     int32
 	blk   int32 // the block v moved to in this search; -1: not moved
-	off   int32 // its entries are eBlk/eW[off:off+cnt]; -1: not built
+	off   int32 // its entries are the searcher's es[off:off+cnt]; -1: not built
 	cnt   int32
 }
 
