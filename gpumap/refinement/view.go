@@ -11,7 +11,8 @@ import (
 // new search starts empty without a clear). A search looks at the
 // vertices around its seed (its moves and their neighbours); the table,
 // at most twice their number of 20-byte slots, stays in the core's
-// caches. Before, the view was an array of
+// caches (its first 1024 slots never grew on a 2^20-vertex grid or rgg).
+// Before, the view was an array of
 // one 20-byte record per vertex of the graph (and the heap's index 4 bytes
 // per vertex): 24 MB per searcher on a 2^20-vertex graph, read and written
 // at random, one per thread at -t 2 where the two cores share the
