@@ -92,6 +92,7 @@ type searcher struct {
 	moves   []move
 	to      []int32
 	work    int64 // entries built and updated (FMConfig.Work)
+	sink    int64 // what touch read (kept, so that the reads stay)
 }
 
 type searchResult struct {
@@ -630,6 +631,7 @@ func (w *searcher) search(seed int32) searchResult {
 			break
 		}
 		w.work += g.XAdj[v+1] - g.XAdj[v]
+		w.touch(g.Adj[g.XAdj[v]:g.XAdj[v+1]])
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 			u := g.Adj[e]
 			i := w.vs.index(u)
@@ -665,6 +667,24 @@ func (w *searcher) search(seed int32) searchResult {
 		res.tried = append(res.tried, m.v)
 	}
 	return res
+}
+
+// touch reads what the loop over a moved vertex's neighbours us will read
+// first of each (its shared record and first entry, its lock), in a loop
+// short enough for the core to have all of their cache misses in flight
+// at once; in the longer loop they came one after the other.
+func (w *searcher) touch(us []int32) {
+	ct, lock := w.f.ct, w.f.lock
+	at, es, gen := ct.at, ct.e, ct.gen
+	var s int64
+	for _, u := range us {
+		x := at[u]
+		if x.gen == gen && x.cnt > 0 {
+			s += es[x.off].w
+		}
+		s += int64(lock[u])
+	}
+	w.sink += s
 }
 
 // commitResult applies a search's result; when an earlier search of the
