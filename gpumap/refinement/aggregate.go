@@ -53,21 +53,21 @@ func (c *ConnTable) bestMoveAggregated(v int32, slack int64) (target int32, gain
 	w := s.G.VW[v]
 	base := c.at[v].off
 	t := int(c.at[v].cnt)
-	conn := c.w[base : base+int64(t)]
+	es := c.e[base : base+int64(t)]
 	a := &c.agg
 	a.ent = grow(a.ent, t)
 	ent := a.ent
-	for i, b := range c.blk[base : base+int64(t)] {
-		ent[i] = aggEntry{o.labels[b], int32(i)}
+	for i, x := range es {
+		ent[i] = aggEntry{o.labels[x.b], int32(i)}
 	}
 	sortAgg(ent)
 	a.cost, a.sPrev, a.sCur = grow(a.cost, t), grow(a.sPrev, t), grow(a.sCur, t)
 	cost, sPrev, sCur := a.cost, a.sPrev, a.sCur
 	var total int64
-	for i := 0; i < t; i++ {
-		total += conn[i]
+	for i, x := range es {
+		total += x.w
 		cost[i] = 0
-		sPrev[i] = conn[i]
+		sPrev[i] = x.w
 	}
 	L := len(o.dists)
 	for l := 1; l <= L; l++ {
@@ -82,7 +82,7 @@ func (c *ConnTable) bestMoveAggregated(v int32, slack int64) (target int32, gain
 				e := r
 				var sum int64
 				for ; e < t && ent[e].lab>>sh == key; e++ {
-					sum += conn[ent[e].i]
+					sum += es[ent[e].i].w
 				}
 				for ; r < e; r++ {
 					sCur[ent[r].i] = sum
@@ -98,7 +98,7 @@ func (c *ConnTable) bestMoveAggregated(v int32, slack int64) (target int32, gain
 	cur := c.costAt(v, p)
 	target = -1
 	for i := 0; i < t; i++ {
-		b := c.blk[base+int64(i)]
+		b := es[i].b
 		if b == p || s.BW[b]+w > s.MaxW[b]+slack {
 			continue
 		}

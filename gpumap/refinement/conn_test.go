@@ -40,6 +40,15 @@ func refShift(blk []int32, w []int64, from, to int32, wt int64) ([]int32, []int6
 	return blk[:end], w[:end]
 }
 
+// split returns the blocks and the weights of entries es.
+func split(es []entry) ([]int32, []int64) {
+	blk, w := make([]int32, len(es)), make([]int64, len(es))
+	for i, x := range es {
+		blk[i], w[i] = x.b, x.w
+	}
+	return blk, w
+}
+
 // shiftEntry must leave every list exactly as refShift does: same blocks,
 // same weights, same order.
 func TestShiftEntryKeepsOrder(t *testing.T) {
@@ -60,14 +69,15 @@ func TestShiftEntryKeepsOrder(t *testing.T) {
 		if to == from {
 			continue
 		}
-		arenaB := make([]int32, 2+n+1)
-		arenaW := make([]int64, 2+n+1)
-		copy(arenaB[2:], blk)
-		copy(arenaW[2:], w)
-		end := shiftEntry(arenaB, arenaW, 2, 2+int64(n), from, to, wt)
+		arena := make([]entry, 2+n+1)
+		for i := range blk {
+			arena[2+i] = entry{w: w[i], b: blk[i]}
+		}
+		end := shiftEntry(arena, 2, 2+int64(n), from, to, wt)
+		gb, gw := split(arena[2:end])
 		rb, rw := refShift(slices.Clone(blk), slices.Clone(w), from, to, wt)
-		if !slices.Equal(arenaB[2:end], rb) || !slices.Equal(arenaW[2:end], rw) {
-			t.Fatalf("%v %v, %d -> %d by %d: got %v %v, want %v %v", blk, w, from, to, wt, arenaB[2:end], arenaW[2:end], rb, rw)
+		if !slices.Equal(gb, rb) || !slices.Equal(gw, rw) {
+			t.Fatalf("%v %v, %d -> %d by %d: got %v %v, want %v %v", blk, w, from, to, wt, gb, gw, rb, rw)
 		}
 	}
 }
@@ -120,7 +130,8 @@ func TestBestMoveCutTies(t *testing.T) {
 				continue
 			}
 			tg, gn := ct.BestMove(v, 0)
-			blk, cw, _ := ct.Entries(v)
+			es, _ := ct.Entries(v)
+			blk, cw := split(es)
 			rt, rg := refBestCut(s, blk, cw, v, 0)
 			if tg != rt || gn != rg {
 				t.Fatalf("trial %d step %d v=%d %v %v: BestMove (%d,%d), two passes (%d,%d)", trial, step, v, blk, cw, tg, gn, rt, rg)

@@ -76,7 +76,7 @@ func TestCostAtAsD(t *testing.T) {
 func (c *ConnTable) entriesOf(v int32) ([]int32, []int64) {
 	c.ensure(v)
 	x := c.at[v]
-	return c.blk[x.off : x.off+int64(x.cnt)], c.w[x.off : x.off+int64(x.cnt)]
+	return split(c.e[x.off : x.off+int64(x.cnt)])
 }
 
 func indexOf(a []int32, x int32) int {

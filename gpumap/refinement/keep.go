@@ -5,16 +5,16 @@ import (
 	"sync"
 )
 
-// The parallel FM's searchers (a view of 20 bytes per vertex and a heap
-// index of the graph's size), connectivity tables (an arena of 12 bytes
-// per slot) and stamps (16 bytes per vertex) go back to a pool when a run
-// ends, for the next run. A
-// sync.Pool drops what it holds at every other collection, and a large
-// mapping collects often (mapGCPercent 25 in package gpumap): the final J
-// pass of a 2^20-vertex grid found the pool empty and made its searchers
-// again, 24 MB each to zero and fault in (35-90 ms of its 200 ms, more at
-// -t 2, where a fault of one thread interrupts the other's core to flush
-// its TLB). While a caller holds Keep, the pool holds on to its contents.
+// The parallel FM's searchers (small now: see view), connectivity tables
+// (a record of 16 bytes per vertex, an arena of 12 bytes per slot) and
+// stamps (16 bytes per vertex) go back to a pool when a run ends, for the
+// next run. A sync.Pool drops what it holds at every other collection, and
+// a large mapping collects often (mapGCPercent 25 in package gpumap): the
+// final J pass of a 2^20-vertex grid found the pool empty and made its
+// searchers again, then 24 MB each to zero and fault in (35-90 ms of its
+// 200 ms, more at -t 2, where a fault of one thread interrupts the other's
+// core to flush its TLB). While a caller holds Keep, the pool holds on to
+// its contents.
 
 // kept is a pool that holds its items while keepers > 0 (Keep) and lets
 // the collector have them otherwise, as a sync.Pool does.
@@ -84,8 +84,8 @@ func (k *kept[T]) drop() {
 }
 
 var (
-	searchers = kept[searcher]{size: func(w *searcher) int { return cap(w.vs) }}
-	conns     = kept[ConnTable]{size: func(c *ConnTable) int { return cap(c.blk) }}
+	searchers = kept[searcher]{size: func(w *searcher) int { return len(w.vs.slots) }}
+	conns     = kept[ConnTable]{size: func(c *ConnTable) int { return cap(c.e) }}
 	stamps    = kept[marks]{size: func(m *marks) int { return cap(m.lock) }}
 )
 

@@ -9,10 +9,17 @@ import (
 	"github.com/gpumap/gpumap/gpumap/internal/pq"
 )
 
+// searcherOf returns a searcher whose view has 1<<bits slots.
+func searcherOf(bits uint8) *searcher {
+	w := &searcher{heap: pq.New(0)}
+	w.vs = view{slots: make([]vslot, 1<<bits), bits: bits, heap: w.heap}
+	return w
+}
+
 // TestKeptScratchOutlivesCollections: while a caller holds Keep, the
 // searchers and connectivity table of a finished parallel FM survive
 // collections, which empty a sync.Pool (the final J pass of a large
-// mapping made its 24 MB searchers again), and the larger items stay when
+// mapping made its searchers and tables again), and the larger items stay when
 // there are more than the pool keeps; after the release the collector may
 // have them.
 func TestKeptScratchOutlivesCollections(t *testing.T) {
@@ -29,11 +36,11 @@ func TestKeptScratchOutlivesCollections(t *testing.T) {
 	// Small searchers returned first (a split's sub-problems) must make
 	// room for the large ones of a run on the whole graph.
 	for range runtime.GOMAXPROCS(0) {
-		searchers.put(&searcher{vs: make([]vstate, 10), heap: pq.New(0)})
+		searchers.put(searcherOf(4))
 	}
 	run()
 	for range 2 {
-		searchers.put(&searcher{vs: make([]vstate, 2*n), heap: pq.New(0)})
+		searchers.put(searcherOf(20))
 	}
 	collect()
 	var got []*searcher
@@ -45,7 +52,7 @@ func TestKeptScratchOutlivesCollections(t *testing.T) {
 	}
 	large := 0
 	for _, w := range got {
-		if cap(w.vs) >= 2*n {
+		if len(w.vs.slots) >= 1<<20 {
 			large++
 		}
 	}

@@ -79,30 +79,20 @@ type marks struct {
 // vertices, block weight changes, and the connectivity of the vertices the
 // search has looked at, built on first use and kept up to date under the
 // search's own moves), a heap and scratch, reused by every search the
-// worker runs. Per vertex it holds 24 bytes (one record, so that a
-// search's look at a neighbour costs one cache miss, not four); the
-// connectivity entries live in an arena sized to what one search touches.
+// worker runs. The view holds the vertices the search looked at (view.go);
+// their connectivity entries live in an arena sized to what one search
+// touches.
 type searcher struct {
 	f       *batchFM
 	heap    *pq.Heap
-	stamp   uint32 // the current search
-	vs      []vstate
-	eBlk    []int32
-	eW      []int64
+	vs      view
+	es      []entry // the arena of the view's entries
 	dbw     []int64 // block weight changes of this search
 	touched []int32 // blocks whose dbw may be non-zero
 	moves   []move
 	to      []int32
 	work    int64 // entries built and updated (FMConfig.Work)
-}
-
-// vstate is a vertex in a searcher's view.
-type vstate struct {
-	moved uint32 // moved == stamp: the vertex moved in this search, to blk
-	built uint32 // built == stamp: its entries are eBlk/eW[off:off+cnt]
-	blk   int32
-	off   int32
-	cnt   int32
+	sink    int64 // what touch read (kept, so that the reads stay)
 }
 
 type searchResult struct {
@@ -140,10 +130,11 @@ func newBatchFM(x *par.Exec, s *State, cfg FMConfig) *batchFM {
 
 // grow gives f one searcher per thread of its executor, which may have
 // grown (par.Team). It runs between loops only. The new searchers are
-// made side by side, each on a worker: a searcher's view of a graph not
-// seen before is 24 bytes per vertex to zero and fault in, and made on the
-// caller's goroutine, one after the other, they were the longest stretch
-// of the final J refinement that left a core idle (2^20 grid at -t 2).
+// made side by side, each on a worker: when a searcher's view held 24
+// bytes per vertex of the graph (before view.go), to zero and fault in,
+// searchers made on the caller's goroutine, one after the other, were the
+// longest stretch of the final J refinement that left a core idle (2^20
+// grid at -t 2).
 func (f *batchFM) grow() {
 	k := f.x.Grow()
 	if len(f.ws) >= k {
@@ -156,20 +147,13 @@ func (f *batchFM) grow() {
 
 // newSearcher returns a searcher for f, from the pool where it has one.
 func (f *batchFM) newSearcher() *searcher {
-	n := f.s.G.N()
 	w := searchers.get()
 	if w == nil {
 		w = par.NewPrivate[searcher]()
 		w.heap = pq.New(0)
+		w.vs.heap = w.heap
 	}
 	w.f, w.work = f, 0
-	w.heap.Reserve(n)
-	if cap(w.vs) < n {
-		// Grown, never shrunk. Zero is below every stamp: the old
-		// entries need no copy.
-		w.vs = par.Zeroed[vstate](n)
-	}
-	w.vs = w.vs[:n]
 	if len(w.dbw) < f.s.K {
 		w.dbw = par.Private[int64](f.s.K)
 	}
@@ -370,10 +354,10 @@ func (f *batchFM) promising(seeds []int32) []int32 {
 			// J pass of a 2^20 grid: 9 ms with the pages in place, 50-90
 			// ms without, on either thread count).
 			t, gain := int32(-1), int64(0)
-			if blk, conn, ok := f.ct.Entries(v); ok {
-				t, gain = f.bestAmong(v, f.s.Part[v], blk, conn, w.dbw)
+			if es, ok := f.ct.Entries(v); ok {
+				t, gain = f.bestAmong(v, f.s.Part[v], es, w.dbw)
 			} else {
-				t, gain = w.bestMove(v)
+				t, gain = w.bestMove(v, -1)
 			}
 			if t >= 0 && gain >= f.cfg.SeedMinGain {
 				keep = append(keep, v)
@@ -413,21 +397,14 @@ func (f *batchFM) tie(v int32) uint32 {
 	return uint32((uint64(v)*0x9e3779b97f4a7c15 ^ r*0xbf58476d1ce4e5b9 ^ f.cfg.Seed) >> 32)
 }
 
-// blockOf is v's block in the searcher's view.
-func (w *searcher) blockOf(v int32) int32 {
-	if x := &w.vs[v]; x.moved == w.stamp {
-		return x.blk
-	}
-	return w.f.s.Part[v]
-}
-
-// build makes v's connectivity entries from its neighbourhood in the view.
-func (w *searcher) build(v int32) {
+// build makes v's connectivity entries from its neighbourhood in the view
+// and returns its slot.
+func (w *searcher) build(v int32) *vslot {
 	g := w.f.s.G
 	lo, hi := g.XAdj[v], g.XAdj[v+1]
-	base := int32(len(w.eBlk))
-	eBlk, eW := w.eBlk, w.eW
-	part, vs, stamp := w.f.s.Part, w.vs, w.stamp
+	base := int32(len(w.es))
+	es := w.es
+	part := w.f.s.Part
 	w32, w64 := g.Weights()
 	for e := lo; e < hi; e++ {
 		wt := int64(1)
@@ -442,86 +419,94 @@ func (w *searcher) build(v int32) {
 		}
 		u := g.Adj[e]
 		b := part[u]
-		if x := &vs[u]; x.moved == stamp {
+		if x := w.vs.find(u); x != nil && x.blk >= 0 {
 			b = x.blk
 		}
 		i := int(base)
-		for ; i < len(eBlk) && eBlk[i] != b; i++ {
+		for ; i < len(es) && es[i].b != b; i++ {
 		}
-		if i == len(eBlk) {
-			eBlk = append(eBlk, b)
-			eW = append(eW, 0)
+		if i == len(es) {
+			es = append(es, entry{b: b})
 		}
-		eW[i] += wt
+		es[i].w += wt
 	}
 	w.work += hi - lo
-	n := int32(len(eBlk)) - base
+	n := int32(len(es)) - base
 	// Room to grow: v may come to see up to deg(v) blocks.
 	for i := int64(n); i < hi-lo; i++ {
-		eBlk = append(eBlk, -1)
-		eW = append(eW, 0)
+		es = append(es, entry{b: -1})
 	}
-	w.eBlk, w.eW = eBlk, eW
-	x := &w.vs[v]
-	x.built, x.off, x.cnt = w.stamp, base, n
+	w.es = es
+	x := w.vs.add(v)
+	x.off, x.cnt = base, n
+	return x
 }
 
-// shift updates the entries of u, a neighbour of a vertex that moved from
-// block from to block to over an edge of weight wt.
-func (w *searcher) shift(u, from, to int32, wt int64) {
-	x := &w.vs[u]
+// shift updates the built entries x of a neighbour of a vertex that moved
+// from block from to block to over an edge of weight wt.
+func (w *searcher) shift(x *vslot, from, to int32, wt int64) {
 	base := int64(x.off)
 	w.work += int64(x.cnt)
-	end := shiftEntry(w.eBlk, w.eW, base, base+int64(x.cnt), from, to, wt)
+	end := shiftEntry(w.es, base, base+int64(x.cnt), from, to, wt)
 	x.cnt = int32(end - base)
 }
 
 // view returns v's connectivity entries in the searcher's view: its own
 // copy when the search changed them, else the shared table's, else built
-// from the neighbourhood.
-func (w *searcher) view(v int32) ([]int32, []int64) {
-	x := &w.vs[v]
-	if x.built != w.stamp {
-		if blk, conn, ok := w.f.ct.Entries(v); ok {
-			return blk, conn
-		}
-		w.build(v)
+// from the neighbourhood; and v's block in the view. i is v's slot, which
+// stays where it is (build adds no slot for a vertex that has one).
+func (w *searcher) view(v, i int32) ([]entry, int32) {
+	x := &w.vs.slots[i]
+	p := x.blk
+	if p < 0 {
+		p = w.f.s.Part[v]
 	}
-	return w.eBlk[x.off : x.off+x.cnt], w.eW[x.off : x.off+x.cnt]
+	if x.off < 0 {
+		if es, ok := w.f.ct.Entries(v); ok {
+			return es, p
+		}
+		x = w.build(v)
+	}
+	return w.es[x.off : x.off+x.cnt], p
 }
 
 // own gives v private entries copied from the shared table (which must
-// hold them), with room for deg(v) blocks.
-func (w *searcher) own(v int32, blk []int32, conn []int64) {
+// hold them), with room for deg(v) blocks, and returns the number of its
+// slot.
+func (w *searcher) own(v int32, shared []entry) int32 {
 	g := w.f.s.G
-	base := len(w.eBlk)
+	base := len(w.es)
 	end := base + int(g.XAdj[v+1]-g.XAdj[v])
-	if end > cap(w.eBlk) || end > cap(w.eW) {
-		nb := make([]int32, base, max(2*cap(w.eBlk), end, 1024))
-		copy(nb, w.eBlk)
-		nw := make([]int64, base, cap(nb))
-		copy(nw, w.eW)
-		w.eBlk, w.eW = nb, nw
+	if end > cap(w.es) {
+		es := make([]entry, base, max(2*cap(w.es), end, 1024))
+		copy(es, w.es)
+		w.es = es
 	}
-	w.eBlk, w.eW = w.eBlk[:end], w.eW[:end]
-	eb, ew := w.eBlk[base:end], w.eW[base:end]
-	for i := range blk { // short lists: a loop beats memmove's call
-		eb[i], ew[i] = blk[i], conn[i]
+	w.es = w.es[:end]
+	es := w.es[base:end]
+	for i := range shared { // short lists: a loop beats memmove's call
+		es[i] = shared[i]
 	}
-	x := &w.vs[v]
-	x.built, x.off, x.cnt = w.stamp, int32(base), int32(len(blk))
+	i := w.vs.addIndex(v)
+	x := &w.vs.slots[i]
+	x.off, x.cnt = int32(base), int32(len(shared))
+	return i
 }
 
-// bestMove is v's best target in the searcher's view (see ConnTable.BestMove).
-func (w *searcher) bestMove(v int32) (target int32, gain int64) {
-	blk, conn := w.view(v)
-	return w.f.bestAmong(v, w.blockOf(v), blk, conn, w.dbw)
+// bestMove is v's best target in the searcher's view (see
+// ConnTable.BestMove); i is v's slot, or -1 when v may have none.
+func (w *searcher) bestMove(v, i int32) (target int32, gain int64) {
+	if i < 0 {
+		i = w.vs.addIndex(v)
+	}
+	es, p := w.view(v, i)
+	return w.f.bestAmong(v, p, es, w.dbw)
 }
 
-// bestAmong is the best target of v, in block p with connectivities conn
-// to the blocks blk, when each block b weighs dbw[b] more than in the
-// shared state.
-func (f *batchFM) bestAmong(v, p int32, blk []int32, conn []int64, dbw []int64) (target int32, gain int64) {
+// bestAmong is the best target of v, in block p with the connectivity
+// entries es, when each block b weighs dbw[b] more than in the shared
+// state.
+func (f *batchFM) bestAmong(v, p int32, es []entry, dbw []int64) (target int32, gain int64) {
 	s := f.s
 	vw := s.G.VW[v]
 	slack := f.cfg.Slack
@@ -529,31 +514,32 @@ func (f *batchFM) bestAmong(v, p int32, blk []int32, conn []int64, dbw []int64) 
 	o := &s.Obj
 	costAt := func(b int32) int64 {
 		var c int64
-		for i, x := range blk {
-			if x != b {
-				c += conn[i] * o.D(b, x)
+		for _, x := range es {
+			if x.b != b {
+				c += x.w * o.D(b, x.b)
 			}
 		}
 		return c
 	}
 	var base int64
 	if o.IsCut() {
-		for i, x := range blk {
-			if x == p {
-				base = conn[i]
+		for _, x := range es {
+			if x.b == p {
+				base = x.w
 			}
 		}
 	} else {
 		base = costAt(p)
 	}
-	for i, b := range blk {
+	for _, x := range es {
+		b := x.b
 		bw := s.BW[b] + dbw[b]
 		if b == p || bw+vw > s.MaxW[b]+slack {
 			continue
 		}
 		var gn int64
 		if o.IsCut() {
-			gn = conn[i] - base
+			gn = x.w - base
 		} else {
 			gn = base - costAt(b)
 		}
@@ -564,25 +550,26 @@ func (f *batchFM) bestAmong(v, p int32, blk []int32, conn []int64, dbw []int64) 
 	return target, gain
 }
 
-func (w *searcher) consider(v int32) {
-	t, g := w.bestMove(v)
+// consider puts v into the heap with its best move's gain, or takes it out
+// when it has none; i is v's slot, or -1 when v may have none.
+func (w *searcher) consider(v, i int32) {
+	if i < 0 {
+		i = w.vs.addIndex(v)
+	}
+	t, g := w.bestMove(v, i)
 	if t < 0 {
-		w.heap.Remove(v)
+		w.heap.Remove(i)
 		return
 	}
-	w.heap.Push(v, g, w.f.tie(v))
+	w.heap.Push(i, g, w.f.tie(v))
 }
 
 // search runs one localized FM search from seed on the batch's view and
 // returns its best prefix.
 // fresh empties the searcher's view: the shared state as it is.
 func (w *searcher) fresh() {
-	w.stamp++
-	if w.stamp == 0 {
-		clear(w.vs[:cap(w.vs)]) // beyond len too: a later graph may be larger
-		w.stamp = 1
-	}
-	w.eBlk, w.eW = w.eBlk[:0], w.eW[:0]
+	w.vs.reset()
+	w.es = w.es[:0]
 }
 
 func (w *searcher) search(seed int32) searchResult {
@@ -593,7 +580,7 @@ func (w *searcher) search(seed int32) searchResult {
 	w0 := w.work
 	w.moves, w.to, w.touched = w.moves[:0], w.to[:0], w.touched[:0]
 	w.heap.Clear()
-	w.consider(seed)
+	w.consider(seed, -1)
 	bw := func(b int32) int64 { return s.BW[b] + w.dbw[b] }
 	over0 := 0
 	for b := range s.BW {
@@ -605,17 +592,23 @@ func (w *searcher) search(seed int32) searchResult {
 	cur, best, bestLen, fruitless := int64(0), int64(0), 0, 0
 	stop := newStopRule(&f.cfg, over0)
 	for w.heap.Len() > 0 && fruitless < f.cfg.Alpha {
+		// The popped vertex's slot stays where it is until it moves:
+		// bestMove adds no slot (v has one).
 		it := w.heap.Pop()
-		v := it.V
-		t, gain := w.bestMove(v)
+		i := it.V
+		v := w.vs.slots[i].v
+		t, gain := w.bestMove(v, i)
 		if t < 0 {
 			continue
 		}
 		if gain < it.Gain && w.heap.Len() > 0 && gain < w.heap.Top().Gain {
-			w.heap.Push(v, gain, it.Tie)
+			w.heap.Push(i, gain, it.Tie)
 			continue
 		}
-		from := w.blockOf(v)
+		from := w.vs.slots[i].blk
+		if from < 0 {
+			from = s.Part[v]
+		}
 		vw := g.VW[v]
 		if bw(from) > s.MaxW[from] && bw(from)-vw <= s.MaxW[from] {
 			over--
@@ -626,7 +619,7 @@ func (w *searcher) search(seed int32) searchResult {
 		w.dbw[from] -= vw
 		w.dbw[t] += vw
 		w.touched = append(w.touched, from, t)
-		w.vs[v].moved, w.vs[v].blk = w.stamp, t
+		w.vs.slots[i].blk = t
 		w.moves = append(w.moves, move{v, from})
 		w.to = append(w.to, t)
 		cur += gain
@@ -638,21 +631,26 @@ func (w *searcher) search(seed int32) searchResult {
 			break
 		}
 		w.work += g.XAdj[v+1] - g.XAdj[v]
+		w.touch(g.Adj[g.XAdj[v]:g.XAdj[v+1]])
 		for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
 			u := g.Adj[e]
-			x := &w.vs[u]
-			if x.built != w.stamp {
-				if blk, conn, ok := f.ct.Entries(u); ok {
-					w.own(u, blk, conn)
+			i := w.vs.index(u)
+			if i < 0 || w.vs.slots[i].off < 0 {
+				if es, ok := f.ct.Entries(u); ok {
+					i = w.own(u, es)
 				}
 			}
-			if x.built == w.stamp {
+			var x *vslot
+			if i >= 0 {
+				x = &w.vs.slots[i]
+			}
+			if x != nil && x.off >= 0 {
 				if wt := g.W(e); wt != 0 {
-					w.shift(u, from, t, wt)
+					w.shift(x, from, t, wt)
 				}
 			}
-			if x.moved != w.stamp && f.lock[u] != f.round && !f.frozen(u) {
-				w.consider(u)
+			if (x == nil || x.blk < 0) && f.lock[u] != f.round && !f.frozen(u) {
+				w.consider(u, i)
 			}
 		}
 	}
@@ -669,6 +667,24 @@ func (w *searcher) search(seed int32) searchResult {
 		res.tried = append(res.tried, m.v)
 	}
 	return res
+}
+
+// touch reads what the loop over a moved vertex's neighbours us will read
+// first of each (its shared record and first entry, its lock), in a loop
+// short enough for the core to have all of their cache misses in flight
+// at once; in the longer loop they came one after the other.
+func (w *searcher) touch(us []int32) {
+	ct, lock := w.f.ct, w.f.lock
+	at, es, gen := ct.at, ct.e, ct.gen
+	var s int64
+	for _, u := range us {
+		x := at[u]
+		if x.gen == gen && x.cnt > 0 {
+			s += es[x.off].w
+		}
+		s += int64(lock[u])
+	}
+	w.sink += s
 }
 
 // commitResult applies a search's result; when an earlier search of the

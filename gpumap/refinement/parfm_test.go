@@ -181,19 +181,22 @@ func TestPromisingSeedsGainEnough(t *testing.T) {
 	}
 }
 
-// When a searcher's stamp wraps, the entries beyond the current graph are
-// cleared too: a later, larger graph reslices them, and a stale entry
-// equal to the restarted stamp would read as built by the current search.
+// When a searcher's stamp wraps, every slot of its view is cleared: a
+// stale slot whose stamp equals the restarted one would read as looked at
+// by the current search.
 func TestSearcherStampWrapClearsAll(t *testing.T) {
-	w := par.NewPrivate[searcher]()
-	w.vs = make([]vstate, 2000)
-	w.vs[1500] = vstate{moved: 1, built: 1}
-	w.vs = w.vs[:1000]
-	w.stamp = ^uint32(0)
+	w := searcherOf(viewMinBits)
 	w.fresh()
-	w.vs = w.vs[:2000]
-	if x := w.vs[1500]; x.moved == w.stamp || x.built == w.stamp {
-		t.Fatalf("stamp %d after the wrap, and vertex 1500 still reads %+v", w.stamp, x)
+	w.vs.add(1500).blk = 3
+	w.vs.stamp = ^uint32(0)
+	for i := range w.vs.slots {
+		if w.vs.slots[i].v == 1500 {
+			w.vs.slots[i].stamp = 1
+		}
+	}
+	w.fresh()
+	if x := w.vs.find(1500); x != nil {
+		t.Fatalf("stamp %d after the wrap, and vertex 1500 still reads %+v", w.vs.stamp, *x)
 	}
 }
 

@@ -48,6 +48,18 @@ func (h *Heap) Reserve(n int) {
 	}
 }
 
+// Relabel renames every entry v to label(v), from 0..n-1 now: the keys
+// and the order stay.
+func (h *Heap) Relabel(n int, label func(v int32) int32) {
+	h.pos = h.pos[:0]
+	h.Reserve(n)
+	for i := range h.items {
+		v := label(h.items[i].V)
+		h.items[i].V = v
+		h.pos[v] = int32(i)
+	}
+}
+
 // Contains reports whether v is in the heap.
 func (h *Heap) Contains(v int32) bool { return h.pos[v] >= 0 }
 
