@@ -6,7 +6,7 @@ import (
 )
 
 // The parallel FM's searchers (small now: see view), connectivity tables
-// (a record of 16 bytes per vertex, an arena of 12 bytes per slot) and
+// (a record of 16 bytes per vertex, an arena of 16 bytes per slot) and
 // stamps (16 bytes per vertex) go back to a pool when a run ends, for the
 // next run. A sync.Pool drops what it holds at every other collection, and
 // a large mapping collects often (mapGCPercent 25 in package gpumap): the

@@ -10,7 +10,7 @@ import (
 // belong to the search whose stamp they carry (the others are free, so a
 // new search starts empty without a clear). A search looks at the
 // vertices around its seed (its moves and their neighbours); the table,
-// at most twice their number of 20-byte slots, stays in the core's
+// at least twice their number of 20-byte slots (up to four times just after it grows), stays in the core's
 // caches (its first 1024 slots never grew on a 2^20-vertex grid or rgg).
 // Before, the view was an array of
 // one 20-byte record per vertex of the graph (and the heap's index 4 bytes
