@@ -712,13 +712,19 @@ func localWeight(v []int64) int64 {
 }
 
 // gather returns the whole graph g on every rank (collective; the same
-// error on every rank).
-func gather(g *Graph) (*graph.Graph, error) {
+// error on every rank). checked says that g was checked by its
+// constructor (New, ReadGraph: check) and is gathered as it is, without
+// a second validation (graph.FromCheckedCSR).
+func gather(g *Graph, checked bool) (*graph.Graph, error) {
 	a, err := gatherCSR(g)
 	if err != nil {
 		return nil, err
 	}
-	cg, err := graph.FromCSR(a.xadj, a.adj, a.vw, a.w)
+	build := graph.FromCSR
+	if checked {
+		build = graph.FromCheckedCSR
+	}
+	cg, err := build(a.xadj, a.adj, a.vw, a.w)
 	return cg, agree(g.c, err)
 }
 
@@ -796,7 +802,7 @@ func gatherCSR(g *Graph) (csr, error) {
 // input's mean degree is below sparseDegree. It returns the PEs of the
 // local vertices and ghosts, and its J (math.MaxInt64 when infeasible).
 func initial(g *Graph, top *topology.Topology, opt Options, roads bool) ([]int32, int64, error) {
-	cg, err := gather(g)
+	cg, err := gather(g, false)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -60,7 +60,7 @@ import (
 // J -3%, and forced HM on R-MAT, where default runs IM alone, took 9 s
 // of CPU at P=2).
 func mapWhole(g *Graph, top *topology.Topology, opt Options) (*Result, error) {
-	cg, err := gather(g)
+	cg, err := gather(g, true)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"encoding/binary"
+	"slices"
 	"testing"
 )
 
@@ -84,7 +85,7 @@ func appendCSR(xadj []int64, adj []int32, vw, ew []int64) []byte {
 
 // FuzzFromCSR: the validation of gpumap_map_graph's arrays never panics,
 // and what it accepts is a valid graph equal to the input, within the
-// weight limits.
+// weight limits, and equal to FromCheckedCSR's.
 func FuzzFromCSR(f *testing.F) {
 	f.Add(appendCSR([]int64{0, 1, 3, 5, 6}, []int32{1, 0, 2, 1, 3, 2}, nil, nil))
 	f.Add(appendCSR([]int64{0, 1, 3, 5, 6}, []int32{1, 0, 2, 1, 4, 2}, nil, nil))
@@ -95,7 +96,22 @@ func FuzzFromCSR(f *testing.F) {
 	f.Add(appendCSR([]int64{5, 1}, []int32{1}, nil, nil))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		xadj, adj, vw, ew := csrInput(data)
+		// FromCheckedCSR (given copies: it keeps them) fails where
+		// FromCSR does for the arrays' shape, with the same message,
+		// and builds the same graph where FromCSR accepts.
+		tg, terr := FromCheckedCSR(slices.Clone(xadj), slices.Clone(adj), slices.Clone(vw), slices.Clone(ew))
 		g, err := FromCSR(xadj, adj, vw, ew)
+		switch {
+		case terr != nil && (err == nil || err.Error() != terr.Error()):
+			t.Fatalf("FromCheckedCSR: %v, FromCSR: %v", terr, err)
+		case err == nil && terr == nil:
+			w32, w64 := g.Weights()
+			t32, t64 := tg.Weights()
+			if !slices.Equal(g.XAdj, tg.XAdj) || !slices.Equal(g.Adj, tg.Adj) || !slices.Equal(g.VW, tg.VW) ||
+				!slices.Equal(w32, t32) || !slices.Equal(w64, t64) || (w32 == nil) != (t32 == nil) || (w64 == nil) != (t64 == nil) {
+				t.Fatalf("FromCheckedCSR built another graph")
+			}
+		}
 		if err != nil {
 			if err.Error() == "" {
 				t.Fatal("empty message")
