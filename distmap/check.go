@@ -178,10 +178,11 @@ var lookupOnly bool
 // point to a local vertex u arrive in the order of v, which is the order
 // of u's local neighbours (local ids follow global ids), so each edge
 // must be the one at u's cursor. Every local edge is then the reverse of
-// a distinct local edge: of all of them, so no cursor stops short. Looking each edge up by a binary search instead (find) was
-// 34% of rank 1's CPU on R-MAT 2^18 at P=2 (profile). cursor has g.N()
-// entries; its contents are overwritten. False says only that some edge
-// differs: the lookups then name the first.
+// a distinct local edge, so of all of them: no cursor stops short.
+// Looking each edge up by a binary search instead (find) was 34% of
+// rank 1's CPU on R-MAT 2^18 at P=2 (profile). cursor has g.N() entries;
+// its contents are overwritten. False says only that some edge differs:
+// the lookups then name the first.
 func localSymmetric(g *Graph, cursor []int64) bool {
 	n := g.N()
 	adj, xadj := g.Adj, g.XAdj
