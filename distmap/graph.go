@@ -18,6 +18,9 @@ import (
 // ghosts with local ids N.. (in the order of their global ids, and so
 // grouped by owner). Every undirected edge is stored by both endpoints'
 // owners, with the same weight. The weight of stored edge e is W(e).
+// New and the readers check a Graph once, when they build it: its fields
+// are read-only after that (Map trusts them; a graph mapped whole is
+// gathered as it stands, without a second check).
 type Graph struct {
 	VtxDist []int64 // size+1 offsets, the same on every rank
 	XAdj    []int64 // N+1 offsets into Adj and the edge weights
