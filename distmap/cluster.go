@@ -10,7 +10,9 @@ import (
 // array, the others in a small open-addressing table, both cleared per
 // vertex in time of its entries. keys and vals list the labels in the
 // order first seen. Hashing every label took 70% of the clustering's
-// time (rgg 2^20 at P=2).
+// time (rgg 2^20 at P=2). A vertex of at most smallDegree entries is
+// rated by a search of keys in order, with neither the array nor the
+// table (small): road networks' 2-3 neighbours.
 type rating struct {
 	lo    int64
 	dense []int32 // 1 + index in keys of label lo+i; 0: not seen
@@ -19,7 +21,11 @@ type rating struct {
 	hused []int32
 	keys  []int64
 	vals  []int64
+	small bool // this vertex's labels are in keys alone
 }
+
+// smallDegree is the most entries that a rating keeps in keys alone.
+const smallDegree = 8
 
 // setRange makes the labels lo..lo+n-1 direct (r is empty).
 func (r *rating) setRange(lo int64, n int) {
@@ -31,16 +37,22 @@ func (r *rating) setRange(lo int64, n int) {
 	clear(r.dense)
 }
 
+// reset empties r for a vertex of at most degree entries.
 func (r *rating) reset(degree int) {
-	for _, k := range r.keys {
-		if i := k - r.lo; uint64(i) < uint64(len(r.dense)) {
-			r.dense[i] = 0
+	if !r.small {
+		for _, k := range r.keys {
+			if i := k - r.lo; uint64(i) < uint64(len(r.dense)) {
+				r.dense[i] = 0
+			}
+		}
+		for _, i := range r.hused {
+			r.hkey[i] = -1
 		}
 	}
-	for _, i := range r.hused {
-		r.hkey[i] = -1
-	}
 	r.hused, r.keys, r.vals = r.hused[:0], r.keys[:0], r.vals[:0]
+	if r.small = degree <= smallDegree; r.small {
+		return
+	}
 	want := 16
 	for want < 2*degree {
 		want *= 2
@@ -54,6 +66,16 @@ func (r *rating) reset(degree int) {
 }
 
 func (r *rating) add(k, w int64) {
+	if r.small {
+		for j, x := range r.keys {
+			if x == k {
+				r.vals[j] += w
+				return
+			}
+		}
+		r.keys, r.vals = append(r.keys, k), append(r.vals, w)
+		return
+	}
 	if i := k - r.lo; uint64(i) < uint64(len(r.dense)) {
 		if j := r.dense[i]; j > 0 {
 			r.vals[j-1] += w
@@ -85,43 +107,19 @@ func (r *rating) add(k, w int64) {
 // per-round random value: smaller labels alone would grow clusters in one
 // direction of a numbered mesh); the choice depends on the input and the
 // seed only. weight(l) is the cluster weight as this rank knows it.
-//
-// A vertex of at most smallDegree neighbours rates their labels in arrays
-// on the stack, searched in order, instead of r (the same labels in the
-// same order): road networks' 2-3 neighbours.
 func bestCluster(r *rating, adj []int32, w []int64, label []int64, cur, vw, limit int64, salt uint64, weight func(int64) int64) int64 {
-	var keys, vals []int64
-	var sk, sv [smallDegree]int64
-	if len(adj) <= smallDegree {
-		n := 0
-		for i, u := range adj {
-			l, x := label[u], weight1(w, i)
-			j := 0
-			for j < n && sk[j] != l {
-				j++
-			}
-			if j == n {
-				sk[n] = l
-				n++
-			}
-			sv[j] += x
-		}
-		keys, vals = sk[:n], sv[:n]
-	} else {
-		r.reset(len(adj))
-		for i, u := range adj {
-			r.add(label[u], weight1(w, i))
-		}
-		keys, vals = r.keys, r.vals
+	r.reset(len(adj))
+	for i, u := range adj {
+		r.add(label[u], weight1(w, i))
 	}
 	best, bestW, bestC := cur, int64(-1), int64(0)
-	for i, l := range keys {
+	for i, l := range r.keys {
 		if l == cur {
-			bestW = vals[i]
+			bestW = r.vals[i]
 		}
 	}
-	for i, l := range keys {
-		x := vals[i]
+	for i, l := range r.keys {
+		x := r.vals[i]
 		if l == cur {
 			continue
 		}
@@ -135,10 +133,6 @@ func bestCluster(r *rating, adj []int32, w []int64, label []int64, cur, vw, limi
 	}
 	return best
 }
-
-// smallDegree is the most neighbours that bestCluster rates without its
-// rating.
-const smallDegree = 8
 
 // clustering is size-constrained label propagation on g: every vertex
 // starts in its own cluster (labelled by its global id) and joins the
