@@ -82,11 +82,14 @@ func unusable(c mpi.Comm) error {
 	return nil
 }
 
-// noGraph is the error of an entry point given a graph that New or a
-// reader did not build (nil, or a zero Graph, whose empty vtxdist the
-// mapping indexed: a panic that aborted the job); found locally, before
-// any collective.
+// noGraph is notReady, or the error of an entry point given a graph
+// that New or a reader did not build (nil, or a zero Graph, whose empty
+// vtxdist the mapping indexed: a panic that aborted the job); found
+// locally, before any collective.
 func noGraph(g *Graph) error {
+	if err := notReady(); err != nil {
+		return err
+	}
 	if g != nil && g.VtxDist != nil {
 		return nil
 	}

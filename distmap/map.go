@@ -123,9 +123,6 @@ func coarsestSize(n int64, k int, opt Options, byMatching bool) int64 {
 // Collective over the communicator g was read or built on; every rank
 // returns the same error.
 func Map(g *Graph, top *topology.Topology, opt Options) (res *Result, err error) {
-	if err := notReady(); err != nil {
-		return nil, err
-	}
 	if err := noGraph(g); err != nil {
 		return nil, err
 	}

@@ -14,9 +14,6 @@ import (
 // graph.WriteFile: the old file stays until the new one is complete).
 // Collective; every rank returns the same error.
 func WriteMapping(g *Graph, pe []int32, path string) error {
-	if err := notReady(); err != nil {
-		return err
-	}
 	if err := noGraph(g); err != nil {
 		return err
 	}
