@@ -343,6 +343,9 @@ func (p *pipeline) integrated() []int32 {
 	if tm.Groups > 0 {
 		groups = fmt.Sprintf(", the top's groups on the CPU %.2f ms", ms(tm.Groups))
 	}
+	if tm.SplitHost > 0 {
+		groups += fmt.Sprintf(", the host's splits of groups %.2f ms alone", ms(tm.SplitHost))
+	}
 	p.t.logf("integrated on %s: %d levels, coarsen %.2f ms, initial %.2f ms, uncoarsen+refine %.2f ms, free %.2f ms%s",
 		b.Name(), tm.Levels, ms(tm.Coarsen), ms(tm.Initial), ms(tm.Uncoarsen), ms(tm.Free), groups)
 	// The Jet loop's last level is the final refinement, on every
@@ -851,11 +854,23 @@ var wideDefault = multisection.WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3, 
 // groups of 16+ vertices (32 PEs), then PEs: host work 2.1 s -> 0.05-0.09
 // s (emulated GPU, load 50), J +9-51% on held-out graphs against the
 // default preset (DEVELOPERS.md). Groups of 16+ vertices from the start:
-// J 33.0M, no faster.
+// J 33.0M, no faster. Split: where a coarse level switches to groups one
+// machine level smaller (16,384 -> 2,048 PEs on rgg 121k onto
+// 4:8:64:8:6), fast's partitioner splits each group's subgraph instead of
+// greedy growing: J of fast's IM -8.1% in the geometric mean of seeds 0-1
+// of rgg 121k (seeds 1, 7, 2), the 46x46x47 grid and luxembourg_osm
+// (-15.3% to +0.4%; rgg 100,000 onto 4:8:16:8:8 has no such switch), the
+// host's splits about +5 ms (one try: -7.0%, at most +0.8%).
 var wideFast = multisection.WideConfig{PerPE: 4, MinK: 4096,
 	FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1},
 	GroupMin: 64, FineGroupMin: 16, CoarsenC: 8, CapDiv: 2, TopTries: 1, TopSlackDepth: 1,
-	Coarse: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1}}
+	Coarse: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1},
+	Split:  fastPartition}
+
+// fastPartition is the fast preset's partitioner: its multisection's, and
+// the splits of groups on IM's coarse levels of wide machines (wideFast).
+var fastPartition = partition.Config{Tries: 4, LPRounds: 2, FMRounds: 1,
+	FM: refinement.FMConfig{Alpha: 20, SkipExplored: true}}
 
 // flatMinImprove is the default preset's partition.Config.FlatMinImprove.
 // 0.002 (stop a growing try's FM rounds once one gains less than 0.2% of
@@ -910,8 +925,7 @@ const sparseJetIters = 6
 
 var presets = [...]presetConfig{
 	Fast: {
-		partition: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 1,
-			FM: refinement.FMConfig{Alpha: 20, SkipExplored: true}},
+		partition: fastPartition,
 		bottom: partition.Config{Tries: 2, LPRounds: 2, FMRounds: 1,
 			FM: refinement.FMConfig{Alpha: 20, SkipExplored: true}},
 		finalFM:    refinement.FMConfig{Rounds: -1},

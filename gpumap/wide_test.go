@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gpumap/gpumap/gpumap/graph"
+	"github.com/gpumap/gpumap/gpumap/partition"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -219,5 +220,46 @@ func TestTrailingUnitLevel(t *testing.T) {
 				t.Errorf("GPU, %s onto %s: J %d, onto %s: J %d", c.name, m.h, res.Metrics.J, c.want.h, ref.Metrics.J)
 			}
 		}
+	}
+}
+
+// Integrated mapping with the fast preset on a wide machine of five
+// levels (rgg 12,000 onto 4:8:16:8:2, 8,192 PEs): the coarse levels
+// refine on groups of 4,096 PEs, then of 512, split on a coarse level by
+// the partitioner a group at a time (WideConfig.Split). The mapping is
+// feasible, the same at 1 and 2 threads and on the emulated GPU, and its
+// J lower than with greedy growing there (FillGroups, the split before).
+func TestWideCoarseSplit(t *testing.T) {
+	top, _ := topology.Parse("4:8:16:8:2", "1:10:100:1000:10000")
+	g := graph.RandomGeometric(12000, 5)
+	fastIM := func(b Backend, threads int) *Result {
+		t.Helper()
+		res, err := Map(g, top, Options{Preset: Fast, Algorithm: Integrated, Backend: b, Eps: 0.03, Seed: 3, Threads: threads})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Metrics.Feasible {
+			t.Fatalf("%v, %d threads: infeasible", b, threads)
+		}
+		return res
+	}
+	one := fastIM(CPU, 1)
+	if two := fastIM(CPU, 2); !slices.Equal(two.PE, one.PE) {
+		t.Errorf("the mapping at 2 threads differs from the one at 1")
+	}
+	split := presets[Fast].wide.Split
+	presets[Fast].wide.Split = partition.Config{}
+	grown := fastIM(CPU, 1)
+	presets[Fast].wide.Split = split
+	t.Logf("J %d, greedy growing %d", one.Metrics.J, grown.Metrics.J)
+	if one.Metrics.J >= grown.Metrics.J {
+		t.Errorf("J %d with the partitioner's splits, %d with greedy growing: want less", one.Metrics.J, grown.Metrics.J)
+	}
+	if testing.Short() {
+		return
+	}
+	needEmulator(t)
+	if gpu := fastIM(GPU, 2); !slices.Equal(gpu.PE, one.PE) {
+		t.Errorf("the GPU's mapping differs from the CPU's")
 	}
 }

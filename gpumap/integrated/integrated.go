@@ -183,8 +183,10 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 
 	start = time.Now()
 	// split splits the groups of stage from into those of stage to on
-	// level i, on the host (linear, FillGroups; a coarse level's graph
-	// makes the trip, a small one).
+	// level i, on the host (a coarse level's graph makes the trip, a small
+	// one): by the partitioner a group at a time on a coarse level where
+	// the children lie one machine level below (WideConfig.Split), else
+	// linear, FillGroups.
 	split := func(i int, from, to multisection.Truncation) error {
 		host := g
 		if i > 0 {
@@ -198,7 +200,15 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 			return err
 		}
 		var fine []int32
-		_, d := runstat.Timed(func() { fine = multisection.FillGroups(x, host, to.Top, from.Within(to), group) })
+		within := from.Within(to)
+		_, d := runstat.Timed(func() {
+			if sc := cfg.Initial.Wide.Split; sc.Tries > 0 && i > 0 && within.Bottom == 1 {
+				sc.Seed = cfg.Seed ^ uint64(i)*0x5b1
+				fine = multisection.PartitionGroups(x, host, within, group, to.TopLmax(lmax), sc)
+			} else {
+				fine = multisection.FillGroups(x, host, to.Top, within, group)
+			}
+		})
 		tm.SplitHost += d
 		b.Free(dpe)
 		dpe = nil

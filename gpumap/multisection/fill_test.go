@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/gpumap/gpumap/gpumap/coarsening"
 	"github.com/gpumap/gpumap/gpumap/graph"
 	"github.com/gpumap/gpumap/gpumap/internal/par"
 	"github.com/gpumap/gpumap/gpumap/partition"
@@ -51,6 +52,67 @@ func TestFillGroupsInvariants(t *testing.T) {
 		} else if !slices.Equal(pe, ref) {
 			t.Fatalf("threads=%d: another result than threads=1", threads)
 		}
+	}
+}
+
+// PartitionGroups keeps every vertex inside its group, every child
+// within its capacity, gives the same result for any thread count, and
+// cuts less between the children than FillGroups' greedy growing on a
+// coarse rgg (heavy vertices, groups of 8 children one level down, as
+// integrated mapping's coarse levels on a wide machine).
+func TestPartitionGroups(t *testing.T) {
+	top, _ := topology.Parse("4:8:16:8:2", "1:10:100:1000:10000")
+	fine := graph.RandomGeometric(4096, 3)
+	levels := coarsening.Coarsen(par.New(1), fine, coarsening.Config{StopSize: 800, MaxWeight: 16, Seed: 1})
+	g := levels[len(levels)-1].Graph
+	from := truncateAt(top, 4) // 2 groups of 4,096 PEs
+	to := truncateAt(top, 3)   // 16 groups of 512 PEs
+	within := from.Within(to)
+	if within.Bottom != 1 || within.Size != 8 {
+		t.Fatalf("within %+v, want 8 children one level down", within)
+	}
+	group := make([]int32, g.N()) // halves by id
+	for v := range group {
+		group[v] = int32(2 * v / g.N())
+	}
+	capChild := int64(2 * 512)
+	cutOf := func(pe []int32) int64 {
+		var c int64
+		for v := 0; v < g.N(); v++ {
+			for e := g.XAdj[v]; e < g.XAdj[v+1]; e++ {
+				if pe[v] != pe[g.Adj[e]] {
+					c += g.W(e)
+				}
+			}
+		}
+		return c / 2
+	}
+	pc := partition.Config{Tries: 4, LPRounds: 2, FMRounds: 1, Seed: 7}
+	var ref []int32
+	for _, threads := range []int{1, 2, 3} {
+		pe := PartitionGroups(par.New(threads), g, within, group, capChild, pc)
+		load := make([]int64, to.Top.K())
+		for v, p := range pe {
+			if p/int32(within.Size) != group[v] {
+				t.Fatalf("vertex %d of group %d on child %d", v, group[v], p)
+			}
+			load[p] += g.VW[v]
+		}
+		for p, l := range load {
+			if l > capChild {
+				t.Fatalf("child %d weighs %d, above its capacity %d", p, l, capChild)
+			}
+		}
+		if ref == nil {
+			ref = pe
+		} else if !slices.Equal(pe, ref) {
+			t.Fatalf("threads=%d: another result than threads=1", threads)
+		}
+	}
+	grown := FillGroups(par.New(1), g, to.Top, within, group)
+	t.Logf("n %d, cut %d partitioned, %d grown", g.N(), cutOf(ref), cutOf(grown))
+	if c, f := cutOf(ref), cutOf(grown); c >= f {
+		t.Errorf("partitioned cut %d, grown %d: want less", c, f)
 	}
 }
 

@@ -143,6 +143,13 @@ type WideConfig struct {
 	CapDiv                                     int64
 	Coarse                                     partition.Config
 	TopSlackDepth                              float64
+	// Split, when Tries > 0, splits the groups into their children where
+	// integrated mapping switches stages on a coarse level and the
+	// children lie one machine level below the groups: the partitioner
+	// maps each group's subgraph (PartitionGroups) instead of
+	// FillGroups' greedy growing, and the Jet loop refines the split on
+	// every finer level.
+	Split partition.Config
 	// CoarseSecondC > 0 splits the top's children on a coarsening of
 	// their subgraphs with CoarseSecondC vertices per child (coarseSplit),
 	// each finer level refined on the way back as partition.Refine does
