@@ -865,7 +865,7 @@ var wideFast = multisection.WideConfig{PerPE: 4, MinK: 4096,
 	FinePerChild: 16, Fine: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1},
 	GroupMin: 64, FineGroupMin: 16, CoarsenC: 8, CapDiv: 2, TopTries: 1, TopSlackDepth: 1,
 	Coarse: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1},
-	Split:  fastPartition}
+	Split:  fastPartition, SkipPEJet: true}
 
 // fastPartition is the fast preset's partitioner: its multisection's, and
 // the splits of groups on IM's coarse levels of wide machines (wideFast).

@@ -228,7 +228,9 @@ func TestTrailingUnitLevel(t *testing.T) {
 // refine on groups of 4,096 PEs, then of 512, split on a coarse level by
 // the partitioner a group at a time (WideConfig.Split). The mapping is
 // feasible, the same at 1 and 2 threads and on the emulated GPU, and its
-// J lower than with greedy growing there (FillGroups, the split before).
+// J lower than with greedy growing there (FillGroups, the split before);
+// the Jet loop on the whole machine, left out (SkipPEJet), would not have
+// changed it.
 func TestWideCoarseSplit(t *testing.T) {
 	top, _ := topology.Parse("4:8:16:8:2", "1:10:100:1000:10000")
 	g := graph.RandomGeometric(12000, 5)
@@ -251,6 +253,14 @@ func TestWideCoarseSplit(t *testing.T) {
 	presets[Fast].wide.Split = partition.Config{}
 	grown := fastIM(CPU, 1)
 	presets[Fast].wide.Split = split
+	// The whole machine's Jet loop, left out where the split into PEs
+	// keeps them within lmax (SkipPEJet), moves nothing here either.
+	presets[Fast].wide.SkipPEJet = false
+	jet := fastIM(CPU, 1)
+	presets[Fast].wide.SkipPEJet = true
+	if !slices.Equal(jet.PE, one.PE) {
+		t.Errorf("the Jet loop on the whole machine changed the mapping: J %d, without it %d", jet.Metrics.J, one.Metrics.J)
+	}
 	t.Logf("J %d, greedy growing %d", one.Metrics.J, grown.Metrics.J)
 	if one.Metrics.J >= grown.Metrics.J {
 		t.Errorf("J %d with the partitioner's splits, %d with greedy growing: want less", one.Metrics.J, grown.Metrics.J)

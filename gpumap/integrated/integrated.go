@@ -187,6 +187,9 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 	// one): by the partitioner a group at a time on a coarse level where
 	// the children lie one machine level below (WideConfig.Split), else
 	// linear, FillGroups.
+	// within reports whether every PE of the split is within lmax (set
+	// by split on its way to the whole machine, to.Size 1).
+	within := false
 	split := func(i int, from, to multisection.Truncation) error {
 		host := g
 		if i > 0 {
@@ -200,13 +203,20 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 			return err
 		}
 		var fine []int32
-		within := from.Within(to)
+		sub := from.Within(to)
 		_, d := runstat.Timed(func() {
-			if sc := cfg.Initial.Wide.Split; sc.Tries > 0 && i > 0 && within.Bottom == 1 {
+			if sc := cfg.Initial.Wide.Split; sc.Tries > 0 && i > 0 && sub.Bottom == 1 {
 				sc.Seed = cfg.Seed ^ uint64(i)*0x5b1
-				fine = multisection.PartitionGroups(x, host, within, group, to.TopLmax(lmax), sc)
+				fine = multisection.PartitionGroups(x, host, sub, group, to.TopLmax(lmax), sc)
 			} else {
-				fine = multisection.FillGroups(x, host, to.Top, within, group)
+				fine = multisection.FillGroups(x, host, to.Top, sub, group)
+			}
+			if to.Size == 1 {
+				limits := make([]int64, to.Top.K())
+				for p := range limits {
+					limits[p] = lmax
+				}
+				within = refinement.NewState(host, to.Top.K(), fine, limits, refinement.Mapping(to.Top)).Excess() == 0
 			}
 		})
 		tm.SplitHost += d
@@ -251,6 +261,11 @@ func Map(b backend.Backend, x *par.Exec, g *graph.Graph, top *topology.Topology,
 		st := stages[s]
 		if err := split(0, stages[s-1], st); err != nil {
 			return nil, tm, err
+		}
+		if st.Size == 1 && within && cfg.Initial.Wide.SkipPEJet {
+			// Every PE within lmax: the whole machine's Jet loop moved
+			// nothing on any instance measured (WideConfig.SkipPEJet).
+			break
 		}
 		jc.Seed = cfg.Seed ^ 0x5117 ^ uint64(s)
 		if err := b.Refine(dg, dpe, st.Top, st.TopLmax(lmax), jc); err != nil {

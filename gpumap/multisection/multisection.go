@@ -150,6 +150,14 @@ type WideConfig struct {
 	// FillGroups' greedy growing, and the Jet loop refines the split on
 	// every finer level.
 	Split partition.Config
+	// SkipPEJet leaves out integrated mapping's Jet loop on the whole
+	// machine, after the split of the last stage's groups into PEs, where
+	// that split keeps every PE within lmax. There, with the PEs one or
+	// two vertices each, unconstrained label propagation overloads PEs
+	// and rebalancing undoes it: the loop changed no mapping on any wide
+	// instance measured, and its rebalancing histograms (k bins per step)
+	// were a third of fast's device time.
+	SkipPEJet bool
 	// CoarseSecondC > 0 splits the top's children on a coarsening of
 	// their subgraphs with CoarseSecondC vertices per child (coarseSplit),
 	// each finer level refined on the way back as partition.Refine does
