@@ -11,6 +11,7 @@ import (
 	"github.com/gpumap/gpumap/gpumap/internal/par"
 	"github.com/gpumap/gpumap/gpumap/multisection"
 	"github.com/gpumap/gpumap/gpumap/partition"
+	"github.com/gpumap/gpumap/gpumap/refinement"
 	"github.com/gpumap/gpumap/topology"
 )
 
@@ -52,10 +53,15 @@ func BenchmarkTable2(b *testing.B) {
 			}
 			cfg := integrated.Config{Seed: 1, CoarsenC: 30, CapDiv: 8}
 			// The truncation of wide machines (gpumap/pipeline.go,
-			// wideFast, with three tries of the top splits).
+			// wideFast, with three tries of the top splits; its coarse
+			// splits by fast's partitioner, no Jet loop after a split into
+			// PEs within lmax).
 			cfg.Initial.Wide = multisection.WideConfig{PerPE: 4, MinK: 4096, SecondTries: 3,
 				GroupMin: 64, FineGroupMin: 16, CoarsenC: 8, CapDiv: 2, TopTries: 3, TopSlackDepth: 1,
-				Coarse: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1}}
+				Coarse: partition.Config{Tries: 1, LPRounds: 4, FMRounds: -1},
+				Split: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 1,
+					FM: refinement.FMConfig{Alpha: 20, SkipExplored: true}},
+				SkipPEJet: true}
 			for i := 0; i < b.N; i++ {
 				_, tm, err := integrated.Map(gpu, par.New(0), g, top, 0.03, cfg)
 				if err != nil {
