@@ -42,10 +42,10 @@ type FlowConfig struct {
 // Pairs are visited heaviest connection first (PairFM's order), rounds
 // repeat while one gains. It runs sequentially and draws nothing from a
 // seed: the result depends on the input only. It returns the cut
-// reduction and the cut before; on another objective it does nothing.
-func Flows(s *State, cfg FlowConfig) (gain, cut int64) {
+// reduction; on another objective it does nothing.
+func Flows(s *State, cfg FlowConfig) int64 {
 	if cfg.Rounds <= 0 || !s.Obj.IsCut() || s.K < 2 {
-		return 0, 0
+		return 0
 	}
 	f := flowPool.Get().(*flows)
 	defer func() {
@@ -83,7 +83,7 @@ type flows struct {
 	cand          [2][]int32 // the nodes to pierce next to the sources' reach, the sinks'
 }
 
-func (f *flows) run(s *State, cfg FlowConfig) (gain, cut int64) {
+func (f *flows) run(s *State, cfg FlowConfig) int64 {
 	if cfg.Alpha < 1 {
 		cfg.Alpha = 1
 	}
@@ -108,8 +108,6 @@ func (f *flows) run(s *State, cfg FlowConfig) (gain, cut int64) {
 			cfg.Count.Add(f.work / flowUnitsPerEntry)
 		}
 	}()
-	cut = s.Cost()
-	f.work += int64(len(s.G.Adj))
 	for r := 0; r < cfg.Rounds; r++ {
 		// PairFM's list of pairs (heaviest first) and of their boundaries.
 		pairs, touch := (&pairFM{s: s}).pairs()
@@ -120,7 +118,7 @@ func (f *flows) run(s *State, cfg FlowConfig) (gain, cut int64) {
 		gained := int64(0)
 		for i, pr := range pairs {
 			if f.limit >= 0 && f.work > f.limit {
-				return total + gained, cut
+				return total + gained
 			}
 			gained += f.pair(pr[0], pr[1], touch[i])
 		}
@@ -129,7 +127,7 @@ func (f *flows) run(s *State, cfg FlowConfig) (gain, cut int64) {
 			break
 		}
 	}
-	return total, cut
+	return total
 }
 
 // next starts a new stamp for seen.
