@@ -98,10 +98,7 @@ func TestFlowsInvariants(t *testing.T) {
 				}
 			}
 		}
-		bw := make([]int64, k)
-		for v, p := range part {
-			bw[p] += g.VW[v]
-		}
+		bw := NewState(g, k, part, nil, Cut()).BW
 		maxW := make([]int64, k)
 		for b := range maxW {
 			maxW[b] = bw[b] + int64(trial%4)*bw[b]/20
@@ -119,10 +116,7 @@ func TestFlowsInvariants(t *testing.T) {
 		if gain < 0 || s.Cost() != before-gain {
 			t.Fatalf("trial %d: cut %d -> %d, claimed gain %d", trial, before, s.Cost(), gain)
 		}
-		w := make([]int64, k)
-		for v, p := range s.Part {
-			w[p] += g.VW[v]
-		}
+		w := NewState(g, k, s.Part, maxW, Cut()).BW // recounted
 		for b := range w {
 			if w[b] != s.BW[b] {
 				t.Fatalf("trial %d: block %d weighs %d, BW says %d", trial, b, w[b], s.BW[b])
