@@ -754,7 +754,8 @@ func (c presetConfig) forSkewed() presetConfig {
 		return c
 	}
 	for _, pc := range []*partition.Config{&c.partition, &c.lower, &c.bottom} {
-		pc.LPRounds, pc.FMRounds = c.skewed.lpRounds, -1
+		// Label propagation alone, flows off with FM.
+		pc.LPRounds, pc.FMRounds, pc.Flow.Rounds = c.skewed.lpRounds, -1, 0
 	}
 	c.finalFM = c.skewed.finalFM
 	if c.skewed.topTries > 0 {
@@ -909,6 +910,15 @@ const stallGrowth, stallShrink = 1.5, 0.8
 // bound).
 const coarsenStall, fmWasteWork = 0.6, 3.0
 
+// defaultFlow and strongFlow: flow-based refinement (refinement.Flows) on
+// every level of every split (partition.Config.Flow, FlowCoarse), after FM
+// and pair FM. See DEVELOPERS.md (flow-based refinement) for what they
+// were measured against.
+var (
+	defaultFlow = refinement.FlowConfig{Rounds: 2, Alpha: 1}
+	strongFlow  = refinement.FlowConfig{Rounds: 2, Alpha: 8}
+)
+
 // attachDegree is the default preset's presetConfig.attachDegree.
 const attachDegree = 2.7
 
@@ -950,10 +960,12 @@ var presets = [...]presetConfig{
 		// (bitcoin onto 4:8:2 +1.6%, p2p-Gnutella08 onto 4:8:4 -0.6%).
 		partition: partition.Config{Tries: 8, LPRounds: 2, FMRounds: 2, FlatMinImprove: flatMinImprove,
 			LevelGrowth: stallGrowth, StallShrink: stallShrink, Stall: coarsenStall,
-			FM: refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25, WasteWork: fmWasteWork}},
+			FM:   refinement.FMConfig{Alpha: 30, SkipExplored: true, Waste: 0.25, WasteWork: fmWasteWork},
+			Flow: defaultFlow, FlowCoarse: true},
 		bottom: partition.Config{Tries: 4, LPRounds: 2, FMRounds: 2, FlatMinImprove: flatMinImprove,
 			LevelGrowth: stallGrowth, StallShrink: stallShrink, Stall: coarsenStall,
-			FM: refinement.FMConfig{Alpha: 30, WasteWork: fmWasteWork}},
+			FM:   refinement.FMConfig{Alpha: 30, WasteWork: fmWasteWork},
+			Flow: defaultFlow, FlowCoarse: true},
 		finalFM:          refinement.FMConfig{Rounds: 1, Alpha: 10, SkipExplored: true, FilterLarge: true},
 		topTries:         3,
 		expanderTopTries: 1,
@@ -975,7 +987,7 @@ var presets = [...]presetConfig{
 	},
 	Strong: {
 		partition: partition.Config{Tries: 12, LPRounds: 3, FMRounds: 4,
-			FM: refinement.FMConfig{Alpha: 60}},
+			FM: refinement.FMConfig{Alpha: 60}, Flow: strongFlow, FlowCoarse: true},
 		finalFM:    refinement.FMConfig{Rounds: 4, Alpha: 30},
 		topTries:   8,
 		slackDepth: 0.03,

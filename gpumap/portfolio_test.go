@@ -291,10 +291,12 @@ func TestDefaultSharesTheMultisection(t *testing.T) {
 // which lost 2-3% J to the other on real graphs (vibrobox, astro-ph,
 // wiki-Vote). Now it maps them with both, as every graph below
 // bothMaxEdges: on this R-MAT graph, called hubs (so IM alone before),
-// HM's J is 1.2% lower, and -a auto is -a hm's mapping.
+// HM's J is 5.2% lower, and -a auto is -a hm's mapping (seed 41; seed
+// 45's HM, 1.2% lower before, came out 4.7% above IM's once the
+// partitioner got flows).
 func TestDefaultDenseRowsBothAlgorithms(t *testing.T) {
 	top, _ := topology.Parse("4:4:3", "1:10:100")
-	g := graph.RMAT(11, 27, 45)
+	g := graph.RMAT(11, 27, 41)
 	if d := features.DenseDegree(g, top.K()); d < 28 || g.M() < 1<<15 {
 		t.Fatalf("DenseDegree %.1f, %d edges: the graph is not dense or large enough for the test", d, g.M())
 	}
@@ -609,7 +611,7 @@ func TestHMStops(t *testing.T) {
 }
 
 // hmStopsSecond by hand (duelSecondMargin 0.02): R-MAT 2^11 seed 8 onto
-// 4:4:3 (TestDefaultStopsHMWhereItsTopCutLoses: top cut 5,786 edges of
+// 4:4:3 (TestDefaultStopsHMWhereItsTopCutLoses before flows: top cut 5,786 edges of
 // distance 100 against IM's 5,230, 55,600 above; below, 52,990 against
 // 75,170, 22,180 below; IM's J 600,053: 33,420 above, more than 12,001)
 // stops; t60k onto 4:8:2 went on at the top (2,800 above IM's 19,774) and
@@ -708,14 +710,15 @@ func TestHMStopsSecondPart(t *testing.T) {
 // duelMargin above IM's (hmStops), and once it has split the top's
 // children too, where the cuts so far put it more than duelSecondMargin
 // above (hmStopsSecond): on this R-MAT graph onto 4:4:3 HM's top split
-// cuts more edges than IM's (-a hm J 1.15x -a im's; seed 45, 1.23x
-// before, lost it when the partitioner's FM got its WasteWork bound: IM's
-// mapping of its coarsest graph changed), so default is -a im's mapping
-// and HM stops at the top; on R-MAT seed 8 HM's top cut is 10.6% above
-// IM's (5,786 edges against 5,230: J predicted +9.3%, under duelMargin)
-// and its nodes' splits cost less than IM's there (52,990 against 75,170),
-// so HM stops only after them, its J predicted 5.6% above IM's (-a hm J
-// 1.056x -a im's; before, HM ran to its end); on a grid onto 4:8:2 HM's top
+// cuts more edges than IM's (-a hm J 1.14x -a im's; seed 41: seed 49
+// lost it when the partitioner got flows, -a hm 0.87x -a im there, and
+// seed 45 before when its FM got its WasteWork bound), so default is -a im's mapping
+// and HM stops at the top; on R-MAT seed 47 HM's top cut is 10.1% above
+// IM's (5,782 edges against 5,252, under duelMargin) and its nodes'
+// splits cost less than IM's there (55,980 against 74,710), so HM stops
+// only after them, its J predicted 5.7% above IM's (-a hm J 1.057x -a
+// im's; seed 8 showed it until the partitioner got flows, then stopped at
+// the top); on a grid onto 4:8:2 HM's top
 // cut is the lower (50 against 65), both run and default is -a hm's
 // mapping. The same at any thread count.
 func TestDefaultStopsHMWhereItsTopCutLoses(t *testing.T) {
@@ -727,8 +730,8 @@ func TestDefaultStopsHMWhereItsTopCutLoses(t *testing.T) {
 		excess  float64
 		part    string // at one thread, where the splits so far stop HM
 	}{
-		{"rmat", "4:4:3", graph.RMAT(11, 8, 49), atTop, 1.1, ""},
-		{"rmat seed 8", "4:4:3", graph.RMAT(11, 8, 8), atSecond, 1.03, "(2 of 3 done;"},
+		{"rmat", "4:4:3", graph.RMAT(11, 8, 41), atTop, 1.1, ""},
+		{"rmat seed 47", "4:4:3", graph.RMAT(11, 8, 47), atSecond, 1.03, "(2 of 3 done;"},
 		{"grid", "4:8:2", graph.Grid(60, 50), "", 0, ""},
 	} {
 		top, _ := topology.Parse(c.h, "1:10:100")

@@ -39,9 +39,10 @@ func TestWideMapping(t *testing.T) {
 	// mapping where HM's first top try won, and IM starts from HM's
 	// mapping there instead of computing it again (wideShares). Default's
 	// mapping is the better of -a hm's and -a im's. On this instance
-	// seed 2's first top try wins (so IM starts from HM's mapping), seed
-	// 1's does not (IM maps on its own).
-	for _, seed := range []uint64{1, 2} {
+	// seed 6's first top try wins (so IM starts from HM's mapping), seed
+	// 1's does not (IM maps on its own; seed 2's won until the
+	// partitioner got flows).
+	for _, seed := range []uint64{1, 6} {
 		log.Reset()
 		res, err := Map(g, top, Options{Preset: Default, Eps: 0.03, Seed: seed, Threads: 1, Progress: &log})
 		if err != nil {
@@ -58,7 +59,7 @@ func TestWideMapping(t *testing.T) {
 			want = alone[1]
 		}
 		shared := strings.Contains(log.String(), "im refines hm's multisection")
-		if !slices.Equal(res.PE, want.PE) || shared != (seed == 2) {
+		if !slices.Equal(res.PE, want.PE) || shared != (seed == 6) {
 			t.Errorf("seed %d: default J %d, -a hm %d, -a im %d; IM from HM's mapping %v, log:\n%s",
 				seed, res.Metrics.J, alone[0].Metrics.J, alone[1].Metrics.J, shared, log.String())
 		}

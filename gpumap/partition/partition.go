@@ -56,6 +56,13 @@ type Config struct {
 	// bisections: it moves vertices at exact balance, where FM's single
 	// moves stall (FMRounds -1 leaves FM out of the levels).
 	Pair refinement.PairFMConfig
+	// Flow, when Rounds > 0, runs flow-based refinement on pairs of
+	// adjacent blocks (refinement.Flows) after FM and pair FM on the
+	// finest level (the input graph of the multilevel scheme, and the
+	// k-way pass over a recursive bisection), and with FlowCoarse on the
+	// coarse levels too. Its work counts into FM.Work.
+	Flow       refinement.FlowConfig
+	FlowCoarse bool
 	// Levels, when set, is the hierarchy Coarsen or CoarsenExact built
 	// for g, the same limits and this configuration but perhaps another
 	// Seed (SharedCoarsening true): the multilevel scheme uses it instead
@@ -527,7 +534,7 @@ func uncoarsen(x *par.Exec, fine *graph.Graph, cmap, part []int32, maxW []int64,
 // Refine improves part, a partition of g into len(maxW) blocks of at most
 // maxW, in place, as the multilevel scheme refines each level:
 // rebalancing where a block is over, cfg.LPRounds of label propagation,
-// then cfg's FM (cfg.FMRounds < 0: none) and pair FM on the cut.
+// then cfg's FM (cfg.FMRounds < 0: none), pair FM and flows on the cut.
 func Refine(x *par.Exec, g *graph.Graph, part []int32, maxW []int64, cfg Config, seed uint64) {
 	refine(x, g, part, maxW, cfg, seed, false)
 }
@@ -565,6 +572,11 @@ func refine(x *par.Exec, g *graph.Graph, part []int32, maxW []int64, cfg Config,
 		pc := cfg.Pair
 		pc.Seed = seed
 		refinement.PairFM(s, pc)
+	}
+	if cfg.Flow.Rounds > 0 && (!relax || cfg.FlowCoarse) {
+		fc := cfg.Flow
+		fc.Count = cfg.FM.Work
+		refinement.Flows(s, fc)
 	}
 }
 
