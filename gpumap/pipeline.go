@@ -913,9 +913,18 @@ const coarsenStall, fmWasteWork = 0.6, 3.0
 // defaultFlow and strongFlow: flow-based refinement (refinement.Flows) on
 // every level of every split (partition.Config.Flow, FlowCoarse), after FM
 // and pair FM. See DEVELOPERS.md (flow-based refinement) for what they
-// were measured against.
+// were measured against. Default's calls stop starting pairs once they
+// counted 3 x (n + 2m) (FlowConfig.Work): unbounded, flows took the wide
+// instance (rgg 121k onto 4:8:64:8:6, -t 1) from 0.80 to 4.46 s of CPU
+// and a 2^20 rgg onto 4:8:6 from 3.7 to 7.5 s. With the bound: 0.95 s
+// (J -7.0% against main, -6.6% unbounded) and 5.2 s (J -11.9%, -14.9%
+// unbounded); on the corpus's fit half J as unbounded or lower (fe 0.968x
+// main against 0.970x, matrix 0.994x against 0.989x, road 0.970x, opt
+// 0.992x against 0.989x) at CPU 1.05-1.15x main against 1.09-1.25x; the
+// report half the same (fe 0.982x against 0.986x). A bound of 1 kept
+// little (fe 0.991x and 0.996x).
 var (
-	defaultFlow = refinement.FlowConfig{Rounds: 2, Alpha: 1}
+	defaultFlow = refinement.FlowConfig{Rounds: 2, Alpha: 1, Work: 3}
 	strongFlow  = refinement.FlowConfig{Rounds: 2, Alpha: 8}
 )
 
