@@ -16,9 +16,11 @@ import (
 
 // A random geometric graph (graph.RandomGeometric, 40,000 vertices)
 // coarsened across 2 ranks to 1,000 vertices and mapped onto 4:8:2: the
-// distributed J summed over seeds 1-3 is at most 0.981x the one-process
-// J (132,618). Without the V-cycle (vcycle) 130,727 (0.9857x); with it
-// 129,490 (0.9764x).
+// distributed J summed over seeds 1-3 is at most 1.075x the one-process
+// J, 121,058 since the one-process partitioner got flow-based refinement
+// (stop 49; 132,618 before, and the bound 0.981x), which the distributed
+// levels do not run. Without the V-cycle (vcycle) 130,727 (1.0799x);
+// with it 129,490 (1.0697x).
 func TestMeshVCycleJ(t *testing.T) {
 	if !mpitest.Child() {
 		runRank0(t, 2, "TestMeshVCycleJ", "J ok")
@@ -31,8 +33,8 @@ func TestMeshVCycleJ(t *testing.T) {
 	g := spreadEvenly(c, size, rank, whole)
 	dist, one := mapSeeds(g, whole, top, Options{Eps: 0.03, Threads: 1, Coarsest: 1000}, 3)
 	if rank == 0 {
-		if 1000*dist > 981*one {
-			rankFail("distributed J %d is %.4fx the one-process J %d over seeds 1-3 (at most 0.981x)", dist, float64(dist)/float64(one), one)
+		if 1000*dist > 1075*one {
+			rankFail("distributed J %d is %.4fx the one-process J %d over seeds 1-3 (at most 1.075x)", dist, float64(dist)/float64(one), one)
 		}
 		fmt.Printf("J ok: %d, one-process %d, %.4fx\n", dist, one, float64(dist)/float64(one))
 	}
