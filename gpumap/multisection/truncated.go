@@ -225,8 +225,7 @@ func FillGroups(x *par.Exec, g *graph.Graph, top *topology.Topology, tr Truncati
 // into 8 on a level of 3,205 vertices, where greedy growing
 // (FillGroups) left the cut between those children 1.5x the partitioner's
 // after the Jet loop. The result does not depend on the thread count:
-// every group is one task on one thread, seeded by cfg.Seed and its
-// index.
+// every group is one task (par.Each), seeded by cfg.Seed and its index.
 func PartitionGroups(x *par.Exec, g *graph.Graph, tr Truncation, group []int32, capChild int64, cfg partition.Config) []int32 {
 	if tr.Bottom != 1 {
 		panic("multisection: PartitionGroups splits groups into children one level below them")
@@ -238,18 +237,14 @@ func PartitionGroups(x *par.Exec, g *graph.Graph, tr Truncation, group []int32, 
 	for c := range maxW {
 		maxW[c] = capChild
 	}
-	one := make([]*par.Exec, x.Workers(k))
-	for w := range one {
-		one[w] = par.New(1)
-	}
-	x.Each(k, func(w, t int) {
+	par.Each(x.Threads(), k, func(t int, x *par.Exec) {
 		if blocks.Size(t) == 0 {
 			return
 		}
 		sub := blocks.Extract(t)
 		c := cfg
 		c.Seed = cfg.Seed + uint64(t)*0x9e3779b97f4a7c15
-		part := partition.Partition(one[w], sub.G, maxW, c)
+		part := partition.Partition(x, sub.G, maxW, c)
 		for i, v := range sub.Global {
 			pe[v] = int32(t*tr.Size) + part[i]
 		}
